@@ -1,0 +1,144 @@
+"""Roofline time of one forward pass: decode, prefill, speculative verify and diffusion (MODEL_SPEC §3.2).
+
+One function, :func:`forward_time`, covers every pass type. ``new_tokens`` (q) is the number of new
+tokens per sequence in the pass: 1 for an AR decode step, the prompt (chunk) for prefill, γ+1 or the tree
+size for a speculative verify, the block length K for a diffusion pass. Everything broadcasts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from economics.hardware import Deployment, Efficiency
+from economics.model import FloatArray, ModelSpec
+
+RooflineMode = Literal["sum", "single_roofline"]
+
+
+@dataclass(frozen=True)
+class PassTime:
+    """Time and traffic of one forward pass, per replica. Arrays share the broadcast shape of the inputs."""
+
+    time_s: FloatArray  # total pass time [s]
+    linear_s: FloatArray  # linear layers, max(memory, compute) [s]
+    attention_s: FloatArray  # attention, max(memory, compute) [s]
+    comm_s: FloatArray  # tensor-parallel all-reduces not hidden behind compute [s]
+    overhead_s: FloatArray  # fixed per-pass overhead tau0 [s]
+    bytes: FloatArray  # bytes moved from memory [B]
+    flops: FloatArray  # floating-point operations [FLOP]
+    linear_compute_bound: NDArray[np.bool_]  # linear layers limited by FLOP/s rather than bandwidth [-]
+    compute_bound: NDArray[np.bool_]  # the pass as a whole spends more time on compute than on memory [-]
+
+    @property
+    def arithmetic_intensity_flop_per_byte(self) -> FloatArray:
+        """FLOPs per byte moved for the whole pass [FLOP/B]."""
+        return np.asarray(self.flops / self.bytes, dtype=np.float64)
+
+
+def kv_replication(model: ModelSpec, n_gpus: int) -> float:
+    """``r_kv = N / min(N, n_kv)``: KV copies when the TP degree exceeds the KV heads [1].
+
+    A compressed latent cache (MLA, ``kv_elements_per_token_override``) is shared by all heads, so every
+    tensor-parallel rank holds the whole cache: ``r_kv = N``.
+    """
+    if model.kv_elements_per_token_override is not None:
+        return float(n_gpus)
+    return n_gpus / min(n_gpus, model.n_kv_heads)
+
+
+def forward_time(
+    model: ModelSpec,
+    deployment: Deployment,
+    efficiency: Efficiency,
+    batch: ArrayLike,
+    new_tokens: ArrayLike = 1,
+    context_tokens: ArrayLike = 0,
+    *,
+    bidirectional: bool = False,
+    prefill: bool = False,
+    prefill_tokens: ArrayLike = 0,
+    prefill_context_tokens: ArrayLike = 0,
+    mode: RooflineMode = "sum",
+) -> PassTime:
+    """Time of one forward pass over ``batch`` sequences with ``new_tokens`` new tokens each [s].
+
+    ``t = max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_eff) + (1−ovl)·t_comm + τ0``
+    with ``BW_eff = N·BW·MBU`` and ``F_eff = N·F·MFU`` (MODEL_SPEC §3.2). The linear layers read the weights
+    once per pass (``W_read(n)`` for MoE, §5.1) plus ``4·L·d·b_act`` activation bytes per token; attention
+    reads every sequence's own cache and is never amortised across the batch; Megatron tensor parallelism
+    adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill tokens riding along in
+    the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier prompt tokens on
+    average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic bound
+    ``max(total bytes/BW, total FLOPs/F)``.
+
+    Parameters are broadcast against each other; ``batch`` may be fractional (inside fixed points).
+
+    Example (MODEL_SPEC §3.3): Llama-3.1-70B, 8×H100 SXM, ideal efficiency, batch 1, no context gives
+    1/t ≈ 190 tok/s.
+    """
+    B = np.asarray(batch, dtype=np.float64)
+    q = np.asarray(new_tokens, dtype=np.float64)
+    S = np.asarray(context_tokens, dtype=np.float64)
+    C = np.asarray(prefill_tokens, dtype=np.float64)
+    S_pre = np.asarray(prefill_context_tokens, dtype=np.float64)
+    N = deployment.n_gpus
+    L, d = model.n_layers, model.d_model
+    att_unit = float(L * model.n_heads * model.head_dim)  # L·n_q·d_h
+
+    bw_eff = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
+    mfu_main = efficiency.mfu_prefill if prefill else efficiency.mfu_decode
+    f_main = deployment.peak_flops_per_s * mfu_main
+    f_pre = deployment.peak_flops_per_s * efficiency.mfu_prefill
+    r_kv = kv_replication(model, N)
+    kv_tok = model.kv_bytes_per_token
+
+    n_main = B * q
+    n = n_main + C
+    # 1) linear layers
+    bytes_lin = model.weight_bytes_read(n) + n * 4.0 * L * d * model.bytes_per_activation
+    flops_lin = n * model.flops_linear_per_token
+    t_lin_mem = bytes_lin / bw_eff
+    t_lin_cmp = n_main * model.flops_linear_per_token / f_main + C * model.flops_linear_per_token / f_pre
+    # 2) attention
+    c_pair = 4.0 if bidirectional else 2.0
+    bytes_att = r_kv * kv_tok * (B * (S + q) + C)
+    flops_att_main = B * att_unit * (4.0 * q * S + c_pair * q * q)
+    flops_att_pre = C * att_unit * 4.0 * S_pre
+    flops_att = flops_att_main + flops_att_pre
+    t_att_mem = bytes_att / bw_eff
+    t_att_cmp = flops_att_main / f_main + flops_att_pre / f_pre
+    # 3) tensor-parallel communication
+    if N == 1:
+        t_comm = np.zeros_like(n)
+    else:
+        msg = n * d * model.bytes_per_activation
+        t_comm = (
+            2.0
+            * L
+            * (efficiency.allreduce_latency_s + 2.0 * (N - 1) / N * msg / deployment.gpu.link_bandwidth_bytes_per_s)
+        )
+    t_comm = (1.0 - efficiency.comm_overlap) * t_comm
+    tau0 = np.full_like(n, efficiency.step_overhead_s)
+
+    t_lin = np.maximum(t_lin_mem, t_lin_cmp)
+    t_att = np.maximum(t_att_mem, t_att_cmp)
+    if mode == "sum":
+        total = t_lin + t_att + t_comm + tau0
+    else:
+        total = np.maximum(t_lin_mem + t_att_mem, t_lin_cmp + t_att_cmp) + t_comm + tau0
+    shape = np.broadcast(B, q, S, C, S_pre).shape
+    return PassTime(
+        time_s=np.broadcast_to(total, shape).astype(np.float64),
+        linear_s=np.broadcast_to(t_lin, shape).astype(np.float64),
+        attention_s=np.broadcast_to(t_att, shape).astype(np.float64),
+        comm_s=np.broadcast_to(t_comm, shape).astype(np.float64),
+        overhead_s=np.broadcast_to(tau0, shape).astype(np.float64),
+        bytes=np.broadcast_to(bytes_lin + bytes_att, shape).astype(np.float64),
+        flops=np.broadcast_to(flops_lin + flops_att, shape).astype(np.float64),
+        linear_compute_bound=np.broadcast_to(t_lin_cmp > t_lin_mem, shape).copy(),
+        compute_bound=np.broadcast_to(t_lin_cmp + t_att_cmp > t_lin_mem + t_att_mem, shape).copy(),
+    )
