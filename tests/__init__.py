@@ -1,0 +1,1 @@
+"""Test suite (a package so that helpers import as ``tests.browser.*``)."""

@@ -1,0 +1,1 @@
+"""Real-browser tests and the server/chromium helpers that benchmarks and scripts reuse."""

@@ -1,0 +1,64 @@
+"""Playwright helpers for Streamlit pages: wait for a finished run, select only non-stale elements.
+
+During a rerun the old element (``data-stale="true"``) and the new one coexist for ~100 ms, and Playwright
+does not retry strict-mode violations, so select through :func:`fresh`. After an interaction, assert with
+``playwright.sync_api.expect`` (which retries) on a :func:`fresh` locator, e.g.
+``expect(fresh(page, "stMetricValue")).not_to_have_text(before)``.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import Locator, Page
+
+#: A leaf element container that belongs to the current script run.
+FRESH_CONTAINER = '[data-testid="stElementContainer"][data-stale="false"]'
+#: The app root once a script run has finished (state is "initial" before the first run).
+APP_IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+#: Placeholder shown while a lazily loaded widget's code arrives.
+SKELETON = '[data-testid="stSkeleton"]'
+
+
+def testid(name: str) -> str:
+    """CSS for a ``data-testid``; anything that already looks like CSS is returned unchanged."""
+    if any(c in name for c in "[.#:> "):
+        return name
+    return f'[data-testid="{name}"]'
+
+
+def fresh(scope: Page | Locator, selector: str) -> Locator:
+    """Elements matching ``selector`` (a test id such as ``"stMetric"`` or CSS) inside non-stale containers."""
+    return scope.locator(f"{FRESH_CONTAINER} {testid(selector)}")
+
+
+def wait_for_app(page: Page, timeout_ms: float = 30_000) -> None:
+    """Wait until the script has run to the end and rendered something.
+
+    Health is not readiness: the script starts only when the browser connects. Waits for at least one
+    non-stale element, for the app root to report ``notRunning``, then for the lazily loaded widgets to
+    replace their loading skeletons.
+    """
+    page.locator(FRESH_CONTAINER).first.wait_for(state="attached", timeout=timeout_ms)
+    page.locator(APP_IDLE).wait_for(state="attached", timeout=timeout_ms)
+    page.locator(SKELETON).first.wait_for(state="detached", timeout=timeout_ms)
+
+
+def goto_app(page: Page, url: str, timeout_ms: float = 30_000) -> None:
+    """Open ``url`` and wait for the first script run to finish."""
+    page.goto(url, timeout=timeout_ms)
+    wait_for_app(page, timeout_ms)
+
+
+def number_input(page: Page, *, key: str | None = None, label: str | None = None) -> Locator:
+    """The ``<input>`` of a non-stale ``st.number_input``, found by widget ``key`` or by label."""
+    if key is not None:
+        return page.locator(f"{FRESH_CONTAINER}.st-key-{key} input, {FRESH_CONTAINER} .st-key-{key} input")
+    if label is not None:
+        return fresh(page, "stNumberInputField").and_(page.get_by_label(label, exact=True))
+    raise ValueError("give key= or label=")
+
+
+def set_number_input(page: Page, value: float | int | str, *, key: str | None = None, label: str | None = None) -> None:
+    """Type ``value`` into a number input and press Enter (``fill`` alone does not rerun the script)."""
+    field = number_input(page, key=key, label=label)
+    field.fill(str(value))
+    field.press("Enter")
