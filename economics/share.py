@@ -1,0 +1,391 @@
+"""Share a scenario as a compact, versioned, URL-safe token, and read one back safely.
+
+Format (version 1)::
+
+    v1.<base64url( zlib( canonical JSON of Scenario.model_dump(mode="json") ) ), no '=' padding>
+
+Canonical JSON has sorted keys, no whitespace, UTF-8 and Python's shortest round-trip float repr, so
+``decode(encode(s)) == s`` exactly and the same scenario always gives the same token. The whole scenario is
+encoded (GPUs and models included), so a link evaluates to the same numbers after the catalog changes.
+
+Reading is defensive, because a link is untrusted input:
+
+* the token length is checked **before** anything is decoded (:data:`MAX_TOKEN_CHARS`), and the
+  decompressed size is capped while inflating (:data:`MAX_JSON_BYTES`), so a zip bomb costs nothing;
+* only JSON is parsed (no pickle, no eval); ``NaN``/``Infinity`` are rejected;
+* the data goes through :func:`economics.scenario.migrate` and the pydantic :class:`~economics.scenario.Scenario`
+  model. When it does not validate, :func:`decode` keeps what is valid (valid list items, valid fields of
+  ``efficiency`` and ``policy``, valid name/description/date) and drops the rest, naming every dropped
+  field path in a message. When too little survives, it returns the fallback scenario with a message.
+
+Uploaded JSON files are read by :func:`parse_json`, which is all-or-nothing: a file is either applied
+whole or rejected with messages, never half-applied.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from economics.hardware import GPU, Efficiency
+from economics.model import ModelSpec
+from economics.offers import ApiOffer, NodeOffer
+from economics.scenario import SCHEMA_VERSION, OwnedOption, Policy, Scenario, migrate
+from economics.workload import Workload
+
+__all__ = [
+    "LINK_FORMAT",
+    "MAX_JSON_BYTES",
+    "MAX_TOKEN_CHARS",
+    "Decoded",
+    "canonical_json",
+    "decode",
+    "encode",
+    "fits_in_link",
+    "parse_json",
+    "salvage",
+    "scenario_json",
+]
+
+LINK_FORMAT = "v1"
+#: Longest token accepted [characters]. Browsers and the server accept far longer URLs, but a link this
+#: long already no longer fits in a chat message; larger scenarios are shared as JSON files.
+MAX_TOKEN_CHARS = 12_000
+#: Largest JSON document accepted from a link (after inflating) or an upload [B].
+MAX_JSON_BYTES = 2_000_000
+#: Most messages reported for one link or file; the rest are summarised in one line.
+MAX_MESSAGES = 20
+
+_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]*$")
+_VERSION_RE = re.compile(r"^v(\d{1,6})$")
+_ITEM_PATH_RE = re.compile(r"^\s*([a-z_]+)\.(\d+)\b")
+#: Discriminator tags pydantic puts into error locations of tagged unions; they are not field names.
+_UNION_TAGS = frozenset({"rented", "owned", "ar", "diffusion", "speculative"})
+
+Status = Literal["ok", "repaired", "default"]
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What a link or file turned into: the scenario to use and what the user must be told.
+
+    ``status`` is ``"ok"`` (read as is), ``"repaired"`` (some fields or items were dropped, see
+    ``messages``) or ``"default"`` (nothing usable: ``scenario`` is the fallback).
+    """
+
+    scenario: Scenario
+    status: Status
+    messages: tuple[str, ...] = field(default=())
+
+
+# ---- writing -------------------------------------------------------------------------------------------
+
+
+def canonical_json(scenario: Scenario) -> str:
+    """The scenario as canonical JSON: sorted keys, no whitespace, exact floats."""
+    return json.dumps(
+        scenario.model_dump(mode="json"),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+def scenario_json(scenario: Scenario) -> str:
+    """The scenario as indented JSON for a download (same content as the link, readable)."""
+    return json.dumps(scenario.model_dump(mode="json"), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def encode(scenario: Scenario) -> str:
+    """The link token of a scenario: ``"v1." + base64url(zlib(canonical JSON))`` without padding.
+
+    The token may be longer than :data:`MAX_TOKEN_CHARS` for a very large scenario; check with
+    :func:`fits_in_link` and offer the JSON file instead.
+    """
+    packed = zlib.compress(canonical_json(scenario).encode("utf-8"), level=9)
+    return f"{LINK_FORMAT}." + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+
+
+def fits_in_link(token: str) -> bool:
+    """Whether :func:`decode` will accept a token of this length."""
+    return len(token) <= MAX_TOKEN_CHARS
+
+
+# ---- reading -------------------------------------------------------------------------------------------
+
+
+def _default(fallback: Scenario, *messages: str) -> Decoded:
+    return Decoded(fallback, "default", (*messages, "Showing the default scenario instead."))
+
+
+def _inflate(packed: bytes) -> bytes | str:
+    """Decompress at most ``MAX_JSON_BYTES`` bytes; a message instead of bytes on failure."""
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(packed, MAX_JSON_BYTES + 1)
+    except zlib.error:
+        return "The link is damaged: its data does not decompress (was it cut off or edited?)."
+    if len(data) > MAX_JSON_BYTES or inflater.unconsumed_tail:
+        return f"The link's scenario is larger than {MAX_JSON_BYTES:,} bytes once unpacked, so it was not read."
+    if not inflater.eof:
+        return "The link is truncated: its data ends early (was only part of it copied?)."
+    return data
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON scenarios may contain")
+
+
+def _load_json(raw: bytes | str, what: str) -> tuple[Any, str | None]:
+    try:
+        return json.loads(raw, parse_constant=_reject_constant), None
+    except (ValueError, RecursionError) as exc:
+        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        return None, f"{what} is not valid JSON ({detail})."
+
+
+def decode(token: str | None, fallback: Scenario) -> Decoded:
+    """Read a link token; keep what is valid, else return ``fallback``. Never raises on bad input.
+
+    Checks, in order: present, not oversized (before decoding anything), a known version prefix,
+    base64url, zlib (capped inflate, complete stream), JSON, then the Scenario model (with salvage).
+    """
+    if token is None or not token.strip():
+        return _default(fallback, "The link carries no scenario.")
+    token = token.strip()
+    if len(token) > MAX_TOKEN_CHARS:
+        return _default(
+            fallback,
+            f"The link is too long ({len(token):,} characters; at most {MAX_TOKEN_CHARS:,} are read), "
+            "so it was not opened. Share large scenarios as a JSON file.",
+        )
+    version, dot, body = token.partition(".")
+    match = _VERSION_RE.match(version)
+    if not dot or match is None:
+        return _default(fallback, f"The link is not a scenario link (it should start with '{LINK_FORMAT}.').")
+    if version != LINK_FORMAT:
+        number = int(match.group(1))
+        age = "older" if number < int(LINK_FORMAT[1:]) else "newer"
+        return _default(
+            fallback,
+            f"The link uses scenario-link format '{version}', which is {age} than the format this app reads "
+            f"('{LINK_FORMAT}'), so it cannot be opened.",
+        )
+    if not _TOKEN_RE.match(body) or len(body) % 4 == 1:
+        return _default(fallback, "The link is damaged: it contains characters a scenario link never has.")
+    try:
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return _default(fallback, "The link is damaged: it is not valid base64url.")
+    inflated = _inflate(packed)
+    if isinstance(inflated, str):
+        return _default(fallback, inflated)
+    data, problem = _load_json(inflated, "The link's scenario")
+    if problem is not None:
+        return _default(fallback, problem)
+    return salvage(data, fallback)
+
+
+def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
+    """Read an uploaded scenario file, all or nothing: ``(scenario, ())`` or ``(None, messages)``.
+
+    The messages name every invalid field by its path, e.g. ``workloads.2.peak_requests_per_s``.
+    """
+    size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
+    if size > MAX_JSON_BYTES:
+        return None, (f"The file is {size:,} bytes; scenario files may be at most {MAX_JSON_BYTES:,} bytes.",)
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, ("The file is not UTF-8 text.",)
+    data, problem = _load_json(raw, "The file")
+    if problem is not None:
+        return None, (problem,)
+    if not isinstance(data, dict):
+        return None, (f"The file holds a JSON {type(data).__name__}, not a scenario object.",)
+    try:
+        return Scenario.model_validate(migrate(data)), ()
+    except ValidationError as exc:
+        return None, _limit(_messages(exc))
+
+
+# ---- validation messages -------------------------------------------------------------------------------
+
+
+def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
+    parts = [str(p) for p in (*prefix, *loc) if not (isinstance(p, str) and p in _UNION_TAGS)]
+    return ".".join(parts)
+
+
+def _messages(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[str]:
+    """One line per error, ``path: message``; cross-reference errors already carry their own paths."""
+    out: list[str] = []
+    for err in exc.errors(include_url=False):
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        path = _path(prefix, tuple(err["loc"]))
+        if err["type"] == "value_error" and ": " in msg:
+            out.extend(f"{path + '.' if path else ''}{part}" for part in msg.split("; "))
+        elif err["type"] == "extra_forbidden":
+            out.append(f"{path}: unknown field, ignored")
+        else:
+            out.append(f"{path or '(scenario)'}: {msg}")
+    return out
+
+
+def _limit(messages: list[str]) -> tuple[str, ...]:
+    if len(messages) <= MAX_MESSAGES:
+        return tuple(messages)
+    return (*messages[: MAX_MESSAGES - 1], f"… and {len(messages) - MAX_MESSAGES + 1} more problems.")
+
+
+# ---- salvage -------------------------------------------------------------------------------------------
+
+_LIST_SECTIONS: dict[str, TypeAdapter[Any]] = {
+    "gpus": TypeAdapter(GPU),
+    "models": TypeAdapter(ModelSpec),
+    "nodes": TypeAdapter(NodeOffer),
+    "owned_options": TypeAdapter(OwnedOption),
+    "apis": TypeAdapter(ApiOffer),
+    "workloads": TypeAdapter(Workload),
+}
+_OBJECT_SECTIONS: dict[str, type[BaseModel]] = {"efficiency": Efficiency, "policy": Policy}
+_SCALARS = ("name", "description", "review_date")
+
+
+def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
+    info = model.model_fields[name]
+    return TypeAdapter(info.rebuild_annotation())
+
+
+_SCALAR_ADAPTERS: dict[str, TypeAdapter[Any]] = {name: _field_adapter(Scenario, name) for name in _SCALARS}
+
+
+def _clean_object(name: str, value: Any, messages: list[str]) -> dict[str, Any]:
+    """The valid fields of a nested model section; invalid or unknown ones fall back to their defaults."""
+    model = _OBJECT_SECTIONS[name]
+    if not isinstance(value, Mapping):
+        messages.append(f"{name}: expected an object, got {type(value).__name__}; defaults used")
+        return {}
+    kept: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in model.model_fields:
+            messages.append(f"{name}.{key}: unknown field, ignored")
+            continue
+        try:
+            _field_adapter(model, key).validate_python(item)
+        except ValidationError as exc:
+            messages.extend(f"{m}; default used" for m in _messages(exc, (name, key)))
+            continue
+        kept[key] = item
+    try:
+        model.model_validate(kept)
+    except ValidationError as exc:  # a cross-field rule of the section: drop the whole section
+        messages.extend(f"{m}; section reset to defaults" for m in _messages(exc, (name,)))
+        return {}
+    return kept
+
+
+def _label(item: Any) -> str:
+    label = (item.get("name") or item.get("id")) if isinstance(item, Mapping) else None
+    return f" ({str(label)[:60]!r})" if label else ""
+
+
+def _clean_list(name: str, value: Any, messages: list[str]) -> list[tuple[int, Any]]:
+    """The list items that validate on their own, with their original index; dropped ones are named."""
+    if not isinstance(value, list):
+        messages.append(f"{name}: expected a list, got {type(value).__name__}")
+        return []
+    adapter = _LIST_SECTIONS[name]
+    kept: list[tuple[int, Any]] = []
+    for i, item in enumerate(value):
+        try:
+            adapter.validate_python(item)
+        except ValidationError as exc:
+            messages.extend(_messages(exc, (name, i)))
+            messages.append(f"{name}.{i}{_label(item)}: dropped")
+            continue
+        kept.append((i, item))
+    return kept
+
+
+def _broken_items(exc: ValidationError) -> dict[tuple[str, int], str] | None:
+    """Items named by cross-reference errors (with what is wrong), or None if an error names no item."""
+    broken: dict[tuple[str, int], str] = {}
+    for err in exc.errors(include_url=False):
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        for part in msg.split("; "):
+            match = _ITEM_PATH_RE.match(part)
+            if match is None or match.group(1) not in _LIST_SECTIONS:
+                return None
+            broken.setdefault((match.group(1), int(match.group(2))), part[match.end() :].lstrip("."))
+    return broken
+
+
+def salvage(data: Any, fallback: Scenario) -> Decoded:
+    """Validate decoded JSON as a Scenario; keep every valid part, or return ``fallback``.
+
+    Steps: migrate; validate whole. If that fails: keep valid scalars (else the fallback's), valid fields of
+    the nested sections (else defaults), valid list items; then drop items whose references break (unknown
+    GPU, node, model or option ids) until the scenario validates. If it still does not (a required list is
+    empty, no option left), the fallback is returned. Every dropped path is named in ``messages``.
+    """
+    if not isinstance(data, dict):
+        return _default(fallback, f"The link holds a JSON {type(data).__name__}, not a scenario object.")
+    data = migrate(data)
+    try:
+        return Decoded(Scenario.model_validate(data), "ok")
+    except ValidationError:
+        pass
+
+    messages: list[str] = []
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        messages.append(
+            f"schema_version: the scenario has version {version!r}, this app reads {SCHEMA_VERSION}; "
+            "fields were kept where they still fit"
+        )
+    base = fallback.model_dump(mode="json")
+    cleaned: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+    for key in data:
+        if key != "schema_version" and key not in Scenario.model_fields:
+            messages.append(f"{key}: unknown field, ignored")
+    for name in _SCALARS:
+        if name not in data:
+            cleaned[name] = base[name]
+            continue
+        try:
+            _SCALAR_ADAPTERS[name].validate_python(data[name])
+            cleaned[name] = data[name]
+        except ValidationError as exc:
+            messages.extend(f"{m}; the default's value used" for m in _messages(exc, (name,)))
+            cleaned[name] = base[name]
+    for name in _OBJECT_SECTIONS:
+        cleaned[name] = _clean_object(name, data.get(name, {}), messages)
+    lists = {name: _clean_list(name, data.get(name, []), messages) for name in _LIST_SECTIONS}
+
+    # Each pass drops at least one item, so this ends; the bound only documents that.
+    for _ in range(sum(len(items) for items in lists.values()) + 1):
+        try:
+            scenario = Scenario.model_validate({**cleaned, **{k: [it for _, it in v] for k, v in lists.items()}})
+        except ValidationError as exc:
+            broken = _broken_items(exc)
+            if not broken:
+                return _default(fallback, *_limit([*messages, *_messages(exc)]))
+            for (section, position), detail in sorted(broken.items()):
+                index, item = lists[section][position]
+                messages.append(f"{section}.{index}{_label(item)}: dropped ({detail})")
+            for section, position in sorted(broken, key=lambda sp: -sp[1]):
+                del lists[section][position]
+            continue
+        return Decoded(scenario, "repaired", _limit(messages))
+    return _default(fallback, *_limit(messages))
