@@ -1,0 +1,360 @@
+"""Decision-flip thresholds: how far one driver can move before a workload's route changes (MODEL_SPEC §11).
+
+For every workload and each driver, everything else held fixed:
+
+=================  ==========================================================  ========================
+driver             what moves                                                  method
+=================  ==========================================================  ========================
+api_output_price   list output price of the chosen API, or of the best API     closed form (J affine)
+node_price         $/node-hour of the node behind the chosen (or best) owned   closed form: lower
+                   option; every option on that node moves with it             envelope of lines
+utilization        utilisation of that owned option (U_pool when pooled)       closed form in 1/U
+quality_gap        best API quality minus that owned option's quality          bisection on q (retries)
+throughput         SLO capacity per replica of that owned option               bisection on log scale
+=================  ==========================================================  ========================
+
+The "pivot" of a driver is the option it acts on. When the pivot is the chosen option, the route flips
+when the pivot gets worse, to the runner-up; otherwise it flips when the pivot gets better than the chosen
+option, to the pivot. Each driver is an array computation over all workloads at once; bisections run a
+fixed 60 iterations. A threshold that is out of range (negative price, utilisation above 1, quality
+outside [0, 1], capacity beyond 1000×) is ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from economics.quality import expected_attempts, expected_cost_per_task, failure_probability
+from economics.result import FlipThreshold
+from economics.routing import OptionTable, Route, best_of
+from economics.units import MTOK, SECONDS_PER_HOUR
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
+
+BISECTION_STEPS = 60
+MAX_CAPACITY_SCALE = 1000.0
+
+
+@dataclass(frozen=True)
+class FlipArrays:
+    """One driver's thresholds for every workload; ``threshold`` is NaN where the route never flips."""
+
+    driver: str
+    unit: str
+    pivot: IntArray  # (W,) option the driver acts on, −1 if none
+    current: FloatArray  # (W,) the driver's value now
+    threshold: FloatArray  # (W,) value at which the route changes; NaN = never in range
+    above: BoolArray  # (W,) the route flips when the driver rises above the threshold
+    new_option: IntArray  # (W,) option that takes over, −1 if none
+
+
+def _take(a: FloatArray, idx: IntArray) -> FloatArray:
+    """``a[w, idx[w]]`` with NaN where ``idx`` is −1."""
+    rows = np.arange(a.shape[0])
+    return np.where(idx >= 0, a[rows, np.maximum(idx, 0)], np.nan)
+
+
+def _pivots(table: OptionTable, r: Route) -> tuple[IntArray, IntArray, BoolArray]:
+    """The owned pivot, the API pivot, and whether the chosen option is an API."""
+    is_api = table.is_api
+    j = r.expected_cost_usd
+    chosen_api = (r.chosen >= 0) & is_api[np.maximum(r.chosen, 0)]
+    chosen_owned = (r.chosen >= 0) & ~chosen_api
+    best_owned = best_of(j, ~is_api, table.tpot_s, is_api)
+    best_api = best_of(j, is_api, table.tpot_s, is_api)
+    owned_pivot = np.where(chosen_owned, r.chosen, best_owned).astype(np.intp)
+    api_pivot = np.where(chosen_api, r.chosen, best_api).astype(np.intp)
+    return owned_pivot, api_pivot, chosen_api
+
+
+def _target(r: Route, pivot: IntArray) -> tuple[FloatArray, IntArray, BoolArray]:
+    """J the pivot must cross, the option that takes over, and whether the pivot is the chosen option."""
+    j = r.expected_cost_usd
+    is_chosen = (pivot >= 0) & (pivot == r.chosen)
+    j_runner = np.where(r.runner_up >= 0, _take(j, r.runner_up), np.inf)
+    target = np.where(is_chosen, j_runner, _take(j, r.chosen))
+    new = np.where(is_chosen, r.runner_up, pivot).astype(np.intp)
+    valid = (pivot >= 0) & (r.chosen >= 0)
+    return np.where(valid, target, np.nan), np.where(valid, new, -1).astype(np.intp), is_chosen
+
+
+def _attempt_factor(table: OptionTable) -> tuple[FloatArray, FloatArray]:
+    """``g`` (mean attempts) and ``F`` (expected failure cost) per (workload, option)."""
+    m = table.max_attempts[:, None]
+    g = expected_attempts(table.quality, m)
+    fail = failure_probability(table.quality, m) * table.failure_cost_usd[:, None]
+    return g, fail
+
+
+def api_output_price_flip(table: OptionTable, r: Route) -> FlipArrays:
+    """List output price of the pivot API at which the route changes [USD/Mtok] (closed form).
+
+    ``J_api(p) = J_api(p0) + g·T_out·mult·(p − p0)/1e6`` is affine in p, so ``p* = p0 + (T − J)/slope``.
+    """
+    _, pivot, _ = _pivots(table, r)
+    target, new, is_chosen = _target(r, pivot)
+    g, _ = _attempt_factor(table)
+    safe = np.maximum(pivot, 0)
+    p0 = np.where(pivot >= 0, table.api_output_usd_per_mtok[safe], np.nan)
+    slope = _take(g * table.api_price_multiplier, pivot) * table.output_tokens / MTOK
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_star = p0 + (target - _take(r.expected_cost_usd, pivot)) / slope
+    ok = np.isfinite(p_star) & (p_star >= 0) & (slope > 0)
+    return FlipArrays(
+        "api_output_price", "USD/Mtok", pivot, p0, np.where(ok, p_star, np.nan), is_chosen, np.where(ok, new, -1)
+    )
+
+
+def node_price_flip(table: OptionTable, r: Route) -> FlipArrays:
+    """$/node-hour of the pivot's node at which the route changes (lower envelope of lines in k).
+
+    Every option on the node has ``J_o(k) = F_o + k·g_o·c_o`` for a multiplier k on the node's $/h; other
+    options stay put. From the current k = 1 the route changes at the nearest crossing of the chosen
+    option's line with another line in the driver's direction.
+    """
+    pivot, _, _ = _pivots(table, r)
+    w, o = table.cost_usd.shape
+    g, fail = _attempt_factor(table)
+    j = r.expected_cost_usd
+    node = np.where(pivot >= 0, table.node_index[np.maximum(pivot, 0)], -2)
+    on_node = (table.node_index[None, :] == node[:, None]) & np.isfinite(j)
+    a = np.where(on_node, fail, j)
+    b = np.where(on_node, g * np.where(np.isfinite(table.cost_usd), table.cost_usd, 0.0), 0.0)
+    chosen = np.maximum(r.chosen, 0)
+    rows = np.arange(w)
+    a_c, b_c = a[rows, chosen][:, None], b[rows, chosen][:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        k = (a - a_c) / (b_c - b)
+    other = (np.arange(o)[None, :] != chosen[:, None]) & np.isfinite(a)
+    is_chosen = (pivot >= 0) & (pivot == r.chosen)
+    up = other & (b_c > b) & (k >= 1.0) & np.isfinite(k)
+    down = other & (b_c < b) & (k <= 1.0) & (k >= 0.0) & np.isfinite(k)
+    k_up = np.where(up, k, np.inf)
+    k_down = np.where(down, k, -np.inf)
+    new_up, new_down = np.argmin(k_up, axis=1), np.argmax(k_down, axis=1)
+    k_star = np.where(is_chosen, k_up[rows, new_up], k_down[rows, new_down])
+    new = np.where(is_chosen, new_up, new_down)
+    ok = (pivot >= 0) & (r.chosen >= 0) & np.isfinite(k_star)
+    share = np.where(pivot >= 0, table.replica_share_of_node[np.maximum(pivot, 0)], np.nan)
+    u = _take(table.utilization, pivot)
+    fixed = table.replica_fixed_usd_per_hour[np.maximum(pivot, 0)]
+    variable = table.replica_variable_usd_per_hour[np.maximum(pivot, 0)]
+    node_now = (fixed + variable * (table.pool_utilization if table.pooled else u)) / share
+    return FlipArrays(
+        "node_price",
+        "USD/node-hour",
+        pivot,
+        node_now,
+        np.where(ok, k_star * node_now, np.nan),
+        is_chosen,
+        np.where(ok, new, -1).astype(np.intp),
+    )
+
+
+def utilization_flip(table: OptionTable, r: Route) -> FlipArrays:
+    """Utilisation of the owned pivot at which the route changes [1] (break-even U*, quality included).
+
+    Dedicated: ``c(U) = (C_fixed/U + C_var)/(3600·λ_max)`` per replica, affine in ``x = 1/U``; pooled: the
+    pool's ``U_pool`` with ``c ∝ 1/U_pool``. ``J = g·c + F`` crosses the target at ``U* = 1/x*``, which
+    must lie in (0, 1].
+    """
+    pivot, _, _ = _pivots(table, r)
+    target, new, is_chosen = _target(r, pivot)
+    g, fail = _attempt_factor(table)
+    safe = np.maximum(pivot, 0)
+    g_p, f_p, c_p = _take(g, pivot), _take(fail, pivot), _take(table.cost_usd, pivot)
+    if table.pooled:
+        u0 = np.full(pivot.shape, table.pool_utilization)
+        alpha, beta = c_p * u0, np.zeros_like(c_p)
+    else:
+        u0 = _take(table.utilization, pivot)
+        lam = _take(table.capacity_requests_per_s, pivot)
+        alpha = table.replica_fixed_usd_per_hour[safe] / (SECONDS_PER_HOUR * lam)
+        beta = table.replica_variable_usd_per_hour[safe] / (SECONDS_PER_HOUR * lam)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = ((target - f_p) / g_p - beta) / alpha
+        u_star = 1.0 / x
+    ok = (pivot >= 0) & np.isfinite(u_star) & (x > 0) & (u_star <= 1.0) & np.isfinite(c_p)
+    return FlipArrays(
+        "utilization",
+        "share of SLO capacity",
+        pivot,
+        u0,
+        np.where(ok, u_star, np.nan),
+        ~is_chosen,
+        np.where(ok, new, -1),
+    )
+
+
+def quality_gap_flip(table: OptionTable, r: Route) -> FlipArrays:
+    """Quality gap (best API minus the owned pivot) at which the route changes [1] (bisection on q).
+
+    ``J(q) = c·g(q, m) + (1 − q)^m·C_fail`` is non-increasing in q, so the pivot's quality that meets the
+    target is found by 60 bisection steps on [0, 1] for all workloads at once.
+    """
+    pivot, api, _ = _pivots(table, r)
+    target, new, is_chosen = _target(r, pivot)
+    has = (pivot >= 0) & (api >= 0)
+    c = np.where(has, _take(table.cost_usd, pivot), np.nan)
+    fail, m = table.failure_cost_usd, table.max_attempts
+    q_ref = _take(table.quality, api)
+
+    def j_of(q: FloatArray) -> FloatArray:
+        return expected_cost_per_task(c, q, fail, m)
+
+    lo, hi = np.zeros_like(c), np.ones_like(c)
+    j_lo, j_hi = j_of(lo), j_of(hi)
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        above_target = j_of(mid) > target
+        lo = np.where(above_target, mid, lo)
+        hi = np.where(above_target, hi, mid)
+    q_star = 0.5 * (lo + hi)
+    ok = has & np.isfinite(c) & np.isfinite(target) & (j_lo > target) & (j_hi <= target)
+    ok &= (table.failure_cost_usd > 0) | (table.max_attempts > 1)
+    gap_now = q_ref - _take(table.quality, pivot)
+    return FlipArrays(
+        "quality_gap",
+        "quality points (0–1)",
+        pivot,
+        gap_now,
+        np.where(ok, q_ref - q_star, np.nan),
+        is_chosen,
+        np.where(ok, new, -1),
+    )
+
+
+def _owned_cost_at_scale(table: OptionTable, pivot: IntArray, scale: FloatArray) -> FloatArray:
+    """Cost per request of the owned pivot if its SLO capacity per replica were ``scale`` times higher."""
+    safe = np.maximum(pivot, 0)
+    fixed, variable = table.replica_fixed_usd_per_hour[safe], table.replica_variable_usd_per_hour[safe]
+    lam_max = _take(table.capacity_requests_per_s, pivot) * scale
+    if table.pooled:
+        b0 = _take(table.achieved_batch, pivot)
+        c0 = _take(table.cost_usd, pivot)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(c0 * np.minimum(1.0, b0 / scale) / np.minimum(1.0, b0), dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        replicas = np.maximum(1.0, np.ceil(table.peak_requests_per_s / (table.target_utilization * lam_max) - 1e-9))
+        u = table.avg_requests_per_s / (replicas * lam_max)
+        return np.asarray(
+            replicas * (fixed + variable * u) / (SECONDS_PER_HOUR * table.avg_requests_per_s), dtype=np.float64
+        )
+
+
+def throughput_flip(table: OptionTable, r: Route) -> FlipArrays:
+    """SLO capacity per replica of the owned pivot at which the route changes [req/s] (bisection on log s).
+
+    Dedicated cost is a step function of the capacity (replicas are whole); it is non-increasing, so the
+    predicate ``J(s) ≤ target`` is monotone in the scale s and 60 bisection steps on ``log s`` over
+    [1/1000, 1000] find its boundary. Pooled mode scales the achieved batch as ``B*/s`` (low-load
+    approximation).
+    """
+    pivot, _, _ = _pivots(table, r)
+    target, new, is_chosen = _target(r, pivot)
+    g, fail = _attempt_factor(table)
+    g_p, f_p = _take(g, pivot), _take(fail, pivot)
+    lam0 = _take(table.capacity_requests_per_s, pivot)
+    usable = (pivot >= 0) & np.isfinite(lam0) & (lam0 > 0) & np.isfinite(_take(table.cost_usd, pivot))
+
+    def cheap_enough(log_s: FloatArray) -> BoolArray:
+        j = g_p * _owned_cost_at_scale(table, pivot, np.exp(log_s)) + f_p
+        return np.asarray(j <= target, dtype=bool)
+
+    lo = np.full(pivot.shape, -np.log(MAX_CAPACITY_SCALE))
+    hi = np.full(pivot.shape, np.log(MAX_CAPACITY_SCALE))
+    ok_lo, ok_hi = cheap_enough(lo), cheap_enough(hi)
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        good = cheap_enough(mid)
+        hi = np.where(good, mid, hi)
+        lo = np.where(good, lo, mid)
+    s_star = np.exp(hi)
+    ok = usable & ~ok_lo & ok_hi & np.isfinite(target)
+    return FlipArrays(
+        "throughput",
+        "req/s per replica",
+        pivot,
+        lam0,
+        np.where(ok, s_star * lam0, np.nan),
+        ~is_chosen,
+        np.where(ok, new, -1),
+    )
+
+
+def all_flips(table: OptionTable, r: Route) -> tuple[FlipArrays, ...]:
+    """Every driver's thresholds, in a fixed order."""
+    return (
+        api_output_price_flip(table, r),
+        node_price_flip(table, r),
+        utilization_flip(table, r),
+        quality_gap_flip(table, r),
+        throughput_flip(table, r),
+    )
+
+
+_WHAT = {
+    "api_output_price": "the output price of {pivot}",
+    "node_price": "the hourly cost of the node behind {pivot}",
+    "utilization": "the utilization of {pivot}",
+    "quality_gap": "the quality gap between the best API and {pivot}",
+    "throughput": "the SLO capacity per replica of {pivot}",
+}
+
+
+def _fmt(value: float, unit: str) -> str:
+    if unit == "USD/Mtok":
+        return f"${value:,.3g}/Mtok"
+    if unit == "USD/node-hour":
+        return f"${value:,.2f}/node-hour"
+    if unit == "share of SLO capacity":
+        return f"{100 * value:.3g}%"
+    if unit == "quality points (0–1)":
+        return f"{100 * value:+.3g} points"
+    return f"{value:.3g} {unit}"
+
+
+def flip_records(
+    flips: tuple[FlipArrays, ...], workload: int, option_ids: tuple[str, ...], option_names: tuple[str, ...]
+) -> tuple[FlipThreshold, ...]:
+    """The thresholds of one workload as typed records with one sentence each, for drivers that apply."""
+    out: list[FlipThreshold] = []
+    for f in flips:
+        pivot = int(f.pivot[workload])
+        if pivot < 0:
+            continue
+        current = float(f.current[workload])
+        if not np.isfinite(current):
+            continue
+        th = float(f.threshold[workload])
+        above = bool(f.above[workload])
+        new = int(f.new_option[workload])
+        what = _WHAT[f.driver].format(pivot=option_names[pivot])
+        way = "rises above" if above else "falls below"
+        if np.isnan(th):
+            text = f"No value of {what} in range changes the route (now {_fmt(current, f.unit)})."
+            threshold: float | None = None
+            new_id: int | None = None
+        else:
+            text = (
+                f"The route moves to {option_names[new]} if {what} {way} {_fmt(th, f.unit)} "
+                f"(now {_fmt(current, f.unit)})."
+            )
+            threshold, new_id = th, new
+        out.append(
+            FlipThreshold.model_construct(
+                driver=f.driver,
+                unit=f.unit,
+                current=current,
+                threshold=threshold,
+                direction="above" if above else "below",
+                new_option_id=None if new_id is None else option_ids[new_id],
+                text=text,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,228 @@
+"""The routing rule: the quadrant is derived from the economics, not tabled (MODEL_SPEC §11).
+
+Inputs are per-option costs that the serving and cost layers already computed, as arrays of shape
+``(W, O)`` (workloads × options). The router removes options a workload may not use (sovereign data never
+goes to an API) or that cannot serve it, adds the expected failure cost (§10), and picks
+``argmin J``; ties go to the lower TPOT, then to owned over API, then to the option listed first. The
+quadrant label is read off the winner and the margins, so it moves when prices, hardware or SLOs move.
+
+Decision-flip thresholds (how far one driver can move before the route changes) live in
+:mod:`economics.flips`; the two-axis grid in :func:`economics.evaluate.evaluate_grid`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from economics.quality import expected_cost_per_task
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
+
+#: Codes of :data:`OPTION_KINDS`, used in ``(O,)`` arrays.
+OWNED_AR, OWNED_DIFFUSION, API = 0, 1, 2
+OPTION_KINDS = ("owned-ar", "owned-diffusion", "api")
+
+#: Route labels, in the order of their integer codes in grids.
+ROUTE_LABELS = ("owned diffusion", "owned AR (batch)", "owned AR", "frontier API", "API", "none feasible")
+(LABEL_OWNED_DIFFUSION, LABEL_OWNED_AR_BATCH, LABEL_OWNED_AR, LABEL_FRONTIER_API, LABEL_API, LABEL_NONE) = range(6)
+
+#: API tiers whose label is "frontier API" (the high-value corner of the quadrant).
+FRONTIER_TIERS = frozenset({"frontier", "reasoning"})
+
+
+def allowed_options(sovereign: ArrayLike, is_api: ArrayLike) -> BoolArray:
+    """Step 1 of MODEL_SPEC §11: sovereign data forces an owned option, so APIs are dropped [-].
+
+    Returns a ``(W, O)`` mask from ``sovereign`` ``(W,)`` and ``is_api`` ``(O,)``.
+
+    >>> allowed_options([True, False], [False, True]).tolist()
+    [[True, False], [True, True]]
+    """
+    sov = np.asarray(sovereign, dtype=bool)[:, None]
+    api = np.asarray(is_api, dtype=bool)[None, :]
+    return np.asarray(~(sov & api), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Route:
+    """The router's choice for every workload. Indices are option positions; −1 means none."""
+
+    expected_cost_usd: FloatArray  # J per (workload, option); inf where not allowed or not feasible [USD]
+    chosen: IntArray  # (W,) the option with the lowest J after tie-breaks, −1 if none is feasible
+    runner_up: IntArray  # (W,) the next option in the same order, −1 if there is none
+    margin_usd: FloatArray  # (W,) J(runner-up) − J(chosen); inf without a runner-up [USD]
+
+    def order(self, tpot_s: ArrayLike, is_api: ArrayLike) -> IntArray:
+        """Options of each workload sorted best first (the router's full order) [index]."""
+        return _order(self.expected_cost_usd, tpot_s, is_api)
+
+
+def _order(j: FloatArray, tpot_s: ArrayLike, is_api: ArrayLike) -> IntArray:
+    w, o = j.shape
+    tpot = np.broadcast_to(np.nan_to_num(np.asarray(tpot_s, dtype=np.float64), nan=np.inf), (w, o))
+    api = np.broadcast_to(np.asarray(is_api, dtype=bool), (w, o))
+    position = np.broadcast_to(np.arange(o), (w, o))
+    # np.lexsort sorts by the last key first: J, then TPOT, then owned before API, then list order.
+    return np.asarray(np.lexsort((position, api, tpot, j), axis=-1), dtype=np.intp)
+
+
+def route(
+    cost_usd_per_request: ArrayLike,
+    quality: ArrayLike,
+    feasible: ArrayLike,
+    failure_cost_usd: ArrayLike,
+    max_attempts: ArrayLike,
+    tpot_s: ArrayLike,
+    is_api: ArrayLike,
+) -> Route:
+    """Choose ``argmin J`` over the feasible options of each workload (MODEL_SPEC §11, steps 4–5).
+
+    Parameters
+    ----------
+    cost_usd_per_request : c per (workload, option), ``(W, O)`` [USD]
+    quality : q per (workload, option), ``(W, O)`` or ``(O,)`` [1]
+    feasible : allowed and able to serve the workload, ``(W, O)`` [-]
+    failure_cost_usd : C_fail per workload, ``(W,)`` [USD]
+    max_attempts : m per workload, ``(W,)`` [count]
+    tpot_s : time per output token per (workload, option), the first tie-break [s]
+    is_api : ``(O,)``; the second tie-break prefers owned options [-]
+
+    ``J = c·g(q, m) + (1 − q)^m·C_fail`` (§10) where feasible, ``inf`` elsewhere.
+
+    >>> r = route([[0.01, 0.02, 0.004]], [0.9, 0.97, 0.85], [[True, True, False]], [1.0], [1], 0.01,
+    ...           [False, True, False])
+    >>> int(r.chosen[0]), int(r.runner_up[0]), round(float(r.margin_usd[0]), 4)
+    (1, 0, 0.06)
+    """
+    c = np.asarray(cost_usd_per_request, dtype=np.float64)
+    w, o = c.shape
+    ok = np.broadcast_to(np.asarray(feasible, dtype=bool), (w, o))
+    q = np.broadcast_to(np.asarray(quality, dtype=np.float64), (w, o))
+    fail = np.asarray(failure_cost_usd, dtype=np.float64).reshape(w, 1)
+    attempts = np.asarray(max_attempts, dtype=np.float64).reshape(w, 1)
+    j = np.where(ok & np.isfinite(c), expected_cost_per_task(np.where(ok, c, 0.0), q, fail, attempts), np.inf)
+    order = _order(j, tpot_s, is_api)
+    rows = np.arange(w)
+    first, second = order[:, 0], order[:, 1] if o > 1 else np.zeros(w, dtype=np.intp)
+    j_first = j[rows, first]
+    j_second = j[rows, second] if o > 1 else np.full(w, np.inf)
+    chosen = np.where(np.isfinite(j_first), first, -1).astype(np.intp)
+    has_second = np.isfinite(j_second) & (o > 1)
+    runner_up = np.where(has_second, second, -1).astype(np.intp)
+    with np.errstate(invalid="ignore"):
+        margin = np.where(has_second, j_second - j_first, np.inf)
+    return Route(expected_cost_usd=j, chosen=chosen, runner_up=runner_up, margin_usd=margin.astype(np.float64))
+
+
+def best_of(j: FloatArray, mask: ArrayLike, tpot_s: ArrayLike, is_api: ArrayLike) -> IntArray:
+    """The router's best option among those in ``mask`` ``(O,)`` or ``(W, O)``, −1 where none is feasible."""
+    m = np.broadcast_to(np.asarray(mask, dtype=bool), j.shape)
+    jm = np.where(m, j, np.inf)
+    order = _order(jm, tpot_s, is_api)
+    first = order[:, 0]
+    return np.where(np.isfinite(jm[np.arange(j.shape[0]), first]), first, -1).astype(np.intp)
+
+
+def batchability(peak_requests_per_s: ArrayLike, output_tokens: ArrayLike, tpot_batch1_s: ArrayLike) -> FloatArray:
+    """The quadrant's first axis: ``β = λ_peak · T_out · TPOT_AR(1)`` [1] (MODEL_SPEC §8.1, §11).
+
+    The expected number of requests in flight if every request ran at batch-1 speed. ``β < 1`` means the
+    workload cannot build a batch within its latency budget, whatever its volume: it pays batch-1 prices.
+    (§8.1 writes ``λ·T_out·TPOT(1)/e``; with TPOT already per token, ``t_pass/e``, the extra ``/e`` would
+    count speculation twice, so it is dropped.)
+
+    >>> round(float(batchability(0.1, 500, 0.00965)), 3)
+    0.483
+    """
+    return np.asarray(
+        np.asarray(peak_requests_per_s, dtype=np.float64)
+        * np.asarray(output_tokens, dtype=np.float64)
+        * np.asarray(tpot_batch1_s, dtype=np.float64),
+        dtype=np.float64,
+    )
+
+
+def route_labels(
+    chosen: ArrayLike, kind: ArrayLike, frontier: ArrayLike, batchability_index: ArrayLike
+) -> NDArray[np.int8]:
+    """Quadrant label code per workload, from the winner and the batchability margin (MODEL_SPEC §11) [-].
+
+    ``kind`` ``(O,)`` holds :data:`OWNED_AR`/:data:`OWNED_DIFFUSION`/:data:`API`; ``frontier`` ``(O,)`` marks
+    frontier/reasoning APIs. Owned AR is "(batch)" when ``β ≥ 1`` (a batch can form); owned diffusion, frontier
+    API, other API and "none feasible" follow the winner. Codes index :data:`ROUTE_LABELS`.
+
+    >>> [ROUTE_LABELS[i] for i in route_labels([0, 0, 1, 2, -1], [0, 1, 2], [False, False, True], [3.0, 0.2, 0, 0, 0])]
+    ['owned AR (batch)', 'owned AR', 'owned diffusion', 'frontier API', 'none feasible']
+    """
+    ch = np.asarray(chosen, dtype=np.intp)
+    kinds = np.asarray(kind, dtype=np.int8)
+    front = np.asarray(frontier, dtype=bool)
+    safe = np.where(ch >= 0, ch, 0)
+    k = kinds[safe]
+    beta = np.asarray(batchability_index, dtype=np.float64)
+    label = np.select(
+        [ch < 0, k == OWNED_DIFFUSION, (k == OWNED_AR) & (beta >= 1.0), k == OWNED_AR, front[safe]],
+        [LABEL_NONE, LABEL_OWNED_DIFFUSION, LABEL_OWNED_AR_BATCH, LABEL_OWNED_AR, LABEL_FRONTIER_API],
+        default=LABEL_API,
+    )
+    return np.asarray(label, dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class OptionTable:
+    """Everything the router and the flip thresholds need, per workload (W) and option (O).
+
+    Built by :func:`economics.evaluate.evaluate` from the serving and cost layers; a plain container of
+    arrays so that routing, flips and grids stay vectorized. Money is per request unless named otherwise.
+    """
+
+    option_ids: tuple[str, ...]
+    kind: NDArray[np.int8]  # (O,) OWNED_AR, OWNED_DIFFUSION or API
+    frontier: BoolArray  # (O,) frontier or reasoning API
+    node_index: IntArray  # (O,) index of the owned option's node in ``node_ids``, −1 for an API
+    node_ids: tuple[str, ...]
+    cost_usd: FloatArray  # (W, O) inference cost per request c; inf where infeasible [USD]
+    quality: FloatArray  # (W, O) q [1]
+    allowed: BoolArray  # (W, O) not forbidden by sovereignty [-]
+    feasible: BoolArray  # (W, O) allowed and able to serve the workload [-]
+    tpot_s: FloatArray  # (W, O) time per output token at the average load [s]
+    capacity_requests_per_s: FloatArray  # (W, O) SLO capacity of one replica λ_max; inf for an API [req/s]
+    replicas: FloatArray  # (W, O) replicas sized for the peak; 0 for an API [count]
+    utilization: FloatArray  # (W, O) λ_avg / (R·λ_max) [1]
+    achieved_batch: FloatArray  # (W, O) B* per replica at the average load [count]
+    replica_fixed_usd_per_hour: FloatArray  # (O,) replica cost at zero load; 0 for an API [USD/h]
+    replica_variable_usd_per_hour: FloatArray  # (O,) extra replica cost when fully busy (power) [USD/h]
+    replica_share_of_node: FloatArray  # (O,) GPUs per replica / GPUs per node; 0 for an API [1]
+    api_output_usd_per_mtok: FloatArray  # (O,) list output price; 0 for owned [USD/Mtok]
+    api_price_multiplier: FloatArray  # (W, O) (1 − negotiated)·(1 − batch tier) applied to list prices [1]
+    failure_cost_usd: FloatArray  # (W,) C_fail [USD]
+    max_attempts: FloatArray  # (W,) m [count]
+    avg_requests_per_s: FloatArray  # (W,) [req/s]
+    peak_requests_per_s: FloatArray  # (W,) [req/s]
+    output_tokens: FloatArray  # (W,) T_out [tokens]
+    sovereign: BoolArray  # (W,) [-]
+    target_utilization: float  # u_target [1]
+    pooled: bool  # cost mode of the policy [-]
+    pool_utilization: float  # U_pool [1]
+
+    @property
+    def is_api(self) -> BoolArray:
+        """(O,) the option is an API [-]."""
+        return np.asarray(self.kind == API, dtype=bool)
+
+    def route(self) -> Route:
+        """The router's choice on this table (:func:`route`)."""
+        return route(
+            self.cost_usd,
+            self.quality,
+            self.feasible,
+            self.failure_cost_usd,
+            self.max_attempts,
+            self.tpot_s,
+            self.is_api,
+        )
