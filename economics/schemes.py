@@ -95,9 +95,14 @@ class DiffusionScheme(Frozen):
         return self.block_tokens / self.denoising_steps
 
     @property
+    def effective_refresh_passes(self) -> int:
+        """ρ actually paid: the refresh commits a block's KV into the prefix cache, so 0 without a cache [count]."""
+        return self.refresh_passes if self.prefix_cache else 0
+
+    @property
     def tokens_per_pass(self) -> float:
-        """e = K / (S + ρ): tokens emitted per pass per sequence [tokens]."""
-        return self.block_tokens / (self.denoising_steps + self.refresh_passes)
+        """e = K / (S + ρ): tokens emitted per pass per sequence; K / S without a prefix cache [tokens]."""
+        return self.block_tokens / (self.denoising_steps + self.effective_refresh_passes)
 
 
 Scheme = Annotated[ARScheme | SpeculativeScheme | DiffusionScheme, Field(discriminator="kind")]
