@@ -42,11 +42,17 @@ class PassTime:
 def kv_replication(model: ModelSpec, n_gpus: int) -> float:
     """``r_kv = N / min(N, n_kv)``: KV copies when the TP degree exceeds the KV heads [1].
 
-    A compressed latent cache (MLA, ``kv_elements_per_token_override``) is shared by all heads, so every
-    tensor-parallel rank holds the whole cache: ``r_kv = N``.
+    A compressed latent cache shared by all heads (MLA) is declared with ``n_kv_heads = 1``, so every
+    tensor-parallel rank holds the whole cache: ``r_kv = N``. The KV override alone does not imply MLA: it
+    also describes caches that stay split by head, e.g. gpt-oss's full-attention layers (8 KV heads, the
+    sliding-window layers left out), which TP up to 8 does not replicate.
+
+    >>> from economics.model import ModelSpec
+    >>> m = ModelSpec(id="m", name="m", n_layers=2, d_model=1024, n_heads=16, n_kv_heads=8, head_dim=64,
+    ...     d_ff=4096, vocab=32000, kv_elements_per_token_override=1024)
+    >>> kv_replication(m, 4), kv_replication(m, 16), kv_replication(m.model_copy(update={"n_kv_heads": 1}), 4)
+    (1.0, 2.0, 4.0)
     """
-    if model.kv_elements_per_token_override is not None:
-        return float(n_gpus)
     return n_gpus / min(n_gpus, model.n_kv_heads)
 
 
