@@ -1,0 +1,297 @@
+"""How a scheme turns a stream of requests into forward passes (MODEL_SPEC §8, ``Scheme(q, e, bidir, t_extra)``).
+
+Inside a continuously batched replica every iteration carries ``B`` decoding sequences, each adding ``q``
+new tokens, and ``C`` chunked-prefill prompt tokens. Little's law ties both to the arrival rate through the
+single variable ``x = λ·t`` (requests that arrive during one iteration of length ``t``)::
+
+    B = x · T_out / e        C = x · T_in        n = B·q + C
+
+so the iteration time is a function of ``x`` alone, ``t = h(x)``. This module builds ``h`` for each scheme:
+
+========================  ==========  =============  ===========  ===========================
+scheme                    q           e              bidir        t_extra
+========================  ==========  =============  ===========  ===========================
+AR                        1           1              False        0
+speculative               q_verify    τ              False        draft passes (EAGLE); 0 (Medusa)
+diffusion, prefix cache   K           K / (S + ρ)    True         0
+diffusion, no cache       T_in+T_out  K / S          True         0 (prompt recomputed each pass)
+========================  ==========  =============  ===========  ===========================
+
+For a dense model without a separate draft, ``h`` is a sum of maxima of affine functions of ``x``
+(:func:`affine_iteration_terms`), which gives the closed-form fixed point; otherwise ``h`` is evaluated
+with :func:`~economics.roofline.forward_time` (and :func:`~economics.specdec.draft_time`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from economics.hardware import Deployment, Efficiency
+from economics.iteration import (
+    AnyScheme,
+    iteration_time,
+    needs_prefill,
+    new_tokens_per_iteration,
+    passes_to_first_token,
+    resident_tokens,
+    tokens_per_iteration,
+)
+from economics.model import FloatArray, ModelSpec
+from economics.roofline import kv_replication
+from economics.schemes import DiffusionScheme, SpeculativeScheme
+from economics.throughput import DEFAULT_PREFILL_CHUNK_TOKENS as _THROUGHPUT_CHUNK
+
+#: Default prompt tokens one iteration may carry, the chunked-prefill chunk ``C_chunk`` [tokens]: the
+#: product-wide default of :mod:`economics.throughput` (TensorRT-LLM ``max_num_tokens`` and SGLang
+#: ``chunked_prefill_size`` on large GPUs, 8192). vLLM's online default and Sarathi-Serve's budgets are
+#: smaller (512–2048): smaller chunks protect TPOT but add TTFT passes for long prompts.
+DEFAULT_PREFILL_CHUNK_TOKENS = float(_THROUGHPUT_CHUNK)
+
+#: Iteration times above this are reported as overload (``stable=False``, times ``inf``) [s].
+DEFAULT_MAX_ITERATION_S = 30.0
+
+
+def _f(x: ArrayLike) -> FloatArray:
+    return np.asarray(x, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class ServingShape:
+    """Per-request pass structure of one scheme at one workload shape (arrays broadcast together)."""
+
+    scheme: AnyScheme  # the decoding scheme [-]
+    new_tokens: FloatArray  # q: new tokens per sequence per pass [tokens]
+    tokens_per_pass: float  # e: output tokens a sequence emits per pass [tokens]
+    bidirectional: bool  # attention inside the q new tokens is bidirectional (diffusion) [-]
+    draft: SpeculativeScheme | None  # separate draft model that adds t_extra(B), or None [-]
+    input_tokens: FloatArray  # T_in [tokens]
+    output_tokens: FloatArray  # T_out [tokens]
+    decode_context_tokens: FloatArray  # S_ctx each decode/verify/denoise pass attends to (mean) [tokens]
+    prefill_tokens: FloatArray  # prompt tokens prefilled once per request (0 without a prefix cache) [tokens]
+    prefill_context_tokens: FloatArray  # earlier prompt tokens a prefill token attends to (mean) [tokens]
+    resident_tokens: FloatArray  # mean KV-cache tokens held per sequence, S_avg [tokens]
+    first_token_passes: float  # passes after the prompt before the first token is visible [count]
+
+    @property
+    def passes_per_request(self) -> FloatArray:
+        """``T_out / e``: decode (verify, denoise) passes one request needs [count]."""
+        return self.output_tokens / self.tokens_per_pass
+
+    @property
+    def tokens_per_x(self) -> FloatArray:
+        """``n/x = q·T_out/e + C/x``: tokens in a pass per unit of ``x = λ·t`` [tokens]."""
+        return self.new_tokens * self.passes_per_request + self.prefill_tokens
+
+
+def serving_shape(scheme: AnyScheme, input_tokens: ArrayLike, output_tokens: ArrayLike) -> ServingShape:
+    """Map a decoding scheme and a workload shape to ``Scheme(q, e, bidir, t_extra)`` (MODEL_SPEC §8).
+
+    Parameters
+    ----------
+    scheme : AR, speculative or diffusion scheme.
+    input_tokens : mean prompt length ``T_in`` [tokens], ≥ 0.
+    output_tokens : mean output length ``T_out`` [tokens], > 0.
+
+    Returns
+    -------
+    ServingShape. ``q``, ``e``, the prefill rule and the resident KV tokens come from
+    :mod:`economics.iteration`. Decode passes attend to the mean context ``S_avg = T_in + T_out/2``; a
+    prompt token attends to ``(T_in + 1)/2`` earlier prompt tokens (itself included) on average, which is
+    the ``2·L·n_q·d_h·C·T_in`` prefill attention of §8.1. A diffusion model without a prefix cache has no
+    separate prefill: every pass runs over the whole canvas ``T_in + T_out`` with no cached context. The
+    first token of a diffusion request is visible after the ``S`` denoising passes of its first block;
+    AR and speculative decoding sample it from the last prompt chunk's logits (§8.1).
+
+    >>> from economics.schemes import ARScheme
+    >>> s = serving_shape(ARScheme(), 1000, 500)
+    >>> float(s.new_tokens), s.tokens_per_pass, float(s.decode_context_tokens), float(s.tokens_per_x)
+    (1.0, 1.0, 1250.0, 1500.0)
+    """
+    t_in, t_out = np.broadcast_arrays(_f(input_tokens), _f(output_tokens))
+    if np.any(t_in < 0) or np.any(t_out <= 0) or not (np.all(np.isfinite(t_in)) and np.all(np.isfinite(t_out))):
+        raise ValueError("input_tokens must be ≥ 0 and output_tokens > 0, both finite")
+    canvas = t_in + t_out
+    prefilled = needs_prefill(scheme)
+    draft = None
+    if isinstance(scheme, SpeculativeScheme) and scheme.draft_layers > 0 and scheme.draft_steps > 0:
+        draft = scheme
+    diffusion = isinstance(scheme, DiffusionScheme)
+    return ServingShape(
+        scheme=scheme,
+        new_tokens=np.asarray(np.broadcast_to(new_tokens_per_iteration(scheme, canvas), t_in.shape), dtype=np.float64),
+        tokens_per_pass=tokens_per_iteration(scheme),
+        bidirectional=diffusion,
+        draft=draft,
+        input_tokens=t_in,
+        output_tokens=t_out,
+        decode_context_tokens=t_in + 0.5 * t_out if prefilled else np.zeros_like(t_in),
+        prefill_tokens=t_in if prefilled else np.zeros_like(t_in),
+        prefill_context_tokens=0.5 * (t_in + 1.0) if prefilled else np.zeros_like(t_in),
+        resident_tokens=resident_tokens(scheme, t_in, t_out),
+        first_token_passes=float(passes_to_first_token(scheme)) if diffusion else 0.0,
+    )
+
+
+def latency_passes(shape: ServingShape, prefill_chunk_tokens: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Iterations a request waits through, ``(TTFT passes, end-to-end passes)`` [count].
+
+    The prompt takes ``ceil(T_in/C_chunk)`` iterations (none without a prefix cache); the last chunk emits
+    the first token, except for diffusion, whose first block needs its ``S`` denoising passes. The whole
+    request takes the prompt chunks plus ``T_out/e`` passes. Both exclude the wait before scheduling.
+
+    >>> from economics.schemes import ARScheme
+    >>> [a.tolist() for a in latency_passes(serving_shape(ARScheme(), 3000, 500), 2048)]
+    [2.0, 502.0]
+    """
+    chunk = _f(prefill_chunk_tokens)
+    chunks = np.where(shape.prefill_tokens > 0, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
+    ttft = np.maximum(1.0, chunks + shape.first_token_passes)
+    return np.asarray(ttft, dtype=np.float64), np.asarray(chunks + shape.passes_per_request, dtype=np.float64)
+
+
+def iteration_time_at(
+    model: ModelSpec,
+    deployment: Deployment,
+    efficiency: Efficiency,
+    shape: ServingShape,
+    requests_per_iteration: ArrayLike,
+) -> FloatArray:
+    """Iteration time ``h(x)`` with ``x = λ·t`` requests arriving per iteration [s].
+
+    ``h(x) = iteration_time(B = x·T_out/e, S_avg, C = x·T_in, (T_in+1)/2)``: the main pass of
+    :func:`~economics.iteration.iteration_time` (``forward_time`` with the prompt chunks riding along at
+    ``mfu_prefill``) plus the draft passes of a speculative scheme.
+    """
+    x = _f(requests_per_iteration)
+    return iteration_time(
+        model,
+        deployment,
+        efficiency,
+        shape.scheme,
+        x * shape.passes_per_request,
+        shape.decode_context_tokens,
+        x * shape.prefill_tokens,
+        shape.prefill_context_tokens,
+        canvas_tokens=shape.input_tokens + shape.output_tokens,
+    ).time_s
+
+
+@dataclass(frozen=True)
+class AffineIteration:
+    """``h(x) = max_i (a_i + k_i·x)`` over the branch combinations of the roofline's max terms.
+
+    Axis 0 enumerates (linear: memory | compute) × (attention: memory | compute); the remaining axes are
+    the broadcast shape of the workload arrays.
+    """
+
+    intercept_s: FloatArray  # a_i: x-independent time (weights, all-reduce latency, tau0) [s]
+    slope_s: FloatArray  # k_i: time per request arriving per iteration [s]
+
+    def broadcast_to(self, shape: tuple[int, ...]) -> AffineIteration:
+        """The same branches with trailing axes broadcast to ``shape`` (axis 0 stays the branch axis)."""
+        full = (self.slope_s.shape[0], *shape)
+        return AffineIteration(
+            intercept_s=np.broadcast_to(_lead(self.intercept_s, len(shape)), full),
+            slope_s=np.broadcast_to(_lead(self.slope_s, len(shape)), full),
+        )
+
+    def time(self, requests_per_iteration: ArrayLike) -> FloatArray:
+        """``h(x) = max_i (a_i + k_i·x)`` [s]."""
+        x = _f(requests_per_iteration)
+        shape = np.broadcast_shapes(x.shape, self.slope_s.shape[1:])
+        b = self.broadcast_to(shape)
+        return np.asarray(np.max(b.intercept_s + b.slope_s * x[None, ...], axis=0), dtype=np.float64)
+
+
+def _lead(branches: FloatArray, ndim: int) -> FloatArray:
+    """Insert axes after the branch axis so that the trailing axes right-align with an ``ndim`` shape."""
+    extra = ndim - (branches.ndim - 1)
+    return branches.reshape((branches.shape[0],) + (1,) * max(extra, 0) + branches.shape[1:])
+
+
+def affine_iteration_terms(
+    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
+) -> AffineIteration | None:
+    """Affine branches of ``h(x)`` for a dense model without a separate draft; ``None`` otherwise.
+
+    Written out from MODEL_SPEC §3.2 with ``B = x·T_out/e`` and ``C = x·T_in`` (``b = T_out/e``, ``n/x = b·q + T_in``)::
+
+        linear, memory     W/BW_eff               + x·(n/x)·4·L·d·b_act / BW_eff
+        linear, compute                             x·(b·q·2P_mm/F_dec + T_in·2P_mm/F_pre)
+        attention, memory                           x·r_kv·kv_tok·(b·(S+q) + T_in) / BW_eff
+        attention, compute                          x·L·n_q·d_h·(b·(4qS + pairs(q))/F_dec + T_in·4·S_pre/F_pre)
+        comm (N > 1)       (1−ovl)·2L·alpha_ar    + x·(1−ovl)·2L·2(N−1)/N·(n/x)·d·b_act / BW_link
+        overhead           tau0
+
+    ``pairs(q) = 4q²`` bidirectional, ``2q(q+1)`` causal, as in :func:`~economics.roofline.forward_time`.
+    ``h(x) = max(lin) + max(att) + comm + tau0`` is the maximum of the four sums. A test pins these
+    coefficients to ``forward_time`` so that the two cannot drift apart.
+    """
+    if model.is_moe or shape.draft is not None:
+        return None
+    L, d = float(model.n_layers), float(model.d_model)
+    N = deployment.n_gpus
+    bw = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
+    f_dec = deployment.peak_flops_per_s * efficiency.mfu_decode
+    f_pre = deployment.peak_flops_per_s * efficiency.mfu_prefill
+    flop_tok = model.flops_linear_per_token
+    att_unit = L * model.n_heads * model.head_dim
+    kv = kv_replication(model, N) * model.kv_bytes_per_token
+    q, S = shape.new_tokens, shape.decode_context_tokens
+    b = shape.passes_per_request
+    c = shape.prefill_tokens
+    n1 = shape.tokens_per_x
+    zero = np.zeros_like(n1)
+
+    lin_mem_a = model.weight_bytes / bw + zero
+    lin_mem_k = n1 * 4.0 * L * d * model.bytes_per_activation / bw
+    lin_cmp_k = b * q * flop_tok / f_dec + c * flop_tok / f_pre
+    att_mem_k = kv * (b * (S + q) + c) / bw
+    pairs = 4.0 * q * q if shape.bidirectional else 2.0 * q * (q + 1.0)
+    att_cmp_k = att_unit * (b * (4.0 * q * S + pairs) / f_dec + c * 4.0 * shape.prefill_context_tokens / f_pre)
+    if N == 1:
+        comm_a, comm_k = zero, zero
+    else:
+        ovl = 1.0 - efficiency.comm_overlap
+        comm_a = ovl * 2.0 * L * efficiency.allreduce_latency_s + zero
+        link = deployment.gpu.link_bandwidth_bytes_per_s
+        comm_k = ovl * 2.0 * L * 2.0 * (N - 1) / N * n1 * d * model.bytes_per_activation / link
+    common_a = comm_a + efficiency.step_overhead_s
+    intercepts = np.stack(
+        [lin_mem_a + common_a, lin_mem_a + common_a, common_a + zero, common_a + zero],
+    )
+    slopes = np.stack(
+        [
+            lin_mem_k + att_mem_k + comm_k,
+            lin_mem_k + att_cmp_k + comm_k,
+            lin_cmp_k + att_mem_k + comm_k,
+            lin_cmp_k + att_cmp_k + comm_k,
+        ]
+    )
+    return AffineIteration(intercept_s=intercepts, slope_s=slopes)
+
+
+def kv_bytes_per_sequence(model: ModelSpec, deployment: Deployment, shape: ServingShape) -> FloatArray:
+    """KV bytes one resident sequence holds, ``S_avg·r_kv·kv_tok`` (MODEL_SPEC §4) [B]."""
+    return shape.resident_tokens * kv_replication(model, deployment.n_gpus) * model.kv_bytes_per_token
+
+
+def single_sequence_iteration_time(
+    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
+) -> FloatArray:
+    """Pass time with one sequence in decode and no prompt riding along, ``t(B = 1, C = 0)`` [s].
+
+    The batch-1 speed that the batchability index of MODEL_SPEC §8.1 refers to.
+    """
+    return iteration_time(
+        model,
+        deployment,
+        efficiency,
+        shape.scheme,
+        1.0,
+        shape.decode_context_tokens,
+        canvas_tokens=shape.input_tokens + shape.output_tokens,
+    ).time_s
