@@ -1,0 +1,93 @@
+"""Command line: ``python -m economics <subcommand> ...``.
+
+Each subcommand lives in its own module that exposes ``add_parser(subparsers)`` (which registers its
+options and ``set_defaults(run=...)``) and ``run(args) -> int``; add a new one to :data:`SUBCOMMANDS`.
+
+Bad input never shows a traceback: argparse errors, :class:`CliError`, pydantic validation errors and
+catalog errors become exit status 2 and one line on stderr that names the argument and the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn, Protocol, cast
+
+from pydantic import ValidationError
+
+PROG = "python -m economics"
+
+
+class CliError(ValueError):
+    """Bad command-line input: which argument and what is wrong with it."""
+
+    def __init__(self, argument: str, problem: str) -> None:
+        self.argument = argument
+        self.problem = problem
+        super().__init__(f"{argument}: {problem}")
+
+
+class Subcommand(Protocol):
+    """What a subcommand module provides."""
+
+    def add_parser(self, subparsers: argparse._SubParsersAction[Any]) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (no usage block): ``prog: error: argument --x: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+#: Registry of subcommands: name → module that provides ``add_parser`` and ``run``. Add ``evaluate``,
+#: ``schema`` or ``report`` here.
+SUBCOMMANDS: dict[str, str] = {
+    "throughput": "economics.cli_throughput",
+    "catalog": "economics.cli_catalog",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=PROG, description="LLM inference throughput, cost and routing.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module_name in SUBCOMMANDS.values():
+        module = cast(Subcommand, importlib.import_module(module_name))
+        module.add_parser(subparsers)
+    return parser
+
+
+def one_line(exc: BaseException, flags: dict[str, str] | None = None) -> str:
+    """A one-line description of a validation, catalog or input error, naming the argument."""
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        first = errors[0]
+        field = ".".join(str(part) for part in first["loc"])
+        name = (flags or {}).get(field, field)
+        message = str(first["msg"]).removeprefix("Value error, ")
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        return f"{name}: {message}{more}" if name else f"{exc.title}: {message}{more}"
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return " ".join(lines[:2]) if len(lines) > 1 else (lines[0] if lines else type(exc).__name__)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has already printed its one line (or the help)
+        return int(exc.code or 0)
+    try:
+        status: int = args.run(args)
+    except CliError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # pydantic ValidationError and CatalogError are ValueErrors
+        print(f"{PROG} {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    return status
