@@ -1,0 +1,296 @@
+"""Batching and the memory wall: the curves of the Batching page, computed by the economics package.
+
+Pure (no Streamlit, no plotly): :func:`batching_analysis` calls the throughput, capacity and cost functions
+of ``economics`` on batch and concurrency grids and packs their arrays into typed results for the chart
+builders in :mod:`ui.charts.batching`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from economics.capacity import kv_capacity
+from economics.costs import cost_per_mtok_capacity_form, node_cost_usd_per_hour
+from economics.hardware import Deployment, Efficiency
+from economics.iteration import AnyScheme, iteration_time
+from economics.model import FloatArray, ModelSpec
+from economics.roofline import PassTime
+from economics.scenario import OwnedOption, Scenario
+from economics.schemes import ARScheme, SpeculativeScheme
+from economics.throughput import closed_loop, steady_decode
+from ui.theme import DisplayKind
+
+#: Batches placed on the roofline for AR and speculative verify, and for diffusion passes [sequences].
+ROOFLINE_BATCHES: tuple[int, ...] = (1, 8, 64, 256)
+DIFFUSION_ROOFLINE_BATCHES: tuple[int, ...] = (1, 8, 64)
+#: Largest batch or concurrency drawn [sequences].
+MAX_GRID = 4096
+
+
+@dataclass(frozen=True)
+class Roof:
+    """Roofline of one GPU: peak and effective (MFU/MBU-derated) compute and bandwidth."""
+
+    gpu_name: str
+    peak_flops_per_s: float
+    bandwidth_bytes_per_s: float
+    effective_flops_per_s: float
+    effective_bandwidth_bytes_per_s: float
+
+    @property
+    def ridge_flop_per_byte(self) -> float:
+        return self.peak_flops_per_s / self.bandwidth_bytes_per_s
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """One forward pass placed on the roofline, per GPU."""
+
+    label: str
+    kind: DisplayKind
+    batch: int
+    intensity_flop_per_byte: float
+    attained_flops_per_s: float  # per GPU
+    compute_bound: bool
+
+
+@dataclass(frozen=True)
+class BatchSeries:
+    """Steady decode of one option against batch size (per replica)."""
+
+    option_id: str
+    label: str
+    kind: DisplayKind
+    gpus: int
+    batch: FloatArray  # [sequences], up to the KV-memory cap
+    tokens_per_s: FloatArray  # whole replica [tok/s]
+    tokens_per_s_per_stream: FloatArray  # [tok/s]
+    cost_usd_per_mtok: FloatArray  # while busy (U = 1) [USD/Mtok]
+    max_batch_kv: float  # KV-memory cap at this context [sequences]
+
+
+@dataclass(frozen=True)
+class ConcurrencySeries:
+    """Closed-loop clients against one replica: per-stream and aggregate output speed."""
+
+    option_id: str
+    label: str
+    kind: DisplayKind
+    concurrency: FloatArray  # clients per replica [count]
+    per_stream_tokens_per_s: FloatArray  # [tok/s]
+    aggregate_tokens_per_s_per_gpu: FloatArray  # [tok/s per GPU]
+
+
+@dataclass(frozen=True)
+class MemoryBudget:
+    """Where the AR replica's memory goes."""
+
+    usable_bytes: float
+    weight_bytes: float
+    kv_bytes_per_sequence: float
+    max_batch: float
+
+
+@dataclass(frozen=True)
+class BatchingAnalysis:
+    """Everything the Batching page draws."""
+
+    workload_name: str
+    input_tokens: int
+    output_tokens: int
+    selected_batch: int
+    roofs: tuple[Roof, ...]
+    points: tuple[RooflinePoint, ...]
+    batch_series: tuple[BatchSeries, ...]
+    concurrency_series: tuple[ConcurrencySeries, ...]
+    crossover_concurrency: float  # clients where AR (best of plain and speculation) catches diffusion; inf if never
+    memory: MemoryBudget
+    ar_tokens_per_s_at_batch: float
+    ar_cost_usd_per_mtok_at_batch: float
+    cost_swing: float  # $/Mtok at batch 1 over $/Mtok at the selected batch [1]
+    ar_compute_bound_at_batch: bool
+    ar_intensity_at_batch: float
+
+
+def _deployment(scenario: Scenario, option: OwnedOption) -> tuple[ModelSpec, Deployment]:
+    node = scenario.node(option.node_id)
+    model = scenario.model(option.model_id).at_precision(option.precision)
+    return model, Deployment(gpu=scenario.gpu(node.gpu_id), n_gpus=option.gpus_per_replica, precision=option.precision)
+
+
+def _pass(
+    model: ModelSpec,
+    dep: Deployment,
+    eff: Efficiency,
+    scheme: AnyScheme,
+    batch: FloatArray,
+    input_tokens: int,
+    output_tokens: int,
+) -> PassTime:
+    """The main forward pass of a steady decode iteration at the mean resident context T_in + T_out/2."""
+    return iteration_time(
+        model, dep, eff, scheme, batch, input_tokens + output_tokens / 2, canvas_tokens=input_tokens + output_tokens
+    ).main
+
+
+def _replica_cost_usd_per_hour(scenario: Scenario, option: OwnedOption) -> float:
+    """Busy replica cost: its share of a node (or its nodes) at full load [USD/h]."""
+    node = scenario.node(option.node_id)
+    return float(node_cost_usd_per_hour(node, 1.0)) * option.gpus_per_replica / node.gpus_per_node
+
+
+def _grid(cap: float) -> FloatArray:
+    top = max(1.0, min(cap, float(MAX_GRID)))
+    return np.unique(np.concatenate([np.geomspace(1.0, top, 96).round(), [top]]))
+
+
+def _roof(scenario: Scenario, option: OwnedOption) -> Roof:
+    gpu = scenario.gpu(scenario.node(option.node_id).gpu_id)
+    return Roof(
+        gpu_name=gpu.name,
+        peak_flops_per_s=gpu.peak_flops_per_s(option.precision),
+        bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s,
+        effective_flops_per_s=gpu.peak_flops_per_s(option.precision) * scenario.efficiency.mfu_decode,
+        effective_bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s * scenario.efficiency.mbu,
+    )
+
+
+class BatchingInputs(BaseModel):
+    """What the Batching page studies: one AR option, the speculation it is compared with, one diffusion
+    option, the request shape of one workload, and the batch size marked on the charts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ar_option_id: str = Field(description="owned AR option [-]")
+    speculation_option_id: str | None = Field(description="owned AR option whose speculation is drawn [-]")
+    diffusion_option_id: str | None = Field(description="owned diffusion option [-]")
+    workload_id: str = Field(description="workload giving T_in and T_out [-]")
+    batch: int = Field(ge=1, le=MAX_GRID * 2, description="batch size marked on the charts [sequences]")
+
+
+def _option(scenario: Scenario, option_id: str) -> OwnedOption:
+    return next(o for o in scenario.owned_options if o.id == option_id)
+
+
+def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAnalysis:
+    """The Batching page's curves for an AR option, its speculation (if any) and a diffusion option."""
+    ar = _option(scenario, inputs.ar_option_id)
+    spec_option = None if inputs.speculation_option_id is None else _option(scenario, inputs.speculation_option_id)
+    diffusion = None if inputs.diffusion_option_id is None else _option(scenario, inputs.diffusion_option_id)
+    workload = next(w for w in scenario.workloads if w.id == inputs.workload_id)
+    input_tokens, output_tokens, selected_batch = workload.input_tokens, workload.output_tokens, inputs.batch
+    eff = scenario.efficiency
+    ar_model, ar_dep = _deployment(scenario, ar)
+    ar_cost_h = _replica_cost_usd_per_hour(scenario, ar)
+    cap = kv_capacity(ar_model, ar_dep, eff)
+    plain = steady_decode(ar_model, ar_dep, eff, ARScheme(), 1.0, input_tokens, output_tokens)
+    ar_cap = float(plain.max_batch_kv)
+    kv_per_seq = float(plain.kv_tokens_per_sequence) * cap.kv_bytes_per_token
+
+    points: list[RooflinePoint] = []
+    series: list[BatchSeries] = []
+    conc: list[ConcurrencySeries] = []
+
+    def add_batch(option: OwnedOption, label: str, kind: DisplayKind, scheme: object, best_of_ar: bool) -> None:
+        model, dep = _deployment(scenario, option)
+        cost_h = _replica_cost_usd_per_hour(scenario, option)
+        first = steady_decode(model, dep, eff, scheme, 1.0, input_tokens, output_tokens)  # type: ignore[arg-type]
+        b = _grid(float(first.max_batch_kv))
+        run = steady_decode(model, dep, eff, scheme, b, input_tokens, output_tokens)  # type: ignore[arg-type]
+        x = run.output_tokens_per_s
+        per_stream = 1.0 / run.tpot_s
+        if best_of_ar:  # speculation only where it helps: the "optimized AR" baseline (MODEL_SPEC §6.3)
+            base = steady_decode(model, dep, eff, ARScheme(), b, input_tokens, output_tokens)
+            x = np.maximum(x, base.output_tokens_per_s)
+            per_stream = np.maximum(per_stream, 1.0 / base.tpot_s)
+        series.append(
+            BatchSeries(
+                option_id=option.id,
+                label=label,
+                kind=kind,
+                gpus=dep.n_gpus,
+                batch=b,
+                tokens_per_s=x,
+                tokens_per_s_per_stream=per_stream,
+                cost_usd_per_mtok=cost_per_mtok_capacity_form(cost_h, x, 1.0),
+                max_batch_kv=float(first.max_batch_kv),
+            )
+        )
+        c = _grid(float(MAX_GRID) if np.isinf(first.max_batch_kv) else 4.0 * float(first.max_batch_kv))
+        loop = closed_loop(model, dep, eff, scheme, c, input_tokens, output_tokens)  # type: ignore[arg-type]
+        agg, stream = loop.output_tokens_per_s_per_gpu, 1.0 / loop.tpot_s
+        if best_of_ar:
+            base_loop = closed_loop(model, dep, eff, ARScheme(), c, input_tokens, output_tokens)
+            better = base_loop.output_tokens_per_s_per_gpu > agg
+            agg = np.where(better, base_loop.output_tokens_per_s_per_gpu, agg)
+            stream = np.where(better, 1.0 / base_loop.tpot_s, stream)
+        conc.append(ConcurrencySeries(option.id, label, kind, c, stream, agg))
+
+        batches = DIFFUSION_ROOFLINE_BATCHES if kind == "owned-diffusion" else ROOFLINE_BATCHES
+        pb = np.array([bb for bb in batches if bb <= max(1.0, float(first.max_batch_kv))], dtype=np.float64)
+        main = _pass(model, dep, eff, scheme, pb, input_tokens, output_tokens)
+        for i, bb in enumerate(pb):
+            points.append(
+                RooflinePoint(
+                    label=label,
+                    kind=kind,
+                    batch=int(bb),
+                    intensity_flop_per_byte=float(main.arithmetic_intensity_flop_per_byte[i]),
+                    attained_flops_per_s=float(main.flops[i] / main.time_s[i]) / dep.n_gpus,
+                    compute_bound=bool(main.compute_bound[i]),
+                )
+            )
+
+    model_name = scenario.model(ar.model_id).name
+    add_batch(ar, f"AR · {model_name}", "owned-ar", ARScheme(), best_of_ar=False)
+    if spec_option is not None and spec_option.speculation is not None:
+        spec: SpeculativeScheme = spec_option.speculation
+        add_batch(spec_option, f"AR + {spec.name} · {model_name}", "owned-ar-spec", spec, best_of_ar=True)
+    if diffusion is not None:
+        label = f"diffusion · {scenario.model(diffusion.model_id).name}"
+        add_batch(diffusion, label, "owned-diffusion", diffusion.scheme, best_of_ar=False)
+
+    crossover = float("inf")
+    if diffusion is not None:
+        diff = next(s for s in conc if s.kind == "owned-diffusion")
+        best_ar = next(s for s in reversed(conc) if s.kind in ("owned-ar", "owned-ar-spec"))
+        common = np.intersect1d(diff.concurrency, best_ar.concurrency)
+        d = np.interp(common, diff.concurrency, diff.aggregate_tokens_per_s_per_gpu)
+        a = np.interp(common, best_ar.concurrency, best_ar.aggregate_tokens_per_s_per_gpu)
+        ahead = a >= d
+        if ahead.any():
+            crossover = float(common[np.argmax(ahead)])
+
+    at_b = steady_decode(ar_model, ar_dep, eff, ARScheme(), float(selected_batch), input_tokens, output_tokens)
+    main_b = _pass(ar_model, ar_dep, eff, ARScheme(), np.asarray(float(selected_batch)), input_tokens, output_tokens)
+    x_b = float(at_b.output_tokens_per_s)
+    cost_b = float(cost_per_mtok_capacity_form(ar_cost_h, x_b, 1.0))
+    cost_1 = float(cost_per_mtok_capacity_form(ar_cost_h, plain.output_tokens_per_s, 1.0))
+    roofs = {_roof(scenario, ar).gpu_name: _roof(scenario, ar)}
+    if diffusion is not None:
+        roofs.setdefault(_roof(scenario, diffusion).gpu_name, _roof(scenario, diffusion))
+    return BatchingAnalysis(
+        workload_name=workload.name,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        selected_batch=selected_batch,
+        roofs=tuple(roofs.values()),
+        points=tuple(points),
+        batch_series=tuple(series),
+        concurrency_series=tuple(conc),
+        crossover_concurrency=crossover,
+        memory=MemoryBudget(
+            usable_bytes=cap.usable_bytes,
+            weight_bytes=cap.weight_bytes,
+            kv_bytes_per_sequence=kv_per_seq,
+            max_batch=ar_cap,
+        ),
+        ar_tokens_per_s_at_batch=x_b,
+        ar_cost_usd_per_mtok_at_batch=cost_b,
+        cost_swing=cost_1 / cost_b if cost_b > 0 else float("inf"),
+        ar_compute_bound_at_batch=bool(main_b.compute_bound),
+        ar_intensity_at_batch=float(main_b.arithmetic_intensity_flop_per_byte),
+    )

@@ -1,0 +1,136 @@
+"""The shared scenario: one validated :class:`~economics.scenario.Scenario` in ``st.session_state``, in the URL.
+
+Every page reads the scenario with :func:`scenario` and writes a changed one with :func:`update` (an edit
+made by a widget) or :func:`replace` (a whole new scenario: upload, reset). The URL's ``s`` query parameter
+always carries the current scenario as a share token (``economics.share``), so the address bar is a link
+that reproduces the page. The link is read once per browser session, when the session starts.
+
+Widget keys carry an *epoch* (:func:`key`). :func:`replace` starts a new epoch, so every widget is created
+afresh from the new scenario instead of keeping the value the user typed into the old one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+from economics import share
+from economics.scenario import Scenario
+from ui import view
+
+QUERY_PARAM = "s"
+_SCENARIO = "_scenario"
+_LINK = "_scenario_link"
+_EPOCH = "_scenario_epoch"
+_NOTICE = "_scenario_notice"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A message for the user about how the scenario was loaded (a repaired or rejected link)."""
+
+    level: str  # "warning" or "error"
+    title: str
+    lines: tuple[str, ...]
+
+
+def init(default: Callable[[], Scenario]) -> None:
+    """Load the scenario once per session: from the ``s`` query parameter if present, else ``default()``."""
+    if _SCENARIO in st.session_state:
+        return
+    params = {name: str(st.query_params.get(name)) for name in st.query_params}
+    view_messages = tuple(view.init(params))
+    token = params.get(QUERY_PARAM)
+    notice = None
+    if token is None:
+        loaded = default()
+    else:
+        decoded = share.decode(token, default())
+        loaded = decoded.scenario
+        if decoded.status == "repaired":
+            notice = Notice(
+                "warning",
+                "The link was damaged or made by an older version: the parts named below were dropped, "
+                "everything else is as shared.",
+                decoded.messages + view_messages,
+            )
+        elif decoded.status == "default":
+            notice = Notice("error", "The link could not be opened.", decoded.messages + view_messages)
+    if notice is None and view_messages:
+        notice = Notice("warning", "Some settings in the link were not valid and were reset.", view_messages)
+    st.session_state[_EPOCH] = 0
+    st.session_state[_NOTICE] = notice
+    _store(loaded)
+
+
+def require_app() -> None:
+    """Make sure ``app.py`` ran in this script run; if not, switch Streamlit to ``st.navigation`` and rerun.
+
+    Streamlit decides per server process, at the first session, whether the app uses the legacy ``pages/``
+    folder: until some session has called ``st.navigation``, a first visitor who opens a deep link
+    (``/batching?s=…``) gets the page script run on its own, without ``app.py`` and so without the scenario.
+    The page URL paths equal the legacy ones, so the rerun lands on the same page, now through ``app.py``.
+    """
+    if _SCENARIO not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def scenario() -> Scenario:
+    """The current scenario."""
+    require_app()
+    value: Scenario = st.session_state[_SCENARIO]
+    return value
+
+
+def token() -> str:
+    """The share token of the current scenario (computed once per change)."""
+    value: str = st.session_state[_LINK]
+    return value
+
+
+def notice() -> Notice | None:
+    """How the link of this session was read, if it needs telling."""
+    value: Notice | None = st.session_state.get(_NOTICE)
+    return value
+
+
+def dismiss_notice() -> None:
+    st.session_state[_NOTICE] = None
+
+
+def _store(new: Scenario) -> None:
+    st.session_state[_SCENARIO] = new
+    st.session_state[_LINK] = share.encode(new)
+    sync_url()
+
+
+def update(new: Scenario) -> bool:
+    """Store a scenario edited by a widget; returns whether it changed. Widgets keep their state."""
+    if new == st.session_state[_SCENARIO]:
+        return False
+    _store(new)
+    return True
+
+
+def replace(new: Scenario) -> None:
+    """Store a whole new scenario (upload, reset) and recreate every widget from it."""
+    _store(new)
+    st.session_state[_EPOCH] = int(st.session_state[_EPOCH]) + 1
+
+
+def key(name: str) -> str:
+    """Widget key for ``name`` in the current epoch (the bare name in the first epoch, for stable test ids)."""
+    epoch = int(st.session_state[_EPOCH])
+    return name if epoch == 0 else f"{name}__{epoch}"
+
+
+def sync_url() -> None:
+    """Make the URL carry the current scenario (sidebar navigation clears hand-set query parameters)."""
+    current = st.session_state[_LINK]
+    if st.query_params.get(QUERY_PARAM) != current:
+        st.query_params[QUERY_PARAM] = current
+    view.sync_url()

@@ -1,0 +1,71 @@
+"""Inputs of the Batching page: which options and request shape to study, and the batch size to mark."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from economics.scenario import Scenario
+from ui.analysis.batching import BatchingInputs
+from ui.widgets.common import view_number, view_select
+
+
+def batching_inputs(s: Scenario) -> BatchingInputs | None:
+    """Draw the inputs; None (with an info box) when the scenario has no owned AR option."""
+    ar_options = [o for o in s.owned_options if o.scheme.kind == "ar"]
+    diff_options = [o for o in s.owned_options if o.scheme.kind == "diffusion"]
+    if not ar_options:
+        st.info("The scenario has no owned autoregressive option to study. Add one to the scenario JSON.")
+        return None
+    names = {o.id: f"{o.name} ({o.gpus_per_replica} × {s.gpu(s.node(o.node_id).gpu_id).name})" for o in s.owned_options}
+    cols = st.columns([3, 3, 3, 2])
+    ar_id = view_select(
+        "Autoregressive option",
+        "bt_ar",
+        [o.id for o in ar_options],
+        names.__getitem__,
+        help_text="Owned AR option (model, GPUs, precision) whose batching is studied. Its speculative decoding, "
+        "or that of another option serving the same model, is drawn as 'AR + speculation'.",
+        container=cols[0],
+    )
+    ar = next(o for o in ar_options if o.id == ar_id)
+    spec = ar if ar.speculation is not None else None
+    if spec is None:
+        spec = next((o for o in ar_options if o.speculation is not None and o.model_id == ar.model_id), None)
+    diff_id = None
+    if diff_options:
+        diff_id = view_select(
+            "Diffusion option",
+            "bt_diff",
+            [o.id for o in diff_options],
+            names.__getitem__,
+            help_text="Owned text-diffusion option compared with AR at the same request shape.",
+            container=cols[1],
+        )
+    else:
+        cols[1].caption("No owned diffusion option in this scenario.")
+    wl_names = {w.id: f"{w.name} ({w.input_tokens:,} in / {w.output_tokens:,} out)" for w in s.workloads}
+    workload_id = view_select(
+        "Request shape from workload",
+        "bt_workload",
+        list(wl_names),
+        wl_names.__getitem__,
+        help_text="Prompt and output lengths [tokens] of this workload set the KV cache per sequence and the "
+        "prefill share. Edit them on the Workloads page.",
+        container=cols[2],
+    )
+    batch = view_number(
+        "Batch size marked [sequences]",
+        "bt_batch",
+        step=1,
+        integer=True,
+        help_text="Sequences decoded together in one forward pass; marked on the charts and used for the "
+        "numbers above them. Beyond the KV-memory cap it is drawn at the cap.",
+        container=cols[3],
+    )
+    return BatchingInputs(
+        ar_option_id=ar.id,
+        speculation_option_id=None if spec is None else spec.id,
+        diffusion_option_id=diff_id,
+        workload_id=workload_id,
+        batch=int(batch),
+    )

@@ -1,0 +1,179 @@
+"""Widget helpers shared by the widget groups: bounds and help from the pydantic field, keys from the store.
+
+Bounds come from the model's own ``Field`` constraints, so a widget can never accept a value the model
+rejects (except for a strict ``gt`` bound, which the model's validation message then names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic import BaseModel
+
+from ui import state, view
+
+
+def bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:
+    """(min, max) from the field's ``ge``/``gt`` and ``le``/``lt`` constraints."""
+    lo: float | None = None
+    hi: float | None = None
+    for meta in model.model_fields[name].metadata:
+        if isinstance(meta, Ge):
+            lo = float(meta.ge)  # type: ignore[arg-type]
+        elif isinstance(meta, Gt):
+            lo = float(meta.gt)  # type: ignore[arg-type]
+        elif isinstance(meta, Le):
+            hi = float(meta.le)  # type: ignore[arg-type]
+        elif isinstance(meta, Lt):
+            hi = float(meta.lt)  # type: ignore[arg-type]
+    return lo, hi
+
+
+def describe(model: type[BaseModel], name: str) -> str:
+    """The field's description, capitalised, without the trailing unit (the label carries it)."""
+    text = model.model_fields[name].description or ""
+    text = text.rsplit(" [", 1)[0]
+    return text[:1].upper() + text[1:]
+
+
+def field_number(
+    model: type[BaseModel],
+    name: str,
+    value: float,
+    *,
+    label: str,
+    key: str,
+    step: float,
+    fmt: str | None = None,
+    default_note: str = "",
+    integer: bool = False,
+    container: Any = None,
+) -> float:
+    """A number input for one model field, bounded by the field, with its description as help."""
+    lo, hi = bounds(model, name)
+    help_text = describe(model, name)
+    if lo is not None or hi is not None:
+        help_text += f". Allowed: {_fmt(lo)} to {_fmt(hi)}."
+    if default_note:
+        help_text += f" {default_note}"
+    where = container if container is not None else st
+    if integer:
+        out = where.number_input(
+            label,
+            min_value=None if lo is None else int(lo),
+            max_value=None if hi is None else int(hi),
+            value=int(value),
+            step=int(step),
+            key=state.key(key),
+            help=help_text,
+        )
+        return float(out)
+    out = where.number_input(
+        label,
+        min_value=lo,
+        max_value=hi,
+        value=float(value),
+        step=float(step),
+        format=fmt,
+        key=state.key(key),
+        help=help_text,
+    )
+    return float(out)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "any"
+    return f"{x:,.0f}" if x == int(x) and abs(x) >= 1 else f"{x:g}"
+
+
+def view_select(
+    label: str,
+    name: str,
+    options: Sequence[str],
+    format_func: Callable[[str], str],
+    *,
+    help_text: str,
+    container: Any = None,
+) -> str:
+    """A select box for a view setting holding an id; '' (the default) means the first option."""
+    current = str(getattr(view.get(), name))
+    index = options.index(current) if current in options else 0
+    where = container if container is not None else st
+    choice = str(
+        where.selectbox(
+            label, options, index=index, format_func=format_func, key=state.key(f"v_{name}"), help=help_text
+        )
+    )
+    view.set_value(name, "" if choice == options[0] and current not in options else choice)
+    return choice
+
+
+def view_number(
+    label: str,
+    name: str,
+    *,
+    step: float,
+    help_text: str,
+    fmt: str | None = None,
+    integer: bool = False,
+    container: Any = None,
+) -> float:
+    """A number input for a numeric view setting, bounded by the View model."""
+    lo, hi = bounds(view.View, name)
+    current = getattr(view.get(), name)
+    where = container if container is not None else st
+    if integer:
+        value: Any = where.number_input(
+            label,
+            min_value=None if lo is None else int(lo),
+            max_value=None if hi is None else int(hi),
+            value=int(current),
+            step=int(step),
+            key=state.key(f"v_{name}"),
+            help=help_text,
+        )
+        view.set_value(name, int(value))
+        return float(value)
+    value = where.number_input(
+        label,
+        min_value=lo,
+        max_value=hi,
+        value=float(current),
+        step=step,
+        format=fmt,
+        key=state.key(f"v_{name}"),
+        help=help_text,
+    )
+    view.set_value(name, float(value))
+    return float(value)
+
+
+def view_slider(
+    label: str,
+    name: str,
+    *,
+    step: float,
+    help_text: str,
+    fmt: str | None = None,
+    container: Any = None,
+) -> float:
+    """A slider for a numeric view setting, bounded by the View model."""
+    lo, hi = bounds(view.View, name)
+    current = float(getattr(view.get(), name))
+    where = container if container is not None else st
+    value = where.slider(
+        label,
+        min_value=lo,
+        max_value=hi,
+        value=current,
+        step=step,
+        format=fmt,
+        key=state.key(f"v_{name}"),
+        help=help_text,
+    )
+    view.set_value(name, float(value))
+    return float(value)
