@@ -260,15 +260,21 @@ def api_cost_per_request(
     return dollars * (1.0 - _f(discount_fraction)) / MTOK
 
 
-def batch_tier_usable(api: ApiOffer, deadline_s: float | None, latency_slo: bool) -> bool:
-    """The API's batch tier fits a workload when it has one, the workload has an end-to-end deadline at least
-    as long as the promised turnaround, and no interactive latency SLO (TTFT/TPOT) [-]."""
-    return (
-        api.batch_discount_fraction > 0
-        and deadline_s is not None
-        and deadline_s >= api.batch_turnaround_s
-        and not latency_slo
-    )
+def batch_tier_usable(api: ApiOffer, deadline_s: ArrayLike | None, latency_slo: ArrayLike) -> BoolArray:
+    """The API's batch tier fits a workload when the API has one, the workload has an end-to-end deadline at
+    least as long as the promised turnaround, and no interactive latency SLO (TTFT/TPOT) [-].
+
+    ``deadline_s`` None or NaN means no deadline (then the batch tier is not assumed).
+
+    >>> api = ApiOffer(id="a", name="a", input_usd_per_mtok=3, output_usd_per_mtok=15, batch_discount_fraction=0.5)
+    >>> batch_tier_usable(api, [86_400.0, 28_800.0, np.nan], False).tolist()
+    [True, False, False]
+    """
+    deadline = _f(np.nan if deadline_s is None else deadline_s)
+    with np.errstate(invalid="ignore"):
+        long_enough = deadline >= api.batch_turnaround_s
+    usable = long_enough & ~np.asarray(latency_slo, dtype=bool) & (api.batch_discount_fraction > 0)
+    return np.asarray(usable, dtype=np.bool_)
 
 
 def api_offer_cost_per_request(
