@@ -309,7 +309,7 @@ _WHAT = {
 
 def _fmt(value: float, unit: str) -> str:
     if unit == "USD/Mtok":
-        return f"${value:,.3g}/Mtok"
+        return f"${value:,.4g}/Mtok"
     if unit == "USD/node-hour":
         return f"${value:,.2f}/node-hour"
     if unit == "share of SLO capacity":

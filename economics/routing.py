@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from economics.quality import expected_cost_per_task
+from economics.result import OptionKind, RouteLabel
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -25,10 +26,17 @@ BoolArray = NDArray[np.bool_]
 
 #: Codes of :data:`OPTION_KINDS`, used in ``(O,)`` arrays.
 OWNED_AR, OWNED_DIFFUSION, API = 0, 1, 2
-OPTION_KINDS = ("owned-ar", "owned-diffusion", "api")
+OPTION_KINDS: tuple[OptionKind, ...] = ("owned-ar", "owned-diffusion", "api")
 
 #: Route labels, in the order of their integer codes in grids.
-ROUTE_LABELS = ("owned diffusion", "owned AR (batch)", "owned AR", "frontier API", "API", "none feasible")
+ROUTE_LABELS: tuple[RouteLabel, ...] = (
+    "owned diffusion",
+    "owned AR (batch)",
+    "owned AR",
+    "frontier API",
+    "API",
+    "none feasible",
+)
 (LABEL_OWNED_DIFFUSION, LABEL_OWNED_AR_BATCH, LABEL_OWNED_AR, LABEL_FRONTIER_API, LABEL_API, LABEL_NONE) = range(6)
 
 #: API tiers whose label is "frontier API" (the high-value corner of the quadrant).

@@ -1,0 +1,468 @@
+"""The one orchestrator: ``evaluate(scenario) -> Result`` (MODEL_SPEC §8–§11), like pvlib's ``ModelChain``.
+
+Pages, the CLI and stored reviews all call :func:`evaluate`. It evaluates every option for all workloads at
+once (one serving call per owned option, arrays over workloads), routes each workload to the option with
+the lowest expected cost per task, derives the quadrant coordinates, break-evens and flip thresholds, and
+sums the fleet, including what the owned nodes cost while idle (the essay's "GPU hangover").
+
+:func:`evaluate_grid` sweeps one workload over two axes (demand × failure cost) for the quadrant's decision
+regions and break-even maps.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from economics.costs import (
+    break_even_utilization,
+    cost_per_mtok,
+    idle_cost_usd_per_month,
+    node_cost_usd_per_hour,
+)
+from economics.flips import all_flips, flip_records
+from economics.offers import OwnedNode, RentedNode
+from economics.option_costs import (
+    REASON_SOVEREIGN,
+    OptionArrays,
+    WorkloadArrays,
+    api_option_arrays,
+    owned_option_arrays,
+)
+from economics.quality import break_even_failure_cost
+from economics.result import FleetSummary, OptionKind, OptionResult, Result, WorkloadDecision
+from economics.routing import (
+    API,
+    FRONTIER_TIERS,
+    OPTION_KINDS,
+    OWNED_AR,
+    ROUTE_LABELS,
+    OptionTable,
+    Route,
+    allowed_options,
+    best_of,
+    route_labels,
+)
+from economics.scenario import Scenario
+from economics.units import HOURS_PER_MONTH, SECONDS_PER_HOUR
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+SECONDS_PER_MONTH = HOURS_PER_MONTH * SECONDS_PER_HOUR
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything :func:`evaluate` computed, as arrays; :func:`evaluate` turns it into a typed Result."""
+
+    scenario: Scenario
+    workloads: WorkloadArrays
+    options: tuple[OptionArrays, ...]
+    option_names: tuple[str, ...]
+    table: OptionTable
+    route: Route
+    reasons: NDArray[np.object_]  # (W, O) why not feasible, '' if feasible
+
+
+def _quality_matrix(scenario: Scenario, option_ids: tuple[str, ...], base: FloatArray) -> FloatArray:
+    q = np.tile(base, (len(scenario.workloads), 1))
+    column = {oid: i for i, oid in enumerate(option_ids)}
+    for w, wl in enumerate(scenario.workloads):
+        for oid, value in wl.quality_overrides.items():
+            q[w, column[oid]] = value
+    return q
+
+
+def evaluate_arrays(scenario: Scenario) -> Evaluation:
+    """The array stage of :func:`evaluate`: every option for every workload, the table and the route."""
+    w = WorkloadArrays.of(scenario)
+    owned = scenario.owned_options
+    arrays = [owned_option_arrays(scenario, o, w) for o in owned] + [api_option_arrays(a, w) for a in scenario.apis]
+    option_ids = tuple(o.id for o in owned) + tuple(a.id for a in scenario.apis)
+    names = tuple(o.name for o in owned) + tuple(a.name for a in scenario.apis)
+    kind = np.array([a.kind for a in arrays], dtype=np.int8)
+    node_ids = tuple(n.id for n in scenario.nodes)
+    node_index = np.array([node_ids.index(o.node_id) for o in owned] + [-1] * len(scenario.apis), dtype=np.intp)
+    frontier = np.array([False] * len(owned) + [a.tier in FRONTIER_TIERS for a in scenario.apis], dtype=bool)
+    quality = _quality_matrix(
+        scenario, option_ids, np.array([o.quality for o in owned] + [a.quality for a in scenario.apis])
+    )
+
+    def stack(name: str) -> FloatArray:
+        return np.stack([getattr(a, name) for a in arrays], axis=1).astype(np.float64)
+
+    allowed = allowed_options(w.sovereign, kind == API)
+    able = np.stack([a.feasible for a in arrays], axis=1)
+    reasons = np.stack([a.reason for a in arrays], axis=1).astype(object)
+    below_floor = quality < w.min_quality[:, None]
+    reasons = np.where(
+        able & below_floor,
+        np.char.add("quality ", np.char.add(np.char.mod("%.3g", quality), " is below the workload's floor")).astype(
+            object
+        ),
+        reasons,
+    )
+    reasons = np.where(~allowed, REASON_SOVEREIGN, reasons)
+    feasible = allowed & able & ~below_floor
+    cost = np.where(feasible, stack("cost"), np.inf)
+    table = OptionTable(
+        option_ids=option_ids,
+        kind=kind,
+        frontier=frontier,
+        node_index=node_index,
+        node_ids=node_ids,
+        cost_usd=cost,
+        quality=quality,
+        allowed=allowed,
+        feasible=feasible,
+        tpot_s=stack("tpot"),
+        capacity_requests_per_s=stack("capacity"),
+        replicas=stack("replicas"),
+        utilization=stack("utilization"),
+        achieved_batch=stack("batch"),
+        replica_fixed_usd_per_hour=np.array([a.replica_fixed_usd_per_hour for a in arrays]),
+        replica_variable_usd_per_hour=np.array([a.replica_variable_usd_per_hour for a in arrays]),
+        replica_share_of_node=np.array([a.replica_share_of_node for a in arrays]),
+        api_output_usd_per_mtok=np.array([0.0] * len(owned) + [a.output_usd_per_mtok for a in scenario.apis]),
+        api_price_multiplier=stack("price_multiplier"),
+        failure_cost_usd=w.failure_cost,
+        max_attempts=w.max_attempts,
+        avg_requests_per_s=w.avg,
+        peak_requests_per_s=w.peak,
+        output_tokens=w.output_tokens,
+        sovereign=w.sovereign,
+        target_utilization=scenario.policy.target_utilization,
+        pooled=scenario.policy.cost_mode == "pooled",
+        pool_utilization=scenario.policy.pool_utilization,
+    )
+    return Evaluation(scenario, w, tuple(arrays), names, table, table.route(), reasons)
+
+
+# ---- quadrant coordinates and break-evens --------------------------------------------------------------------
+
+
+def _take(a: FloatArray, idx: IntArray) -> FloatArray:
+    rows = np.arange(a.shape[0])
+    return np.where(idx >= 0, a[rows, np.maximum(idx, 0)], np.nan)
+
+
+@dataclass(frozen=True)
+class Coordinates:
+    """The quadrant coordinates and the margins that define its regions, per workload."""
+
+    batchability: FloatArray  # β on the reference AR option [1]
+    best_owned: IntArray  # router's best owned option, −1 if none
+    best_api: IntArray  # router's best API, −1 if none
+    value_star: FloatArray  # v* best owned vs best API; NaN = undefined [USD/token]
+    u_star: FloatArray  # U* of the best owned vs the best API's cost; NaN = undefined [1]
+    labels: NDArray[np.int8]
+
+
+def coordinates(ev: Evaluation) -> Coordinates:
+    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5)."""
+    t, r = ev.table, ev.route
+    is_api = t.is_api
+    j = r.expected_cost_usd
+    best_owned = best_of(j, ~is_api, t.tpot_s, is_api)
+    best_api = best_of(j, is_api, t.tpot_s, is_api)
+    # β: plain AR at batch 1 on the best owned AR option (the first AR option if none is feasible)
+    beta_all = np.stack([a.batchability for a in ev.options], axis=1) if ev.options else np.zeros((len(j), 0))
+    ar = t.kind == OWNED_AR
+    ref = best_of(j, ar, t.tpot_s, is_api)
+    first_ar = int(np.argmax(ar)) if ar.any() else -1
+    ref = np.where(ref >= 0, ref, first_ar).astype(np.intp)
+    beta = np.nan_to_num(_take(beta_all, ref), nan=0.0) if beta_all.shape[1] else np.zeros(len(j))
+    # v*: failure cost at which the best owned and best API cost the same per task, per output token
+    c_o, c_a = _take(t.cost_usd, best_owned), _take(t.cost_usd, best_api)
+    q_o, q_a = _take(t.quality, best_owned), _take(t.quality, best_api)
+    high_is_api = q_a >= q_o
+    c_star = break_even_failure_cost(
+        np.where(high_is_api, c_a, c_o),
+        np.where(high_is_api, q_a, q_o),
+        np.where(high_is_api, c_o, c_a),
+        np.where(high_is_api, q_o, q_a),
+        t.max_attempts,
+    )
+    both = (best_owned >= 0) & (best_api >= 0)
+    v_star = np.where(both & np.isfinite(c_star) & (c_star >= 0), c_star / t.output_tokens, np.nan)
+    # U*: §9.4 on the best owned replica against the best API's cost per request
+    safe = np.maximum(best_owned, 0)
+    u_star = break_even_utilization(
+        t.replica_fixed_usd_per_hour[safe],
+        _take(t.capacity_requests_per_s, best_owned),
+        c_a,
+        t.replica_variable_usd_per_hour[safe],
+    )
+    u_star = np.where(both & np.isfinite(u_star), u_star, np.nan)
+    labels = route_labels(r.chosen, t.kind, t.frontier, beta)
+    return Coordinates(beta, best_owned, best_api, v_star, u_star, labels)
+
+
+# ---- assembly --------------------------------------------------------------------------------------------------
+
+
+def _none_if_nan(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def _money(x: float) -> str:
+    return f"${x:,.4g}" if abs(x) < 1 else f"${x:,.2f}"
+
+
+def _reason(ev: Evaluation, co: Coordinates, w: int) -> str:
+    """One paragraph a reviewer can read: why this route, by how much, and where the node stands."""
+    t, r = ev.table, ev.route
+    names = ev.option_names
+    chosen, runner = int(r.chosen[w]), int(r.runner_up[w])
+    if chosen < 0:
+        why = sorted({str(x) for x in ev.reasons[w] if x})
+        return "No allowed option can serve it: " + "; ".join(why) + "."
+    j = r.expected_cost_usd[w]
+    label = ROUTE_LABELS[int(co.labels[w])]
+    beta = float(co.batchability[w])
+    bound = f"latency-bound (β = {beta:.2g} < 1: no batch forms)" if beta < 1 else f"batchable (β = {beta:.2g} ≥ 1)"
+    parts: list[str] = []
+    if t.kind[chosen] == API:
+        owned = int(co.best_owned[w])
+        v_star = float(co.value_star[w])
+        v = float(t.failure_cost_usd[w] / t.output_tokens[w])
+        if owned < 0:
+            parts.append("No owned option can serve it")
+        elif t.cost_usd[w, chosen] <= t.cost_usd[w, owned] and t.quality[w, chosen] >= t.quality[w, owned]:
+            parts.append("Cheaper per request and at least as good as any owned option")
+        elif t.quality[w, chosen] > t.quality[w, owned] and not math.isnan(v_star):
+            parts.append(
+                f"Value at risk {_money(v * 1000)} per 1k output tokens exceeds the break-even "
+                f"{_money(v_star * 1000)}: the quality gap is worth more than the price gap"
+            )
+        else:
+            parts.append("Cheapest per task: the API charges only for the tokens it serves, the owned node idles")
+    else:
+        if t.sovereign[w]:
+            parts.append("Sovereign data: APIs are not allowed")
+        if label == "owned diffusion":
+            parts.append(f"{bound}; diffusion decodes a block per pass and costs least per task")
+        elif label == "owned AR (batch)":
+            parts.append(f"{bound}: batching amortizes the weight reads")
+        else:
+            parts.append(f"{bound}")
+        parts.append(f"the replica runs at {100 * t.utilization[w, chosen]:.2g}% of its SLO capacity")
+    parts.append(f"J = {_money(float(j[chosen]))}/task on {names[chosen]}")
+    if runner >= 0:
+        parts.append(f"vs {_money(float(j[runner]))} on {names[runner]}")
+    u_star = float(co.u_star[w])
+    if t.kind[chosen] != API and not math.isnan(u_star):
+        parts.append(f"break-even utilization against the best API {100 * u_star:.2g}%")
+    return "; ".join(parts) + "."
+
+
+def _option_results(ev: Evaluation) -> tuple[OptionResult, ...]:
+    t, s = ev.table, ev.scenario
+    w = ev.workloads
+    c = t.cost_usd
+    per_out = cost_per_mtok(c, w.output_tokens[:, None])
+    per_total = cost_per_mtok(c, (w.input_tokens + w.output_tokens)[:, None])
+    j = ev.route.expected_cost_usd
+    ttft = np.stack([a.ttft for a in ev.options], axis=1)
+    gpus = np.stack([a.gpus for a in ev.options], axis=1)
+    spec = np.stack([a.speculation_on for a in ev.options], axis=1)
+    tier = np.stack([a.batch_tier for a in ev.options], axis=1)
+    out: list[OptionResult] = []
+    kinds: list[OptionKind] = [OPTION_KINDS[int(k)] for k in t.kind]
+    for wi, wl in enumerate(s.workloads):
+        for o, oid in enumerate(t.option_ids):
+            ok = bool(t.feasible[wi, o])
+            out.append(
+                OptionResult.model_construct(
+                    workload_id=wl.id,
+                    option_id=oid,
+                    option_name=ev.option_names[o],
+                    kind=kinds[o],
+                    allowed=bool(t.allowed[wi, o]),
+                    feasible=ok,
+                    reason="" if ok else str(ev.reasons[wi, o]),
+                    cost_usd_per_request=float(c[wi, o]),
+                    cost_usd_per_mtok_output=float(per_out[wi, o]),
+                    cost_usd_per_mtok_total=float(per_total[wi, o]),
+                    expected_cost_usd_per_request=float(j[wi, o]),
+                    quality=float(t.quality[wi, o]),
+                    tpot_s=float(t.tpot_s[wi, o]),
+                    ttft_s=float(ttft[wi, o]),
+                    replicas=int(t.replicas[wi, o]) if ok else 0,
+                    gpus=int(gpus[wi, o]) if ok else 0,
+                    utilization=float(t.utilization[wi, o]),
+                    capacity_requests_per_s=float(t.capacity_requests_per_s[wi, o]),
+                    achieved_batch=float(t.achieved_batch[wi, o]),
+                    speculation_on=bool(spec[wi, o]),
+                    batch_tier=bool(tier[wi, o]),
+                )
+            )
+    return tuple(out)
+
+
+def _monthly(c: FloatArray, avg: FloatArray) -> FloatArray:
+    return np.where(np.isfinite(c), c * avg * SECONDS_PER_MONTH, 0.0)
+
+
+def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
+    t, r, s = ev.table, ev.route, ev.scenario
+    chosen = r.chosen
+    monthly = _monthly(_take(t.cost_usd, chosen), t.avg_requests_per_s)
+    api_monthly = _monthly(
+        _take(t.cost_usd, best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)), t.avg_requests_per_s
+    )
+    has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
+    flips = all_flips(t, r)
+    out: list[WorkloadDecision] = []
+    for wi, wl in enumerate(s.workloads):
+        ch = int(chosen[wi])
+        api_m = float(api_monthly[wi]) if has_api[wi] else None
+        margin = float(r.margin_usd[wi])
+        out.append(
+            WorkloadDecision.model_construct(
+                workload_id=wl.id,
+                workload_name=wl.name,
+                chosen_option_id=t.option_ids[ch] if ch >= 0 else None,
+                chosen_kind=OPTION_KINDS[int(t.kind[ch])] if ch >= 0 else None,
+                route_label=ROUTE_LABELS[int(co.labels[wi])],
+                reason=_reason(ev, co, wi),
+                margin_usd_per_request=margin if math.isfinite(margin) else math.inf,
+                batchability=float(co.batchability[wi]),
+                value_usd_per_output_token=wl.value_usd_per_output_token,
+                break_even_value_usd_per_output_token=_none_if_nan(float(co.value_star[wi])),
+                break_even_utilization=_none_if_nan(float(co.u_star[wi])),
+                monthly_cost_usd=float(monthly[wi]),
+                all_api_monthly_cost_usd=api_m,
+                savings_vs_api_usd_per_month=None if api_m is None else api_m - float(monthly[wi]),
+                flips=flip_records(flips, wi, t.option_ids, ev.option_names),
+            )
+        )
+    return tuple(out)
+
+
+def _fleet(ev: Evaluation) -> tuple[FleetSummary, list[str]]:
+    """The fleet the chosen routes need, with workloads on the same owned option sharing its replicas.
+
+    Per owned option: ``replicas = ceil(Σ λ_peak/(u_target·λ_max))`` over the workloads routed to it (each
+    takes its share of a replica's SLO capacity) and busy GPU-equivalents ``Σ λ_avg/λ_max · N``. An owned
+    node offer runs ``max(nodes bought, nodes needed)`` nodes, paid in full, busy or idle; rented GPUs are
+    paid per GPU-hour. Per-workload costs in dedicated mode are stand-alone (own replicas), so they can add
+    up to more than the consolidated fleet.
+    """
+    t, r, s = ev.table, ev.route, ev.scenario
+    chosen = r.chosen
+    u_t = s.policy.target_utilization
+    n_owned = len(s.owned_options)
+    gpus_needed = np.zeros(len(s.nodes))
+    busy = np.zeros(len(s.nodes))
+    for o, option in enumerate(s.owned_options):
+        routed = chosen == o
+        if not routed.any():
+            continue
+        lam_max = t.capacity_requests_per_s[routed, o]
+        share = float(np.sum(t.peak_requests_per_s[routed] / (u_t * lam_max)))
+        replicas = max(1, math.ceil(share * (1.0 - 1e-12)))
+        i = int(t.node_index[o])
+        gpus_needed[i] += replicas * option.gpus_per_replica
+        busy[i] += float(np.sum(t.avg_requests_per_s[routed] / lam_max)) * option.gpus_per_replica
+    warnings: list[str] = []
+    owned_nodes = owned_gpus = 0
+    owned_cost = idle = busy_owned = rented = 0.0
+    for i, node in enumerate(s.nodes):
+        if isinstance(node, OwnedNode):
+            needed = math.ceil(gpus_needed[i] / node.gpus_per_node - 1e-9)
+            nodes = max(node.nodes_owned, needed)
+            if nodes == 0:
+                continue
+            total_gpus = nodes * node.gpus_per_node
+            u = float(busy[i]) / total_gpus
+            c_h = float(node_cost_usd_per_hour(node, u))
+            owned_nodes += nodes
+            owned_gpus += total_gpus
+            busy_owned += float(busy[i])
+            owned_cost += nodes * c_h * HOURS_PER_MONTH
+            idle += float(idle_cost_usd_per_month(nodes * c_h, u))
+            if needed > node.nodes_owned > 0:
+                warnings.append(
+                    f"nodes.{i} ({node.name}): the chosen routes need {needed} node(s), "
+                    f"{node.nodes_owned} are owned; {needed - node.nodes_owned} more must be bought"
+                )
+            elif needed == 0:
+                warnings.append(
+                    f"nodes.{i} ({node.name}): {nodes} owned node(s) carry no chosen route; "
+                    f"{_money(nodes * c_h * HOURS_PER_MONTH)}/month is paid for idle GPUs"
+                )
+        elif isinstance(node, RentedNode):
+            rented += float(gpus_needed[i]) * node.price_usd_per_gpu_hour * HOURS_PER_MONTH
+    monthly = _monthly(_take(t.cost_usd, chosen), t.avg_requests_per_s)
+    on_api = (chosen >= n_owned) & (chosen >= 0)
+    api = float(monthly[on_api].sum())
+    no_api = ~np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
+    best_api = best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)
+    api_only = _monthly(np.where(no_api, _take(t.cost_usd, chosen), _take(t.cost_usd, best_api)), t.avg_requests_per_s)
+    fleet = FleetSummary.model_construct(
+        owned_nodes=owned_nodes,
+        owned_gpus=owned_gpus,
+        owned_cost_usd_per_month=owned_cost,
+        owned_utilization=busy_owned / owned_gpus if owned_gpus else 0.0,
+        idle_cost_usd_per_month=idle,
+        rented_cost_usd_per_month=rented,
+        api_cost_usd_per_month=api,
+        total_cost_usd_per_month=owned_cost + rented + api,
+        all_api_cost_usd_per_month=float(api_only.sum()),
+    )
+    return fleet, warnings
+
+
+def _stale_warnings(s: Scenario) -> list[str]:
+    out: list[str] = []
+    for field, offers in (("nodes", s.nodes), ("apis", s.apis)):
+        for i, offer in enumerate(offers):
+            try:
+                as_of = dt.date.fromisoformat(offer.as_of[:10])
+            except ValueError:
+                continue
+            age = (s.review_date - as_of).days
+            if age > s.policy.stale_after_days:
+                out.append(
+                    f"{field}.{i} ({offer.name}): price last checked {as_of}, {age} days before the review date "
+                    f"(stale after {s.policy.stale_after_days})"
+                )
+    return out
+
+
+def evaluate(scenario: Scenario) -> Result:
+    """Evaluate a scenario: every workload on every option, the chosen routes and the fleet (MODEL_SPEC §8–§11).
+
+    For each owned option: SLO capacity λ_max (§8.2), replicas for the peak with headroom, utilisation of
+    the paid hours, the operating point at the average load (§8.1) and the cost per request (§9.2,
+    dedicated or pooled). For each API: cost with caching, batch tier and negotiated discount (§9.3) and
+    feasibility against the workload's SLOs. Then ``J = c + expected failure cost`` (§10), the route by
+    ``argmin J`` (§11; sovereign data never goes to an API), the quadrant coordinates, break-evens and flip
+    thresholds, and the fleet's monthly cost including idle capacity.
+
+    Infeasible options carry a reason and cost ``inf``; nothing is NaN.
+    """
+    ev = evaluate_arrays(scenario)
+    co = coordinates(ev)
+    fleet, fleet_warnings = _fleet(ev)
+    decisions = _decisions(ev, co)
+    warnings = _stale_warnings(scenario) + fleet_warnings
+    warnings += [
+        f"workloads.{i} ({d.workload_name}): no allowed option can serve it"
+        for i, d in enumerate(decisions)
+        if d.chosen_option_id is None
+    ]
+    return Result.model_construct(
+        scenario_name=scenario.name,
+        review_date=scenario.review_date,
+        options=_option_results(ev),
+        decisions=decisions,
+        fleet=fleet,
+        warnings=tuple(warnings),
+    )

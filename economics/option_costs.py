@@ -1,0 +1,264 @@
+"""Every option's operating point and cost for every workload at once (MODEL_SPEC §8–§9, §11 steps 2–3).
+
+One serving call per owned option (and per speculation setting of an AR option) covers all workloads as
+arrays; APIs are closed-form. The results feed the router (:mod:`economics.routing`) and the result
+assembly of :func:`economics.evaluate.evaluate`. Glue code: the formulas live in :mod:`economics.costs`
+and :mod:`economics.serving`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from economics.costs import (
+    api_offer_cost_per_request,
+    batch_tier_usable,
+    cost_per_request_dedicated,
+    cost_per_request_pooled,
+    node_cost_fixed_and_variable,
+)
+from economics.hardware import Deployment
+from economics.offers import ApiOffer, OwnedNode
+from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
+from economics.scenario import OwnedOption, Scenario
+from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
+from economics.serving import continuous_batching, replicas_for_peak, slo_capacity
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+StrArray = NDArray[np.object_]
+
+REASON_SOVEREIGN = "sovereign data may not leave owned infrastructure"
+
+
+@dataclass(frozen=True)
+class WorkloadArrays:
+    """The scenario's workloads as ``(W,)`` arrays; absent SLOs are ``inf``, an absent deadline NaN."""
+
+    avg: FloatArray  # λ_avg [req/s]
+    peak: FloatArray  # λ_peak [req/s]
+    input_tokens: FloatArray  # T_in [tokens]
+    output_tokens: FloatArray  # T_out [tokens]
+    ttft_slo: FloatArray  # [s], inf = none
+    tpot_slo: FloatArray  # [s], inf = none
+    deadline: FloatArray  # [s], NaN = none
+    cache_hit: FloatArray  # h [1]
+    sovereign: BoolArray  # [-]
+    failure_cost: FloatArray  # C_fail [USD]
+    min_quality: FloatArray  # [1], 0 = none
+    max_attempts: FloatArray  # m [count]
+
+    @classmethod
+    def of(cls, scenario: Scenario) -> WorkloadArrays:
+        ws = scenario.workloads
+
+        def arr(values: list[float | None], none: float) -> FloatArray:
+            return np.array([none if v is None else v for v in values], dtype=np.float64)
+
+        return cls(
+            avg=arr([w.avg_requests_per_s for w in ws], 0.0),
+            peak=arr([w.peak_requests_per_s for w in ws], 0.0),
+            input_tokens=arr([w.input_tokens for w in ws], 0.0),
+            output_tokens=arr([w.output_tokens for w in ws], 0.0),
+            ttft_slo=arr([w.ttft_slo_s for w in ws], np.inf),
+            tpot_slo=arr([w.tpot_slo_s for w in ws], np.inf),
+            deadline=arr([w.deadline_s for w in ws], np.nan),
+            cache_hit=arr([w.prompt_cache_hit_rate for w in ws], 0.0),
+            sovereign=np.array([w.sovereign for w in ws], dtype=bool),
+            failure_cost=arr([w.failure_cost_usd for w in ws], 0.0),
+            min_quality=arr([w.min_quality for w in ws], 0.0),
+            max_attempts=arr([w.max_attempts for w in ws], 1.0),
+        )
+
+    @property
+    def latency_slo(self) -> BoolArray:
+        """The workload has an interactive SLO (TTFT or TPOT) [-]."""
+        return np.asarray(np.isfinite(self.ttft_slo) | np.isfinite(self.tpot_slo), dtype=np.bool_)
+
+    @property
+    def deadline_or_inf(self) -> FloatArray:
+        return np.where(np.isnan(self.deadline), np.inf, self.deadline)
+
+
+@dataclass(frozen=True)
+class OptionArrays:
+    """One option evaluated for every workload; all ``(W,)``. Infeasible entries cost ``inf``."""
+
+    kind: int  # OWNED_AR, OWNED_DIFFUSION or API
+    cost: FloatArray  # c per request [USD]
+    feasible: BoolArray  # able to serve the workload (sovereignty is applied by the caller) [-]
+    reason: StrArray  # why not, '' when feasible [-]
+    tpot: FloatArray  # at the average load [s]
+    ttft: FloatArray  # at the average load [s]
+    capacity: FloatArray  # λ_max per replica; inf for an API [req/s]
+    replicas: FloatArray  # R; 0 for an API [count]
+    gpus: FloatArray  # R·N; 0 for an API [count]
+    utilization: FloatArray  # λ_avg/(R·λ_max); 0 for an API [1]
+    batch: FloatArray  # B* per replica at the average load [count]
+    batchability: FloatArray  # β = λ_peak·T_out·TPOT(1) on this option [1]
+    speculation_on: BoolArray  # [-]
+    batch_tier: BoolArray  # [-]
+    price_multiplier: FloatArray  # (1 − negotiated)(1 − batch) for an API, 1 for owned [1]
+    replica_fixed_usd_per_hour: float  # C_fixed of one replica [USD/h]
+    replica_variable_usd_per_hour: float  # C_var of one replica at full load [USD/h]
+    replica_share_of_node: float  # N / GPUs per node [1]
+
+
+def _owned_variant(
+    scenario: Scenario, option: OwnedOption, scheme: ARScheme | SpeculativeScheme | DiffusionScheme, w: WorkloadArrays
+) -> OptionArrays:
+    node = scenario.node(option.node_id)
+    model = scenario.model(option.model_id).at_precision(option.precision)
+    deployment = Deployment(gpu=scenario.gpu(node.gpu_id), n_gpus=option.gpus_per_replica, precision=option.precision)
+    eff = scenario.efficiency
+    policy = scenario.policy
+    cap = slo_capacity(
+        model,
+        deployment,
+        eff,
+        scheme,
+        w.input_tokens,
+        w.output_tokens,
+        tpot_max_s=w.tpot_slo,
+        ttft_max_s=w.ttft_slo,
+        deadline_s=w.deadline_or_inf,
+    )
+    lam_max = cap.max_arrival_rate_per_s
+    feasible = np.asarray(cap.feasible, dtype=bool)
+    plan = replicas_for_peak(
+        w.peak,
+        np.where(feasible, lam_max, 0.0),
+        option.gpus_per_replica,
+        average_arrival_rate_per_s=w.avg,
+        target_utilization=policy.target_utilization,
+    )
+    replicas = np.where(feasible, plan.replicas, 1.0)
+    per_replica = w.avg / replicas
+    cb = continuous_batching(model, deployment, eff, scheme, per_replica, w.input_tokens, w.output_tokens)
+    share = option.gpus_per_replica / node.gpus_per_node
+    fixed_node, variable_node = node_cost_fixed_and_variable(node)
+    fixed, variable = fixed_node * share, variable_node * share
+    util = np.where(feasible, plan.utilization, 0.0)
+    if policy.cost_mode == "pooled":
+        c_h = fixed + variable * policy.pool_utilization
+        cost = cost_per_request_pooled(c_h, cb.batch, per_replica, policy.pool_utilization)
+    else:
+        cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
+    reason = np.where(feasible, "", cap.reason).astype(object)
+    kind = OWNED_DIFFUSION if isinstance(scheme, DiffusionScheme) else OWNED_AR
+    return OptionArrays(
+        kind=kind,
+        cost=np.where(feasible, cost, np.inf),
+        feasible=feasible,
+        reason=reason,
+        tpot=np.where(feasible, cb.tpot_s, np.inf),
+        ttft=np.where(feasible, cb.ttft_s, np.inf),
+        capacity=np.where(feasible, lam_max, 0.0),
+        replicas=np.where(feasible, replicas, 0.0),
+        gpus=np.where(feasible, replicas * option.gpus_per_replica, 0.0),
+        utilization=util,
+        batch=np.where(feasible, cb.batch, 0.0),
+        batchability=np.nan_to_num(beta, nan=0.0, posinf=0.0),
+        speculation_on=np.full(w.avg.shape, isinstance(scheme, SpeculativeScheme)),
+        batch_tier=np.zeros(w.avg.shape, dtype=bool),
+        price_multiplier=np.ones_like(w.avg),
+        replica_fixed_usd_per_hour=fixed,
+        replica_variable_usd_per_hour=variable,
+        replica_share_of_node=share,
+    )
+
+
+def _pick(a: OptionArrays, b: OptionArrays, take_b: BoolArray) -> OptionArrays:
+    def sel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.where(take_b, y, x)
+
+    return OptionArrays(
+        kind=a.kind,
+        cost=sel(a.cost, b.cost),
+        feasible=sel(a.feasible, b.feasible),
+        reason=sel(a.reason, b.reason),
+        tpot=sel(a.tpot, b.tpot),
+        ttft=sel(a.ttft, b.ttft),
+        capacity=sel(a.capacity, b.capacity),
+        replicas=sel(a.replicas, b.replicas),
+        gpus=sel(a.gpus, b.gpus),
+        utilization=sel(a.utilization, b.utilization),
+        batch=sel(a.batch, b.batch),
+        batchability=a.batchability,  # β is defined on plain AR at batch 1 (§11)
+        speculation_on=sel(a.speculation_on, b.speculation_on),
+        batch_tier=a.batch_tier,
+        price_multiplier=a.price_multiplier,
+        replica_fixed_usd_per_hour=a.replica_fixed_usd_per_hour,
+        replica_variable_usd_per_hour=a.replica_variable_usd_per_hour,
+        replica_share_of_node=a.replica_share_of_node,
+    )
+
+
+def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArrays) -> OptionArrays:
+    """An owned option for every workload: SLO capacity, replicas for the peak, operating point, cost.
+
+    An AR option with speculation is "optimized AR" (MODEL_SPEC §6.3): both settings are evaluated and each
+    workload gets the one that is feasible and cheaper per request (then faster per token).
+    """
+    plain = _owned_variant(scenario, option, option.scheme, w)
+    if option.speculation is None:
+        return plain
+    spec = _owned_variant(scenario, option, option.speculation, w)
+    better = spec.feasible & (
+        ~plain.feasible | (spec.cost < plain.cost) | ((spec.cost == plain.cost) & (spec.tpot < plain.tpot))
+    )
+    return _pick(plain, spec, better)
+
+
+def api_option_arrays(api: ApiOffer, w: WorkloadArrays) -> OptionArrays:
+    """An API for every workload: list price with cache, negotiated discount and (where the deadline allows)
+    the batch tier; feasible iff the provider's typical latency meets the workload's SLOs (§11 step 3)."""
+    batch = batch_tier_usable(api, w.deadline, w.latency_slo)
+    cost = api_offer_cost_per_request(api, w.input_tokens, w.output_tokens, w.cache_hit, batch)
+    tpot = np.full(w.avg.shape, 1.0 / api.typical_output_tokens_per_s)
+    ttft = np.full(w.avg.shape, api.typical_ttft_s)
+    e2e = ttft + w.output_tokens * tpot
+    slow_ttft = ttft > w.ttft_slo
+    slow_tpot = tpot > w.tpot_slo
+    late = ~batch & (e2e > w.deadline_or_inf)
+    reason = np.select(
+        [slow_ttft, slow_tpot, late],
+        [
+            f"typical TTFT {api.typical_ttft_s:g} s misses the TTFT SLO",
+            f"typical {1e3 / api.typical_output_tokens_per_s:.3g} ms per token misses the TPOT SLO",
+            "typical end-to-end time misses the deadline",
+        ],
+        default="",
+    ).astype(object)
+    feasible = reason == ""
+    keep = (1.0 - api.negotiated_discount_fraction) * np.where(batch, 1.0 - api.batch_discount_fraction, 1.0)
+    return OptionArrays(
+        kind=API,
+        cost=np.where(feasible, cost, np.inf),
+        feasible=np.asarray(feasible, dtype=bool),
+        reason=reason,
+        tpot=tpot,
+        ttft=ttft,
+        capacity=np.full(w.avg.shape, np.inf),
+        replicas=np.zeros_like(w.avg),
+        gpus=np.zeros_like(w.avg),
+        utilization=np.zeros_like(w.avg),
+        batch=np.zeros_like(w.avg),
+        batchability=np.zeros_like(w.avg),
+        speculation_on=np.zeros(w.avg.shape, dtype=bool),
+        batch_tier=batch,
+        price_multiplier=np.asarray(keep, dtype=np.float64),
+        replica_fixed_usd_per_hour=0.0,
+        replica_variable_usd_per_hour=0.0,
+        replica_share_of_node=0.0,
+    )
+
+
+def is_owned_node(scenario: Scenario, node_id: str) -> bool:
+    """The node offer is owned (bought), not rented [-]."""
+    return isinstance(scenario.node(node_id), OwnedNode)
