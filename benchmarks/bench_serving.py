@@ -1,0 +1,126 @@
+"""Serving benchmark: a 10^4-point demand sweep through SLO capacity, replica sizing and the fixed point.
+
+What it measures
+    Llama-3.1-70B in BF16 on one 8×H100 replica (MODEL_SPEC §8.1–§8.2), default efficiency. Ten thousand
+    workloads at once, as the routing layer sees them: average demand from 0.01 to 100 req/s (peak = 2×),
+    prompts 200–8000 tokens, outputs 50–2000 tokens, TPOT SLOs 15–100 ms and TTFT SLOs 0.2–2 s. One pass of
+    the pipeline is :func:`economics.serving.slo_capacity` (bisection in ``x = λ·t``, 60 steps, vectorised
+    over all points) → :func:`economics.serving.replicas_for_peak` → :func:`economics.serving.continuous_batching`
+    at the average load per replica (closed form for a dense model). The median of ``--repeats`` timed
+    passes (``time.perf_counter``) is printed; target ≤ 200 ms on one core (issue 3).
+
+    For comparison it also times the same sweep on Mixtral-8x7B on 2×H100 and with EAGLE-like speculation on
+    the 70B replica, where the fixed point has no closed form (monotone iteration with a bisection finish).
+
+Usage
+    .venv/bin/python benchmarks/bench_serving.py [--points 10000] [--repeats 15] [--all]
+"""
+
+from __future__ import annotations
+
+import os
+
+# one core, before numpy is imported
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+os.environ["MKL_NUM_THREADS"] = "1"
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from economics.hardware import GPU, Deployment, Efficiency  # noqa: E402
+from economics.iteration import AnyScheme  # noqa: E402
+from economics.model import ModelSpec  # noqa: E402
+from economics.schemes import ARScheme, SpeculativeScheme  # noqa: E402
+from economics.serving import continuous_batching, replicas_for_peak, slo_capacity  # noqa: E402
+
+TARGET_S = 0.200
+
+H100 = GPU(
+    id="h100-sxm", name="H100 SXM", peak_flops_bf16_per_s=989.4e12, peak_flops_fp8_per_s=1979e12,
+    hbm_bandwidth_bytes_per_s=3.35e12, hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700,
+)  # fmt: skip
+LLAMA_70B = ModelSpec(
+    id="llama-3.1-70b", name="Llama 3.1 70B", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
+    head_dim=128, d_ff=28672, vocab=128256,
+)  # fmt: skip
+MIXTRAL = ModelSpec(
+    id="mixtral-8x7b", name="Mixtral 8x7B", n_layers=32, d_model=4096, n_heads=32, n_kv_heads=8,
+    head_dim=128, d_ff=0, vocab=32000, n_experts=8, experts_top_k=2, n_moe_layers=32, d_ff_expert=14336,
+)  # fmt: skip
+EAGLE = SpeculativeScheme(verify_tokens=8, mean_accepted_tokens=3.0, draft_tokens=4)
+
+
+def demand(points: int) -> dict[str, np.ndarray]:
+    """A seeded portfolio of ``points`` workloads (demand swept log-uniformly)."""
+    rng = np.random.default_rng(20240603)
+    avg = np.geomspace(0.01, 100.0, points)
+    return {
+        "avg": avg,
+        "peak": 2.0 * avg,
+        "t_in": rng.integers(200, 8000, points).astype(np.float64),
+        "t_out": rng.integers(50, 2000, points).astype(np.float64),
+        "tpot": rng.uniform(0.015, 0.100, points),
+        "ttft": rng.uniform(0.2, 2.0, points),
+    }
+
+
+def pipeline(model: ModelSpec, dep: Deployment, scheme: AnyScheme, w: dict[str, np.ndarray]) -> float:
+    eff = Efficiency()
+    cap = slo_capacity(model, dep, eff, scheme, w["t_in"], w["t_out"], tpot_max_s=w["tpot"], ttft_max_s=w["ttft"])
+    plan = replicas_for_peak(w["peak"], cap.max_arrival_rate_per_s, dep.n_gpus, average_arrival_rate_per_s=w["avg"])
+    per_replica = np.where(cap.feasible, w["avg"] / np.where(cap.feasible, plan.replicas, 1.0), 0.0)
+    cb = continuous_batching(model, dep, eff, scheme, per_replica, w["t_in"], w["t_out"])
+    return float(np.sum(cb.tpot_s[cb.stable]))  # touch the result
+
+
+def median_seconds(fn: Callable[[], float], repeats: int) -> float:
+    fn()  # warm-up (imports, caches)
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--all", action="store_true", help="also time the MoE and speculative sweeps")
+    args = parser.parse_args()
+    w = demand(args.points)
+    cases: list[tuple[str, ModelSpec, Deployment, AnyScheme]] = [
+        ("70B dense, 8xH100, AR (closed form)", LLAMA_70B, Deployment(gpu=H100, n_gpus=8), ARScheme()),
+    ]
+    if args.all:
+        cases += [
+            ("Mixtral MoE, 2xH100, AR (iteration)", MIXTRAL, Deployment(gpu=H100, n_gpus=2), ARScheme()),
+            ("70B dense, 8xH100, EAGLE (iteration)", LLAMA_70B, Deployment(gpu=H100, n_gpus=8), EAGLE),
+        ]
+    status = 0
+    for i, (name, model, dep, scheme) in enumerate(cases):
+        repeats = args.repeats if i == 0 else max(3, args.repeats // 5)
+        med = median_seconds(lambda m=model, d=dep, s=scheme: pipeline(m, d, s, w), repeats)
+        line = f"{name}: {args.points} points, median {med * 1e3:.1f} ms over {repeats} runs"
+        if i == 0:
+            ok = med <= TARGET_S
+            line += f" (target {TARGET_S * 1e3:.0f} ms: {'ok' if ok else 'MISSED'})"
+            status = 0 if ok else 1
+        print(line)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
