@@ -49,6 +49,8 @@ class OneLineParser(argparse.ArgumentParser):
 SUBCOMMANDS: dict[str, str] = {
     "throughput": "economics.cli_throughput",
     "catalog": "economics.cli_catalog",
+    "evaluate": "economics.cli_evaluate",
+    "schema": "economics.cli_schema",
 }
 
 

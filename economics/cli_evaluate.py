@@ -1,0 +1,143 @@
+"""``python -m economics evaluate SCENARIO.json [--as-of DATE] [--format table|json]``.
+
+Prints, per workload, the route, its reason and the cost on every option; then the fleet totals and what
+the owned nodes cost while idle. Bad input (malformed JSON, unknown ids, out-of-range values, a date with no
+prices) exits with status 2 and one line per problem on stderr, each naming the field path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import sys
+from typing import Any
+
+from economics.result import OptionResult, Result
+
+PROG = "python -m economics evaluate"
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    p = subparsers.add_parser(
+        "evaluate",
+        help="route every workload of a scenario and cost the fleet",
+        description="Evaluate a scenario file: per workload and option cost, the chosen route and why, "
+        "fleet totals and the idle cost of owned nodes.",
+    )
+    p.add_argument("scenario", metavar="SCENARIO.json", help="scenario file (see `python -m economics schema`)")
+    p.add_argument("--as-of", type=_date, metavar="DATE", help="re-price offers with the catalog prices of DATE")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    p.set_defaults(run=run)
+
+
+def _problems(lines: tuple[str, ...] | list[str]) -> int:
+    for line in lines:
+        print(f"{PROG}: error: {line}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from economics.catalog import CatalogError, load_catalog
+    from economics.evaluate import evaluate
+    from economics.pricing import reprice
+    from economics.scenarios import ScenarioError, load_scenario
+
+    try:
+        scenario = load_scenario(args.scenario)
+        if args.as_of is not None:
+            scenario = reprice(scenario, load_catalog(), args.as_of)
+    except ScenarioError as e:
+        return _problems(e.problems)
+    except CatalogError as e:
+        return _problems([str(p) for p in e.problems])
+    result = evaluate(scenario)
+    if args.format == "json":
+        print(result.model_dump_json(indent=2))
+    else:
+        print(format_table(result))
+    return 0
+
+
+# ---- the table ---------------------------------------------------------------------------------------------------
+
+
+def _usd(x: float, digits: int = 4) -> str:
+    if not math.isfinite(x):
+        return "–"
+    return f"${x:,.{digits}g}" if abs(x) < 1000 else f"${x:,.0f}"
+
+
+def _ms(x: float) -> str:
+    return f"{1e3 * x:.3g}" if math.isfinite(x) else "–"
+
+
+def _s(x: float) -> str:
+    return f"{x:.3g}" if math.isfinite(x) else "–"
+
+
+def _grid(rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for r in rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        out.append("  " + "  ".join(cells).rstrip())
+    return out
+
+
+def _option_row(o: OptionResult, chosen: str | None) -> list[str]:
+    mark = "→" if o.option_id == chosen else " "
+    if not o.feasible:
+        return [mark, o.option_id, "no", "", "", "", "", "", "", "", "", o.reason]
+    return [
+        mark,
+        o.option_id,
+        "yes",
+        _usd(o.cost_usd_per_request),
+        _usd(o.cost_usd_per_mtok_output, 3),
+        _usd(o.expected_cost_usd_per_request),
+        f"{o.quality:.2f}",
+        _ms(o.tpot_s),
+        _s(o.ttft_s),
+        str(o.gpus) if o.gpus else "",
+        f"{100 * o.utilization:.2g}%" if o.kind != "api" else "",
+        ("speculation on" if o.speculation_on else "") + ("batch tier" if o.batch_tier else ""),
+    ]
+
+
+def format_table(result: Result) -> str:
+    """The human-readable report of :func:`economics.evaluate.evaluate`'s result."""
+    lines = [f"{result.scenario_name} — prices as of {result.review_date.isoformat()}", ""]
+    header = ["", "option", "ok", "$/req", "$/Mtok out", "J $/task", "q", "TPOT ms", "TTFT s", "GPUs", "util", "note"]
+    for d in result.decisions:
+        lines.append(f"{d.workload_name} [{d.workload_id}]")
+        lines.append(f"  route: {d.chosen_option_id or 'none'} ({d.route_label}), {_usd(d.monthly_cost_usd)}/month")
+        lines.append(f"  why:   {d.reason}")
+        rows = [header] + [_option_row(o, d.chosen_option_id) for o in result.options if o.workload_id == d.workload_id]
+        lines.extend(_grid(rows, right={3, 4, 5, 6, 7, 8, 9, 10}))
+        flips = [f.text for f in d.flips if f.threshold is not None]
+        if flips:
+            lines.append("  flips: " + flips[0])
+            lines.extend("         " + text for text in flips[1:])
+        lines.append("")
+    f = result.fleet
+    lines += [
+        "Fleet",
+        f"  owned nodes {f.owned_nodes} ({f.owned_gpus} GPUs), {_usd(f.owned_cost_usd_per_month)}/month, "
+        f"utilization {100 * f.owned_utilization:.2g}%",
+        f"  idle owned capacity: {_usd(f.idle_cost_usd_per_month)}/month",
+        f"  rented {_usd(f.rented_cost_usd_per_month)}/month, APIs {_usd(f.api_cost_usd_per_month)}/month, "
+        f"total {_usd(f.total_cost_usd_per_month)}/month",
+    ]
+    if f.all_api_cost_usd_per_month is not None:
+        lines.append(f"  everything allowed on the cheapest API instead: {_usd(f.all_api_cost_usd_per_month)}/month")
+    if result.warnings:
+        lines += ["", "Warnings", *("  " + w for w in result.warnings)]
+    return "\n".join(lines)

@@ -1,0 +1,146 @@
+"""`python -m economics evaluate` and `schema`: output on the presets, and bad input → exit 2, one line per problem."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from economics.cli import main
+from economics.scenarios import PRESET_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+BANK = PRESET_DIR / "singapore-bank.json"
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def bank() -> dict:  # type: ignore[type-arg]
+    return json.loads(BANK.read_text(encoding="utf-8"))
+
+
+def write(tmp_path: Path, data: object) -> str:
+    path = tmp_path / "scenario.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_bank_table_shows_route_reason_every_option_and_idle_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_cli(capsys, "evaluate", str(BANK))
+    assert status == 0, err
+    data = bank()
+    for w in data["workloads"]:
+        assert f"[{w['id']}]" in out
+    assert out.count("  route: ") == len(data["workloads"])
+    assert out.count("  why:   ") == len(data["workloads"])
+    options = [o["id"] for o in data["owned_options"]] + [a["id"] for a in data["apis"]]
+    for option_id in options:
+        assert out.count(f" {option_id} ") >= len(data["workloads"])
+    assert "idle owned capacity: $" in out
+
+
+def test_json_format_is_the_typed_result(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(capsys, "evaluate", str(BANK), "--format", "json")
+    assert status == 0
+    result = json.loads(out)
+    assert {d["workload_id"] for d in result["decisions"]} == {w["id"] for w in bank()["workloads"]}
+    assert result["fleet"]["idle_cost_usd_per_month"] > 0
+
+
+def test_as_of_reprices_and_reports_the_date(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(capsys, "evaluate", str(BANK), "--as-of", "2026-10-01", "--format", "json")
+    assert status == 0
+    assert json.loads(out)["review_date"] == "2026-10-01"
+
+
+def test_schema_is_the_scenario_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(capsys, "schema")
+    assert status == 0
+    schema = json.loads(out)
+    assert schema["title"] == "Scenario"
+    assert {"workloads", "owned_options", "apis", "nodes", "schema_version"} <= set(schema["properties"])
+
+
+# ---- bad input --------------------------------------------------------------------------------------------------
+
+
+def assert_problems(err: str, expected: list[str]) -> None:
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err
+    assert len(lines) == len(expected), err
+    for line, fragment in zip(sorted(lines), sorted(expected), strict=True):
+        assert fragment in line, (line, fragment)
+
+
+def test_out_of_range_values_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = bank()
+    d["workloads"][2]["avg_requests_per_s"] = -1
+    d["apis"][0]["output_usd_per_mtok"] = 5000
+    status, out, err = run_cli(capsys, "evaluate", write(tmp_path, d))
+    assert status == 2
+    assert out == ""
+    assert_problems(
+        err,
+        [
+            "workloads.2.avg_requests_per_s: Input should be greater than 0",
+            "apis.0.output_usd_per_mtok: Input should be less than or equal to 1000",
+        ],
+    )
+
+
+def test_unknown_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = bank()
+    d["owned_options"][0]["model_id"] = "gpt-9"
+    d["nodes"][0]["gpu_id"] = "tpu-v9"
+    status, _, err = run_cli(capsys, "evaluate", write(tmp_path, d))
+    assert status == 2
+    assert_problems(err, ["nodes.0.gpu_id: unknown GPU 'tpu-v9'", "owned_options.0.model_id: unknown model 'gpt-9'"])
+
+
+def test_unknown_price_id_with_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = bank()
+    d["apis"][1]["price_id"] = "no-such-price"
+    status, _, err = run_cli(capsys, "evaluate", write(tmp_path, d), "--as-of", "2026-11-01")
+    assert status == 2
+    assert_problems(err, ["apis.1.price_id: unknown API price id 'no-such-price'"])
+
+
+def test_malformed_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "evaluate", write(tmp_path, '{"name": "x", }'))
+    assert status == 2
+    assert_problems(err, ["(json): line 1 column 15: "])
+
+
+def test_missing_file_and_bad_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(capsys, "evaluate", str(tmp_path / "missing.json"))
+    assert status == 2
+    assert_problems(err, ["(file): cannot read "])
+    status, _, err = run_cli(capsys, "evaluate", str(BANK), "--as-of", "last tuesday")
+    assert status == 2
+    assert_problems(err, ["argument --as-of: expected a date as YYYY-MM-DD"])
+
+
+def test_real_entry_point_never_prints_a_traceback(tmp_path: Path) -> None:
+    d = bank()
+    d["workloads"][0]["output_tokens"] = "many"
+    proc = subprocess.run(
+        [sys.executable, "-m", "economics", "evaluate", write(tmp_path, d)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "python -m economics evaluate: error: workloads.0.output_tokens: "
+        "Input should be a valid integer, unable to parse string as an integer"
+    ]
