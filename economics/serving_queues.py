@@ -123,8 +123,8 @@ def admission_queueing(result: ContinuousBatching, *, quantile: float = 0.95) ->
 
     The replica has ``c = B_max`` KV slots (``result.max_batch``); a request holds one for its residence
     ``s̄ = TTFT + T_out·TPOT`` (``result.e2e_mean_s``), so the offered load is ``a = λ·s̄ = B*`` on average.
-    Returns the probability that an arrival finds every slot busy and its wait (mean and quantile), to add
-    to TTFT for percentile SLOs. An approximation: ``s̄`` is taken at the load's own fixed point, and an
+    Returns the probability that an arrival finds every slot busy [1] and its wait, mean and quantile [s],
+    to add to TTFT for percentile SLOs. An approximation: ``s̄`` is taken at the load's own fixed point, and an
     overloaded fixed point is passed through as an unstable queue.
     """
     residence = np.where(result.stable, result.e2e_mean_s, 1.0)
@@ -187,7 +187,7 @@ def window_batch(
 
 
 def clock_window_batch(arrival_rate_per_s: ArrayLike, window_s: ArrayLike) -> FloatArray:
-    """Mean non-empty batch of fixed clock windows, ``E[B | B ≥ 1] = λw / (1 − e^(−λw))`` [count] (§8.3).
+    """Mean non-empty batch of fixed clock windows, ``E[B | B ≥ 1] = λw / (1 − e^(−λw))`` [count] (MODEL_SPEC §8.3).
 
     The alternative to :func:`window_batch` when windows tick on a timer, independent of arrivals. ``λw → 0``
     gives 1 (its own branch); ``1 − e^(−λw)`` is computed with ``expm1``.
