@@ -17,7 +17,7 @@ from economics.serving_passes import (
     affine_iteration_terms,
     iteration_time_at,
     kv_bytes_per_sequence,
-    latency_passes,
+    request_latency,
     serving_shape,
 )
 from economics.serving_solvers import largest_within
@@ -102,12 +102,13 @@ def slo_capacity(
 
     Notes
     -----
-    The search runs in ``x = λ·t`` (requests arriving per iteration) instead of ``λ``: every latency is a
-    multiple of the iteration time ``h(x)`` and every memory term is proportional to ``x``, so each
-    constraint reads ``h(x) ≤ H_j`` or ``x ≤ X_j``, and ``λ = x/h(x)`` is the exact inverse of the fixed
-    point (increasing in ``x``, because ``h(x)/x`` is non-increasing). One 60-step bisection on ``x``,
-    vectorised over all problems, finds the largest feasible ``x``; no fixed point is solved inside the
-    loop. ``λ_max = 0`` with a reason when the model or one request's KV cache does not fit, or when the
+    The search runs in ``x = λ·t`` (requests arriving per iteration) instead of ``λ``: at a given ``x`` the
+    iteration time is explicit, ``t = h(x)``, and so are ``B = x·T_out/e``, ``C = x·T_in``, every latency
+    (:func:`~economics.serving_passes.request_latency`) and the KV bytes, all non-decreasing in ``x``.
+    ``λ = x/h(x)`` is the exact inverse of the fixed point (increasing in ``x``, because ``h(x)/x`` is
+    non-increasing). One 60-step bisection on ``x`` over ``[0, min(X_kv, X_chunk)]``, vectorised over all
+    problems, finds the largest ``x`` whose worst latency/SLO ratio is ≤ 1; no fixed point is solved inside
+    the loop. ``λ_max = 0`` with a reason when the model or one request's KV cache does not fit, or when the
     SLO is missed even as the load tends to zero.
 
     References: Zhong et al., DistServe, OSDI 2024 (goodput); Agrawal et al., Sarathi-Serve, OSDI 2024.
@@ -134,20 +135,7 @@ def slo_capacity(
     if np.any(np.isnan(chunk)) or np.any(chunk < 1):
         raise ValueError("prefill_chunk_tokens must be ≥ 1 (inf for unchunked prefill)")
     full = np.broadcast_shapes(shape.input_tokens.shape, tpot.shape, ttft.shape, deadline.shape, chunk.shape)
-    ttft_passes, e2e_passes = latency_passes(shape, chunk)
     e = shape.tokens_per_pass
-    # every latency is (passes)·h(x): the SLOs become caps on the iteration time
-    caps = np.stack(
-        np.broadcast_arrays(
-            tpot * e,
-            ttft / (0.5 + ttft_passes),
-            deadline / (0.5 + e2e_passes),
-            np.full(full, max_iteration_s),
-        )
-    )
-    h_cap = np.min(caps, axis=0)
-    which_cap = np.argmin(caps, axis=0)
-
     mem = kv_capacity(model, deployment, efficiency, kv_reserve_bytes)
     kv_per_x = shape.passes_per_request * kv_bytes_per_sequence(model, deployment, shape)
     x_kv = np.broadcast_to(mem.free_bytes / kv_per_x, full)
@@ -162,27 +150,41 @@ def slo_capacity(
             return affine.time(x)
         return iteration_time_at(model, deployment, efficiency, shape, x)
 
-    h0 = np.broadcast_to(h(np.zeros(full)), full)
+    def ratios(x: FloatArray) -> FloatArray:
+        """Each latency over its SLO (0 where the SLO is off), stacked: TPOT, TTFT, E2E, iteration cap."""
+        t = h(x)
+        lat = request_latency(model, deployment, efficiency, shape, x, t, chunk)
+        return np.stack(
+            np.broadcast_arrays(t / e / tpot, lat.ttft_s / ttft, lat.e2e_mean_s / deadline, t / max_iteration_s)
+        )
+
+    def worst(x: FloatArray) -> FloatArray:
+        return np.asarray(np.max(ratios(x), axis=0), dtype=np.float64)
+
+    r0 = ratios(np.zeros(full))
+    miss0 = np.max(r0, axis=0) > 1.0
+    which0 = np.argmax(r0, axis=0)
     one_fits = np.broadcast_to(shape.input_tokens + shape.output_tokens <= mem.max_tokens, full)
     reason = np.select(
         [
             np.full(full, not mem.feasible),
             ~one_fits,
-            (h0 > h_cap) & (which_cap == 0),
-            (h0 > h_cap) & (which_cap == 1),
-            (h0 > h_cap) & (which_cap == 2),
-            h0 > h_cap,
+            miss0 & (which0 == 0),
+            miss0 & (which0 == 1),
+            miss0 & (which0 == 2),
+            miss0,
         ],
         [REASON_NO_FIT, REASON_ONE_SEQUENCE, REASON_TPOT, REASON_TTFT, REASON_DEADLINE, REASON_CAP],
         default="",
     )
     feasible = reason == ""
-    x_max = largest_within(h, h_cap, np.where(feasible, x_upper, 0.0))
+    x_max = largest_within(worst, np.ones(full), np.where(feasible, x_upper, 0.0))
     x_max = np.where(feasible, x_max, 0.0)
     t = np.broadcast_to(h(x_max), full)
+    lat = request_latency(model, deployment, efficiency, shape, x_max, t, chunk)
     lam = np.where(feasible, x_max / t, 0.0)
     at_upper = x_max >= x_upper
-    binding_idx = np.where(at_upper, np.where(x_kv <= x_pf, 4, 5), which_cap)
+    binding_idx = np.where(at_upper, np.where(x_kv <= x_pf, 4, 5), np.argmax(ratios(x_max), axis=0))
     binding = np.where(feasible, np.asarray(BINDING)[binding_idx], "")
 
     def inf_or(v: FloatArray) -> FloatArray:
@@ -193,8 +195,8 @@ def slo_capacity(
         iteration_time_s=inf_or(t),
         batch=inf_or(x_max * shape.passes_per_request),
         tpot_s=inf_or(t / e),
-        ttft_s=inf_or((0.5 + ttft_passes) * t),
-        e2e_mean_s=inf_or((0.5 + e2e_passes) * t),
+        ttft_s=inf_or(lat.ttft_s),
+        e2e_mean_s=inf_or(lat.e2e_mean_s),
         output_tokens_per_s=np.asarray(lam * shape.output_tokens, dtype=np.float64),
         feasible=np.asarray(feasible, dtype=np.bool_),
         binding=np.asarray(binding, dtype=np.str_),

@@ -25,7 +25,7 @@ from economics.serving_passes import (
     affine_iteration_terms,
     iteration_time_at,
     kv_bytes_per_sequence,
-    latency_passes,
+    request_latency,
     serving_shape,
     single_sequence_iteration_time,
 )
@@ -98,8 +98,8 @@ def continuous_batching(
     arrival_rate_per_s : Poisson arrival rate ``λ`` per replica [req/s], ≥ 0.
     input_tokens : mean prompt length ``T_in`` [tokens].
     output_tokens : mean output length ``T_out`` [tokens].
-    prefill_chunk_tokens : prompt tokens one iteration may carry, ``C_chunk`` [tokens];
-        default 2048 [assumption]. ``inf`` means unchunked prefill.
+    prefill_chunk_tokens : prompt tokens one iteration may carry, ``C_chunk`` [tokens]; default 8192, the
+        product-wide default of :mod:`economics.throughput` [assumption]. ``inf`` means unchunked prefill.
     max_iteration_s : iteration times above this count as overload [s]; default 30.
     kv_reserve_bytes : activation/workspace memory held back from the KV cache [B].
     method : ``"closed_form"`` (dense model, no separate draft), ``"iterate"`` (anything), or ``"auto"``.
@@ -126,10 +126,10 @@ def continuous_batching(
     Derived outputs: ``TPOT = t*/e``; the mean wait before scheduling is the residual of the iteration in
     flight, ``W_q = t*/2`` (Poisson arrivals see time averages; admission is immediate while KV memory
     lasts, see :func:`~economics.serving_queues.admission_queueing` for the M/M/c refinement);
-    ``TTFT = W_q + (ceil(T_in/C_chunk) + S_first)·t*``, where the last prefill chunk emits the first token
-    (``S_first = 0``) except for diffusion, whose first block needs ``S`` denoising passes;
-    ``E2E = W_q + (ceil(T_in/C_chunk) + T_out/e)·t*`` (= ``TTFT + T_out·TPOT`` for AR, as in §8.1);
-    delivered ``X = λ·T_out``. The replica is stable when ``t*`` is finite and below ``max_iteration_s``
+    ``TTFT = W_q + k·t_prompt + S_first·t*`` and ``E2E = W_q + k·t_prompt + (T_out/e)·t*`` with
+    ``k = ceil(T_in/C_chunk)`` chunks, each in an iteration that carries it
+    (:func:`~economics.serving_passes.request_latency`: §8.1's ``k·t*`` at high load, §3.4's prefill time at
+    low load); delivered ``X = λ·T_out``. The replica is stable when ``t*`` is finite and below ``max_iteration_s``
     and the prompt load fits the chunk budget, ``C* ≤ C_chunk`` (otherwise prompts queue without bound).
 
     References
@@ -203,8 +203,7 @@ def _steady_state(
         return np.asarray(np.where(stable, v, np.inf), dtype=np.float64)
 
     batch = inf_or(lam * shape.passes_per_request * t_fin)
-    ttft_passes, e2e_passes = latency_passes(shape, chunk)
-    wait = 0.5 * t
+    lat = request_latency(model, deployment, efficiency, shape, lam * t_fin, t_fin, chunk)
     cap = kv_capacity(model, deployment, efficiency, kv_reserve_bytes)
     kv_seq = kv_bytes_per_sequence(model, deployment, shape)
     kv_bytes = inf_or(batch * kv_seq)
@@ -217,9 +216,9 @@ def _steady_state(
         batch=batch,
         prefill_tokens_per_iteration=inf_or(prefill),
         tpot_s=np.asarray(t / shape.tokens_per_pass, dtype=np.float64),
-        queue_wait_s=np.asarray(wait, dtype=np.float64),
-        ttft_s=np.asarray(wait + ttft_passes * t, dtype=np.float64),
-        e2e_mean_s=np.asarray(wait + e2e_passes * t, dtype=np.float64),
+        queue_wait_s=inf_or(lat.queue_wait_s),
+        ttft_s=inf_or(lat.ttft_s),
+        e2e_mean_s=inf_or(lat.e2e_mean_s),
         output_tokens_per_s=np.asarray(np.broadcast_to(lam * shape.output_tokens, lam.shape), dtype=np.float64),
         zero_load_iteration_time_s=np.asarray(t0, dtype=np.float64),
         batchability=np.asarray(np.broadcast_to(lam * shape.passes_per_request * t1, lam.shape), dtype=np.float64),

@@ -135,21 +135,77 @@ def serving_shape(scheme: AnyScheme, input_tokens: ArrayLike, output_tokens: Arr
     )
 
 
-def latency_passes(shape: ServingShape, prefill_chunk_tokens: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Iterations a request waits through, ``(TTFT passes, end-to-end passes)`` [count].
+@dataclass(frozen=True)
+class RequestLatency:
+    """Latency of one request at an operating point; arrays broadcast over the inputs."""
 
-    The prompt takes ``ceil(T_in/C_chunk)`` iterations (none without a prefix cache); the last chunk emits
-    the first token, except for diffusion, whose first block needs its ``S`` denoising passes. The whole
-    request takes the prompt chunks plus ``T_out/e`` passes. Both exclude the wait before scheduling.
+    queue_wait_s: FloatArray  # W_q: mean residual of the iteration in flight, t/2 [s]
+    prompt_iteration_s: FloatArray  # an iteration that carries one of the request's prompt chunks [s]
+    ttft_s: FloatArray  # W_q + chunks·t_prompt + S_first·t [s]
+    e2e_mean_s: FloatArray  # W_q + chunks·t_prompt + (T_out/e)·t [s]
 
-    >>> from economics.schemes import ARScheme
-    >>> [a.tolist() for a in latency_passes(serving_shape(ARScheme(), 3000, 500), 2048)]
-    [2.0, 502.0]
+
+def request_latency(
+    model: ModelSpec,
+    deployment: Deployment,
+    efficiency: Efficiency,
+    shape: ServingShape,
+    requests_per_iteration: ArrayLike,
+    iteration_s: ArrayLike,
+    prefill_chunk_tokens: ArrayLike,
+) -> RequestLatency:
+    """TTFT and end-to-end latency of a request in a continuously batched replica (MODEL_SPEC §8.1) [s].
+
+    Parameters
+    ----------
+    requests_per_iteration : ``x = λ·t`` at the operating point [1].
+    iteration_s : the mean iteration time there, ``t = h(x)`` [s].
+    prefill_chunk_tokens : chunk size ``C_chunk`` [tokens].
+
+    Returns
+    -------
+    RequestLatency with::
+
+        W_q      = t/2                                  (Poisson arrivals land mid-iteration)
+        k        = ceil(T_in / C_chunk)                  (prompt chunks; 0 without a prefix cache)
+        t_prompt = t_pass(B*, C = max(C*, T_in/k))       (an iteration that carries one of the chunks)
+        TTFT     = W_q + k·t_prompt + S_first·t          (S_first = S for diffusion, else 0)
+        E2E      = W_q + k·t_prompt + (T_out/e)·t        (= TTFT + T_out·TPOT for AR)
+
+    §8.1 writes ``TTFT ≈ W_q + ceil(T_in/C_chunk)·t*``. That uses the *mean* iteration, in which the prompt
+    load is smeared over all iterations; at low load the iteration that actually carries a 1000-token chunk
+    is a compute-bound prefill (51.7 ms for the 70B example, §3.4), not the 9.6 ms mean. Charging the
+    chunk's own iteration, ``C = max(C*, T_in/k)``, recovers §3.4's prefill time at low load and §8.1's
+    formula at high load, where ``C* ≥ T_in/k``. The first token is sampled from the last chunk's logits
+    (vLLM, SGLang), so AR adds no decode step; a diffusion block is final after its ``S`` passes.
     """
+    x = _f(requests_per_iteration)
+    t = _f(iteration_s)
     chunk = _f(prefill_chunk_tokens)
-    chunks = np.where(shape.prefill_tokens > 0, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
-    ttft = np.maximum(1.0, chunks + shape.first_token_passes)
-    return np.asarray(ttft, dtype=np.float64), np.asarray(chunks + shape.passes_per_request, dtype=np.float64)
+    has_prompt = shape.prefill_tokens > 0
+    chunks = np.where(has_prompt, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
+    per_chunk = shape.prefill_tokens / np.where(has_prompt, chunks, 1.0)
+    t_prompt = iteration_time(
+        model,
+        deployment,
+        efficiency,
+        shape.scheme,
+        x * shape.passes_per_request,
+        shape.decode_context_tokens,
+        np.maximum(x * shape.prefill_tokens, per_chunk),
+        shape.prefill_context_tokens,
+        canvas_tokens=shape.input_tokens + shape.output_tokens,
+    ).time_s
+    t_prompt = np.where(has_prompt, t_prompt, 0.0)
+    first = np.where(has_prompt, shape.first_token_passes, np.maximum(1.0, shape.first_token_passes))
+    wait = 0.5 * t
+    head = wait + chunks * t_prompt
+    return RequestLatency(
+        queue_wait_s=np.asarray(wait, dtype=np.float64),
+        prompt_iteration_s=np.asarray(t_prompt, dtype=np.float64),
+        ttft_s=np.asarray(head + first * t, dtype=np.float64),
+        e2e_mean_s=np.asarray(head + shape.passes_per_request * t, dtype=np.float64),
+    )
 
 
 def iteration_time_at(

@@ -83,15 +83,20 @@ def test_section_8_1_table() -> None:
 
 
 def test_section_8_1_derived_outputs() -> None:
-    # λ = 1: t* = 9.885 ms. W_q = t*/2 (residual of the iteration in flight); the 1000-token prompt fits one
-    # 8192-token chunk, so TTFT = 1.5·t*; E2E = W_q + (1 + 500)·t*; X = λ·T_out = 500 tok/s;
+    # λ = 1: t* = 9.885 ms, B* = 4.94. W_q = t*/2 (residual of the iteration in flight). The 1000-token
+    # prompt fits one 8192-token chunk; the iteration that carries it has B* = 4.94 decoding sequences and
+    # C = max(C*, 1000) = 1000 prompt tokens:
+    #   linear (compute) 4.94·35.12 µs + 1000·39.03 µs = 39.20 ms; attention (compute > memory)
+    #   4.94·655_360·5004/F_dec + 1000·655_360·4·500.5/F_pre = 0.372 ms; comm 1.6 + 1004.94·10.194 µs =
+    #   11.845 ms; tau0 0.5 ms → t_prompt = 51.92 ms (§3.4's lone prefill is 51.7 ms).
+    # TTFT = W_q + t_prompt = 56.86 ms; E2E = W_q + t_prompt + 500·t*; X = λ·T_out = 500 tok/s;
     # β = λ·T_out·t(B=1) with t(B=1) ≈ 9.64 ms (§3.3 at S = 1250) → β ≈ 4.8.
     cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 1.0, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert t * 1e3 == pytest.approx(9.885, abs=0.001)
     assert float(cb.queue_wait_s) == pytest.approx(t / 2)
-    assert float(cb.ttft_s) == pytest.approx(1.5 * t)
-    assert float(cb.e2e_mean_s) == pytest.approx(0.5 * t + 501 * t)
+    assert float(cb.ttft_s) * 1e3 == pytest.approx(0.5 * t * 1e3 + 51.92, abs=0.01)
+    assert float(cb.e2e_mean_s) == pytest.approx(float(cb.ttft_s) + 500 * t)
     assert float(cb.output_tokens_per_s) == 500.0
     assert float(cb.batchability) == pytest.approx(4.82, abs=0.01)
     # KV: B*·S_avg·kv_tok = 4.94·1250·327_680 B ≈ 2.0 GB of the 434.9 GB free (§4); B_max(1250) = 1061
@@ -101,9 +106,23 @@ def test_section_8_1_derived_outputs() -> None:
 
 
 def test_ttft_counts_prompt_chunks() -> None:
-    # A 3000-token prompt in 1024-token chunks takes ceil(3000/1024) = 3 iterations: TTFT = (0.5 + 3)·t*.
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 0.5, 3000, 500, prefill_chunk_tokens=1024)
-    assert float(cb.ttft_s) == pytest.approx(3.5 * float(cb.iteration_time_s))
+    # A 3000-token prompt in 1024-token chunks takes ceil(3000/1024) = 3 iterations of 1000 tokens each. At
+    # λ = 0.01 each is a prefill-sized pass: linear 1000·39.03 µs = 39.03 ms; attention (compute)
+    # 1000·655_360·4·1500.5/F_pre = 1.105 ms; comm 1.6 + 1000·10.194 µs = 11.794 ms; tau0 0.5 ms
+    # → 52.43 ms each; TTFT = t*/2 + 3·52.43 ms = 4.8 + 157.3 = 162.1 ms.
+    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 0.01, 3000, 500, prefill_chunk_tokens=1024)
+    assert float(cb.ttft_s) * 1e3 == pytest.approx(162.1, abs=0.1)
+
+
+def test_ttft_at_high_load_is_the_spec_formula() -> None:
+    # λ = 11.9: t* = 2.1 ms/(1 − 11.9·82.822 ms) = 145.6 ms (compute branch, hand) and C* = λ·1000·t* = 1733
+    # prompt tokens per iteration ≥ the request's own 1000: its chunk rides in a mean iteration, and
+    # TTFT = W_q + ceil(T_in/C_chunk)·t* = 1.5·t* as §8.1 writes it.
+    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 11.9, T_IN, T_OUT)
+    t = float(cb.iteration_time_s)
+    assert t == pytest.approx(2.1e-3 / (1 - 11.9 * 82.822e-3), rel=2e-3)
+    assert float(cb.prefill_tokens_per_iteration) > T_IN
+    assert float(cb.ttft_s) == pytest.approx(1.5 * t, rel=1e-12)
 
 
 def test_overload_near_the_compute_ceiling() -> None:
@@ -208,12 +227,13 @@ def test_moe_near_saturation_is_solved_to_precision() -> None:
 
 def test_diffusion_first_block_and_tokens_per_pass() -> None:
     # Block diffusion K = 32, S = 8, ρ = 1: e = 32/9 tokens per pass; TPOT = t*/e; the first block is visible
-    # after the prompt chunk and its 8 denoising passes: TTFT = (0.5 + 1 + 8)·t*.
+    # after the prompt chunk and its 8 denoising passes: TTFT = W_q + t_prompt + 8·t*.
     scheme = DiffusionScheme(block_tokens=32, denoising_steps=8, refresh_passes=1)
     cb = continuous_batching(LLAMA_31_8B, h100(1), DEFAULT, scheme, 1.0, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert float(cb.tpot_s) == pytest.approx(t * 9 / 32)
-    assert float(cb.ttft_s) == pytest.approx(9.5 * t)
+    t_prompt = float(cb.ttft_s) - 8.5 * t
+    assert t < t_prompt < 10 * t
     assert float(cb.batch) == pytest.approx(1.0 * T_OUT * 9 / 32 * t)
     assert cb.method == "closed_form"
 
