@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from economics.costs import (
     break_even_utilization,
@@ -81,33 +82,41 @@ def _quality_matrix(scenario: Scenario, option_ids: tuple[str, ...], base: Float
 def evaluate_arrays(scenario: Scenario) -> Evaluation:
     """The array stage of :func:`evaluate`: every option for every workload, the table and the route."""
     w = WorkloadArrays.of(scenario)
+    arrays = [owned_option_arrays(scenario, o, w) for o in scenario.owned_options]
+    arrays += [api_option_arrays(a, w) for a in scenario.apis]
+    option_ids = tuple(o.id for o in scenario.owned_options) + tuple(a.id for a in scenario.apis)
+    base = np.array([o.quality for o in scenario.owned_options] + [a.quality for a in scenario.apis])
+    return _assemble(scenario, w, arrays, _quality_matrix(scenario, option_ids, base))
+
+
+def _assemble(
+    scenario: Scenario,
+    w: WorkloadArrays,
+    arrays: list[OptionArrays],
+    quality: FloatArray,
+    with_reasons: bool = True,
+) -> Evaluation:
     owned = scenario.owned_options
-    arrays = [owned_option_arrays(scenario, o, w) for o in owned] + [api_option_arrays(a, w) for a in scenario.apis]
     option_ids = tuple(o.id for o in owned) + tuple(a.id for a in scenario.apis)
     names = tuple(o.name for o in owned) + tuple(a.name for a in scenario.apis)
     kind = np.array([a.kind for a in arrays], dtype=np.int8)
     node_ids = tuple(n.id for n in scenario.nodes)
     node_index = np.array([node_ids.index(o.node_id) for o in owned] + [-1] * len(scenario.apis), dtype=np.intp)
     frontier = np.array([False] * len(owned) + [a.tier in FRONTIER_TIERS for a in scenario.apis], dtype=bool)
-    quality = _quality_matrix(
-        scenario, option_ids, np.array([o.quality for o in owned] + [a.quality for a in scenario.apis])
-    )
 
     def stack(name: str) -> FloatArray:
         return np.stack([getattr(a, name) for a in arrays], axis=1).astype(np.float64)
 
     allowed = allowed_options(w.sovereign, kind == API)
     able = np.stack([a.feasible for a in arrays], axis=1)
-    reasons = np.stack([a.reason for a in arrays], axis=1).astype(object)
     below_floor = quality < w.min_quality[:, None]
-    reasons = np.where(
-        able & below_floor,
-        np.char.add("quality ", np.char.add(np.char.mod("%.3g", quality), " is below the workload's floor")).astype(
-            object
-        ),
-        reasons,
-    )
-    reasons = np.where(~allowed, REASON_SOVEREIGN, reasons)
+    if with_reasons:
+        reasons = np.stack([a.reason for a in arrays], axis=1).astype(object)
+        for wi, oi in zip(*np.nonzero(able & below_floor), strict=True):
+            reasons[wi, oi] = f"quality {quality[wi, oi]:.3g} is below the workload's floor {w.min_quality[wi]:.3g}"
+        reasons = np.where(~allowed, REASON_SOVEREIGN, reasons)
+    else:
+        reasons = np.empty((0, 0), dtype=object)
     feasible = allowed & able & ~below_floor
     cost = np.where(feasible, stack("cost"), np.inf)
     table = OptionTable(
@@ -465,4 +474,102 @@ def evaluate(scenario: Scenario) -> Result:
         decisions=decisions,
         fleet=fleet,
         warnings=tuple(warnings),
+    )
+
+
+# ---- the two-axis grid ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecisionGrid:
+    """One workload's route over a demand × failure-cost grid: the quadrant's decision regions (MODEL_SPEC §11).
+
+    Rows are failure costs (the value axis, ``v = C_fail/T_out``), columns are average demands (the
+    batchability axis, ``β ∝ λ_peak``). Option indices refer to ``option_ids``; −1 means none feasible.
+    """
+
+    workload_id: str
+    option_ids: tuple[str, ...]
+    avg_requests_per_s: FloatArray  # (nx,) [req/s]
+    failure_cost_usd: FloatArray  # (ny,) [USD]
+    batchability: FloatArray  # (nx,) β on the best owned AR option [1]
+    value_usd_per_output_token: FloatArray  # (ny,) v [USD/token]
+    cost_usd: FloatArray  # (nx, O) inference cost per request; inf where infeasible [USD]
+    chosen: IntArray  # (ny, nx)
+    label: NDArray[np.int8]  # (ny, nx) index into ROUTE_LABELS
+    expected_cost_usd: FloatArray  # (ny, nx) J of the chosen option [USD]
+    margin_usd: FloatArray  # (ny, nx) runner-up J − chosen J [USD]
+    break_even_utilization: FloatArray  # (ny, nx) U* best owned vs best API; NaN where undefined [1]
+    break_even_value_usd_per_output_token: FloatArray  # (ny, nx) v*; NaN where undefined [USD/token]
+
+    @property
+    def label_names(self) -> tuple[str, ...]:
+        return ROUTE_LABELS
+
+
+_T = TypeVar("_T", OptionArrays, WorkloadArrays)
+
+
+def _tile_rows(obj: _T, ny: int) -> _T:
+    """Repeat every array field ``ny`` times along the workload axis (grid rows), scalars as they are."""
+    values: dict[str, Any] = {}
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        values[f.name] = np.tile(v, ny) if isinstance(v, np.ndarray) else v
+    return replace(obj, **values)
+
+
+def evaluate_grid(
+    scenario: Scenario,
+    workload_id: str,
+    avg_requests_per_s: ArrayLike,
+    failure_cost_usd: ArrayLike,
+    *,
+    peak_to_average: float | None = None,
+) -> DecisionGrid:
+    """Route one workload over a grid of average demand (columns) × failure cost (rows), vectorized.
+
+    The workload keeps its shape, SLOs and sovereignty; the peak is ``peak_to_average`` × the average (the
+    workload's own ratio by default). Each owned option is evaluated once over the demand axis (one serving
+    call, SLO capacity solved once for the shape); the failure-cost axis only changes ``J``, so the whole
+    ``ny × nx`` grid is routed as one array. 200 × 200 points take tens of milliseconds.
+    """
+    wl = next((w for w in scenario.workloads if w.id == workload_id), None)
+    if wl is None:
+        raise ValueError(f"workload_id: unknown workload {workload_id!r}")
+    x = np.atleast_1d(np.asarray(avg_requests_per_s, dtype=np.float64))
+    y = np.atleast_1d(np.asarray(failure_cost_usd, dtype=np.float64))
+    if np.any(~np.isfinite(x)) or np.any(x <= 0) or np.any(~np.isfinite(y)) or np.any(y < 0):
+        raise ValueError("avg_requests_per_s must be finite and > 0, failure_cost_usd finite and ≥ 0")
+    p2a = wl.peak_requests_per_s / wl.avg_requests_per_s if peak_to_average is None else peak_to_average
+    w_x = WorkloadArrays.sweep(wl, x, x * p2a)
+    arrays = [owned_option_arrays(scenario, o, w_x) for o in scenario.owned_options]
+    arrays += [api_option_arrays(a, w_x) for a in scenario.apis]
+    option_ids = tuple(o.id for o in scenario.owned_options) + tuple(a.id for a in scenario.apis)
+    base = np.array([o.quality for o in scenario.owned_options] + [a.quality for a in scenario.apis])
+    q = np.array([wl.quality_overrides.get(oid, float(b)) for oid, b in zip(option_ids, base, strict=True)])
+    ny, nx = len(y), len(x)
+    tiled = [_tile_rows(a, ny) for a in arrays]
+    w_grid = replace(_tile_rows(w_x, ny), failure_cost=np.repeat(y, nx))
+    ev = _assemble(scenario, w_grid, tiled, np.tile(q, (ny * nx, 1)), with_reasons=False)
+    co = coordinates(ev)
+    r = ev.route
+    best_j = np.where(r.chosen >= 0, _take(r.expected_cost_usd, r.chosen), np.inf)
+    cost_x = np.stack(
+        [np.where(a.feasible & ev.table.allowed[:nx, i], a.cost, np.inf) for i, a in enumerate(arrays)], axis=1
+    )
+    return DecisionGrid(
+        workload_id=wl.id,
+        option_ids=option_ids,
+        avg_requests_per_s=x,
+        failure_cost_usd=y,
+        batchability=co.batchability[:nx],
+        value_usd_per_output_token=y / wl.output_tokens,
+        cost_usd=cost_x,
+        chosen=r.chosen.reshape(ny, nx),
+        label=co.labels.reshape(ny, nx),
+        expected_cost_usd=best_j.reshape(ny, nx),
+        margin_usd=r.margin_usd.reshape(ny, nx),
+        break_even_utilization=co.u_star.reshape(ny, nx),
+        break_even_value_usd_per_output_token=co.value_star.reshape(ny, nx),
     )

@@ -26,6 +26,7 @@ from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import continuous_batching, replicas_for_peak, slo_capacity
+from economics.workload import Workload
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -73,6 +74,31 @@ class WorkloadArrays:
             max_attempts=arr([w.max_attempts for w in ws], 1.0),
         )
 
+    @classmethod
+    def sweep(
+        cls, workload: Workload, avg_requests_per_s: FloatArray, peak_requests_per_s: FloatArray
+    ) -> WorkloadArrays:
+        """One workload's shape at many demand levels (a grid axis)."""
+        n = avg_requests_per_s.shape
+
+        def full(v: float | None, none: float) -> FloatArray:
+            return np.full(n, none if v is None else float(v))
+
+        return cls(
+            avg=np.asarray(avg_requests_per_s, dtype=np.float64),
+            peak=np.asarray(peak_requests_per_s, dtype=np.float64),
+            input_tokens=full(workload.input_tokens, 0.0),
+            output_tokens=full(workload.output_tokens, 0.0),
+            ttft_slo=full(workload.ttft_slo_s, np.inf),
+            tpot_slo=full(workload.tpot_slo_s, np.inf),
+            deadline=full(workload.deadline_s, np.nan),
+            cache_hit=full(workload.prompt_cache_hit_rate, 0.0),
+            sovereign=np.full(n, workload.sovereign),
+            failure_cost=full(workload.failure_cost_usd, 0.0),
+            min_quality=full(workload.min_quality, 0.0),
+            max_attempts=full(workload.max_attempts, 1.0),
+        )
+
     @property
     def latency_slo(self) -> BoolArray:
         """The workload has an interactive SLO (TTFT or TPOT) [-]."""
@@ -115,19 +141,23 @@ def _owned_variant(
     deployment = Deployment(gpu=scenario.gpu(node.gpu_id), n_gpus=option.gpus_per_replica, precision=option.precision)
     eff = scenario.efficiency
     policy = scenario.policy
+    # SLO capacity depends only on the workload's shape and SLOs: solve it once per distinct shape
+    shapes = np.stack([w.input_tokens, w.output_tokens, w.tpot_slo, w.ttft_slo, w.deadline_or_inf], axis=1)
+    unique, inverse = np.unique(shapes, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
     cap = slo_capacity(
         model,
         deployment,
         eff,
         scheme,
-        w.input_tokens,
-        w.output_tokens,
-        tpot_max_s=w.tpot_slo,
-        ttft_max_s=w.ttft_slo,
-        deadline_s=w.deadline_or_inf,
+        unique[:, 0],
+        unique[:, 1],
+        tpot_max_s=unique[:, 2],
+        ttft_max_s=unique[:, 3],
+        deadline_s=unique[:, 4],
     )
-    lam_max = cap.max_arrival_rate_per_s
-    feasible = np.asarray(cap.feasible, dtype=bool)
+    lam_max = cap.max_arrival_rate_per_s[inverse]
+    feasible = np.asarray(cap.feasible[inverse], dtype=bool)
     plan = replicas_for_peak(
         w.peak,
         np.where(feasible, lam_max, 0.0),
@@ -149,7 +179,7 @@ def _owned_variant(
         cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
-    reason = np.where(feasible, "", cap.reason).astype(object)
+    reason = np.where(feasible, "", cap.reason[inverse]).astype(object)
     kind = OWNED_DIFFUSION if isinstance(scheme, DiffusionScheme) else OWNED_AR
     return OptionArrays(
         kind=kind,

@@ -1,0 +1,250 @@
+"""evaluate() and evaluate_grid() on the presets: consistency with hand arithmetic and the router's properties.
+
+Expected values are derived here from the scenario's inputs (node $/h written out, API prices × tokens)
+or by a brute-force argmin, never taken from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from economics.evaluate import evaluate, evaluate_grid
+from economics.result import Result
+from economics.routing import ROUTE_LABELS
+from economics.scenario import Scenario
+from economics.scenarios import PRESET_DIR, default_scenario, load_scenario
+
+PRESETS = sorted(PRESET_DIR.glob("*.json"))
+SLOW = settings(max_examples=8, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module")
+def bank() -> Scenario:
+    return default_scenario()
+
+
+@pytest.fixture(scope="module")
+def bank_result(bank: Scenario) -> Result:
+    return evaluate(bank)
+
+
+def floats(obj: Any) -> list[float]:
+    """Every float inside a result (recursively)."""
+    if isinstance(obj, float):
+        return [obj]
+    if isinstance(obj, dict):
+        return [x for v in obj.values() for x in floats(v)]
+    if isinstance(obj, (list, tuple)):
+        return [x for v in obj for x in floats(v)]
+    return []
+
+
+def brute_force_route(result: Result, scenario: Scenario) -> dict[str, str | None]:
+    """argmin J over the option list with J = c·g(q, m) + (1 − q)^m·C_fail written out, tie-breaks of §11."""
+    chosen: dict[str, str | None] = {}
+    order = [o.id for o in scenario.owned_options] + [a.id for a in scenario.apis]
+    for wl in scenario.workloads:
+        best: tuple[float, float, bool, int] | None = None
+        best_id = None
+        for o in result.options:
+            if o.workload_id != wl.id or not o.feasible:
+                continue
+            q, m = o.quality, wl.max_attempts
+            j = o.cost_usd_per_request * sum((1 - q) ** k for k in range(m)) + (1 - q) ** m * wl.failure_cost_usd
+            key = (j, o.tpot_s, o.kind == "api", order.index(o.option_id))
+            if best is None or key < best:
+                best, best_id = key, o.option_id
+        chosen[wl.id] = best_id
+    return chosen
+
+
+@pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
+def test_every_preset_evaluates_without_nan_and_explains_infeasibility(path: Any) -> None:
+    s = load_scenario(path)
+    r = evaluate(s)
+    assert not any(math.isnan(x) for x in floats(r.model_dump()))
+    assert len(r.options) == len(s.workloads) * (len(s.owned_options) + len(s.apis))
+    for o in r.options:
+        if o.feasible:
+            assert o.reason == ""
+            assert math.isfinite(o.cost_usd_per_request)
+            assert o.cost_usd_per_request >= 0
+        else:
+            assert o.reason, (o.workload_id, o.option_id)
+            assert o.cost_usd_per_request == math.inf
+    assert [d.workload_id for d in r.decisions] == [w.id for w in s.workloads]
+    assert r.fleet.total_cost_usd_per_month >= r.fleet.idle_cost_usd_per_month >= 0
+    # the routes are the brute-force argmin over each workload's options
+    assert {d.workload_id: d.chosen_option_id for d in r.decisions} == brute_force_route(r, s)
+    # sovereign data never goes to an API
+    sovereign = {w.id for w in s.workloads if w.sovereign}
+    assert all(d.chosen_kind != "api" for d in r.decisions if d.workload_id in sovereign)
+
+
+def test_bank_node_cost_and_owned_cost_per_request_by_hand(bank: Scenario, bank_result: Result) -> None:
+    # The bank's node: MODEL_SPEC §9.1 defaults except $0.20/kWh and $250/kW-month (scenario description):
+    # capex 280000·CRF(8%, 4 y)/8760 = 9.6502; power 10.2·0.7·1.3·0.20 = 1.8564;
+    # facility 250·10.2/730 = 3.4932; ops 0.08·280000/8760 = 2.5571 → $17.557 per node-hour.
+    g = 1.08**4
+    node_h = 280_000 * 0.08 * g / (g - 1) / 8760 + 10.2 * 0.7 * 1.3 * 0.20 + 250 * 10.2 / 730 + 0.08 * 280_000 / 8760
+    assert node_h == pytest.approx(17.557, abs=0.001)
+    wl = {w.id: w for w in bank.workloads}
+    gpus = {o.id: o.gpus_per_replica for o in bank.owned_options}
+    for o in bank_result.options:
+        if o.kind == "api" or not o.feasible:
+            continue
+        # dedicated: R replicas of N/8 of a node, all hours, over λ_avg requests per second
+        expected = o.replicas * node_h * gpus[o.option_id] / 8 / (3600 * wl[o.workload_id].avg_requests_per_s)
+        assert o.cost_usd_per_request == pytest.approx(expected, rel=1e-9)
+        # capacity form (§9.2a) gives the same $/Mtok: C_h/(3600·λ_max·T_out·U)
+        per_mtok = (
+            1e6
+            * node_h
+            * gpus[o.option_id]
+            / 8
+            / (3600 * o.capacity_requests_per_s * wl[o.workload_id].output_tokens * o.utilization)
+        )
+        assert o.cost_usd_per_mtok_output == pytest.approx(per_mtok, rel=1e-9)
+
+
+def test_bank_api_costs_by_hand(bank_result: Result) -> None:
+    by = {(o.workload_id, o.option_id): o for o in bank_result.options}
+    # Mercury 2 at $0.25/$0.75 per Mtok, 1500 in / 40 out: 375 + 30 µ$.
+    assert by["code-completion", "mercury-api"].cost_usd_per_request == pytest.approx(405e-6, rel=1e-12)
+    # Claude Sonnet 4.5 at $3/$15, 8000 in / 1000 out: 0.024 + 0.015 (MODEL_SPEC §10's $0.0390).
+    assert by["analyst-research", "frontier-api"].cost_usd_per_request == pytest.approx(0.039, rel=1e-12)
+    # its expected cost with q = 0.95 and C_fail = $20: 0.039 + 0.05·20.
+    assert by["analyst-research", "frontier-api"].expected_cost_usd_per_request == pytest.approx(1.039, rel=1e-12)
+
+
+def test_bank_routes_tell_the_essays_story(bank_result: Result) -> None:
+    d = {x.workload_id: x for x in bank_result.decisions}
+    assert d["analyst-research"].route_label == "frontier API"
+    assert d["kyc-overnight"].route_label == "owned AR (batch)"
+    for w in ("onboarding-checks", "lc-clearing"):
+        assert d[w].chosen_kind in ("owned-ar", "owned-diffusion")
+        assert d[w].batchability < 1  # latency-bound: no batch forms
+    f = bank_result.fleet
+    assert f.owned_nodes == 1
+    assert f.owned_gpus == 8
+    assert f.owned_utilization < 0.5
+    # idle cost = the owned bill × (1 − utilization)
+    assert f.idle_cost_usd_per_month == pytest.approx(f.owned_cost_usd_per_month * (1 - f.owned_utilization), rel=1e-9)
+
+
+def test_monthly_costs_add_up(bank_result: Result) -> None:
+    f = bank_result.fleet
+    assert f.total_cost_usd_per_month == pytest.approx(
+        f.owned_cost_usd_per_month + f.rented_cost_usd_per_month + f.api_cost_usd_per_month
+    )
+    api_routes = sum(d.monthly_cost_usd for d in bank_result.decisions if d.chosen_kind == "api")
+    assert f.api_cost_usd_per_month == pytest.approx(api_routes)
+
+
+# ---- properties at scenario level ----------------------------------------------------------------------------
+
+
+def with_api_prices(s: Scenario, k: float) -> Scenario:
+    apis = [
+        a.model_copy(
+            update={
+                "input_usd_per_mtok": a.input_usd_per_mtok * k,
+                "output_usd_per_mtok": a.output_usd_per_mtok * k,
+                "cached_input_usd_per_mtok": None,
+            }
+        )
+        for a in s.apis
+    ]
+    return s.model_copy(update={"apis": tuple(apis)})
+
+
+@SLOW
+@given(k=st.floats(min_value=1e-4, max_value=0.1))
+def test_sovereign_workloads_stay_owned_however_cheap_the_apis(bank: Scenario, k: float) -> None:
+    r = evaluate(with_api_prices(bank, k))
+    sovereign = {w.id for w in bank.workloads if w.sovereign}
+    assert all(d.chosen_kind != "api" for d in r.decisions if d.workload_id in sovereign)
+
+
+@SLOW
+@given(k=st.floats(min_value=1.0, max_value=20.0))
+def test_dearer_owned_nodes_never_move_a_workload_from_api_to_owned(bank: Scenario, k: float) -> None:
+    before = {d.workload_id: d.chosen_kind for d in evaluate(bank).decisions}
+    nodes = tuple(
+        n.model_copy(update={"capex_usd": n.capex_usd * k, "ops_fixed_usd_per_hour": 5.0 * (k - 1)}) for n in bank.nodes
+    )  # type: ignore[union-attr]
+    after = {d.workload_id: d.chosen_kind for d in evaluate(bank.model_copy(update={"nodes": nodes})).decisions}
+    for w, kind in before.items():
+        if kind == "api":
+            assert after[w] == "api"
+
+
+@SLOW
+@given(extra=st.floats(min_value=0.01, max_value=1000.0))
+def test_higher_failure_cost_never_picks_a_lower_quality_option(bank: Scenario, extra: float) -> None:
+    r0 = evaluate(bank)
+    wls = tuple(w.model_copy(update={"failure_cost_usd": w.failure_cost_usd + extra}) for w in bank.workloads)
+    r1 = evaluate(bank.model_copy(update={"workloads": wls}))
+    q0 = {(o.workload_id, o.option_id): o.quality for o in r0.options}
+    for d0, d1 in zip(r0.decisions, r1.decisions, strict=True):
+        assert d0.chosen_option_id is not None
+        assert d1.chosen_option_id is not None
+        assert q0[d1.workload_id, d1.chosen_option_id] >= q0[d0.workload_id, d0.chosen_option_id]
+
+
+def test_a_trickle_of_demand_goes_to_the_api_in_dedicated_mode(bank: Scenario) -> None:
+    # As λ_avg → 0 an owned replica costs → ∞ per request, so an allowed and feasible API wins (§11).
+    wls = tuple(
+        w.model_copy(update={"avg_requests_per_s": 1e-6, "peak_requests_per_s": 1e-6})
+        if w.id == "code-completion"
+        else w
+        for w in bank.workloads
+    )
+    r = evaluate(bank.model_copy(update={"workloads": wls}))
+    d = next(x for x in r.decisions if x.workload_id == "code-completion")
+    assert d.chosen_kind == "api"
+
+
+def test_pooled_mode_evaluates(bank: Scenario) -> None:
+    pooled = bank.model_copy(update={"policy": bank.policy.model_copy(update={"cost_mode": "pooled"})})
+    r = evaluate(pooled)
+    assert not any(math.isnan(x) for x in floats(r.model_dump()))
+
+
+# ---- the grid ---------------------------------------------------------------------------------------------------
+
+
+def test_grid_agrees_with_evaluate_at_the_workloads_own_point(bank: Scenario, bank_result: Result) -> None:
+    for wl in bank.workloads:
+        g = evaluate_grid(bank, wl.id, [wl.avg_requests_per_s], [wl.failure_cost_usd])
+        d = next(x for x in bank_result.decisions if x.workload_id == wl.id)
+        chosen = int(g.chosen[0, 0])
+        assert (g.option_ids[chosen] if chosen >= 0 else None) == d.chosen_option_id
+        assert ROUTE_LABELS[int(g.label[0, 0])] == d.route_label
+
+
+def test_grid_regions_move_the_way_the_quadrant_says(bank: Scenario) -> None:
+    x = np.geomspace(1e-3, 50, 40)
+    y = np.geomspace(1e-3, 1e3, 30)
+    g = evaluate_grid(bank, "analyst-research", x, y)
+    assert g.chosen.shape == (30, 40)
+    assert not np.isnan(g.expected_cost_usd).any()
+    frontier = g.option_ids.index("frontier-api")
+    # at the highest value per token the frontier API wins at every demand
+    assert (g.chosen[-1] == frontier).all()
+    # raising the failure cost never moves a point to a lower-quality option
+    q = np.array([0.75, 0.55, 0.45, 0.95, 0.75, 0.6])  # the workload's quality overrides, in option order
+    assert (np.diff(q[g.chosen], axis=0) >= -1e-12).all()
+
+
+def test_grid_rejects_bad_axes(bank: Scenario) -> None:
+    with pytest.raises(ValueError, match="unknown workload"):
+        evaluate_grid(bank, "nope", [1.0], [1.0])
+    with pytest.raises(ValueError, match="avg_requests_per_s"):
+        evaluate_grid(bank, "kyc-overnight", [0.0], [1.0])
