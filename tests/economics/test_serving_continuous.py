@@ -14,6 +14,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from economics.hardware import Deployment, Efficiency
+from economics.iteration import AnyScheme
 from economics.model import ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
@@ -265,14 +266,31 @@ def test_zero_load_is_the_empty_pass(model: ModelSpec, dep: Deployment, eff: Eff
     assert float(cb.zero_load_iteration_time_s[0]) == pytest.approx(f0, rel=1e-12)
 
 
+MEDUSA = SpeculativeScheme(verify_tokens=16, mean_accepted_tokens=3.0, draft_layers=0)  # heads fused: no draft
+CLOSED_FORM_SCHEMES = [
+    ARScheme(),
+    DiffusionScheme(block_tokens=32, denoising_steps=8, refresh_passes=1),
+    DiffusionScheme(block_tokens=64, denoising_steps=16, prefix_cache=False),
+    MEDUSA,
+]
+
+
 @PROPERTIES
-@given(models(moe=False), deployments(), efficiencies(), st.integers(1, 8000), st.integers(1, 4000))
+@given(
+    models(moe=False),
+    deployments(),
+    efficiencies(),
+    st.integers(1, 8000),
+    st.integers(1, 4000),
+    st.sampled_from(CLOSED_FORM_SCHEMES),
+)
 def test_closed_form_equals_iteration(
-    model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int
+    model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int, scheme: AnyScheme
 ) -> None:
-    # §8.4: on dense configurations the closed form and the monotone iteration agree to 1e-6.
-    closed = continuous_batching(model, dep, eff, ARScheme(), LAMBDAS, t_in, t_out, method="closed_form")
-    iterated = continuous_batching(model, dep, eff, ARScheme(), LAMBDAS, t_in, t_out, method="iterate")
+    # §8.4: on dense configurations (AR, block diffusion with and without a cache, Medusa) the closed form
+    # and the monotone iteration on forward_time agree to 1e-6.
+    closed = continuous_batching(model, dep, eff, scheme, LAMBDAS, t_in, t_out, method="closed_form")
+    iterated = continuous_batching(model, dep, eff, scheme, LAMBDAS, t_in, t_out, method="iterate")
     half = DEFAULT_MAX_ITERATION_S / 2
     sure = closed.stable & (closed.iteration_time_s < half)
     assert iterated.stable[sure].all()
