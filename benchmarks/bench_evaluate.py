@@ -1,0 +1,104 @@
+"""Routing benchmark: evaluate() end to end, the 200×200 quadrant grid, and a 1,000-workload portfolio.
+
+What it measures (single thread, median of ``--repeats`` timed runs after one warm-up)
+    bank       ``evaluate(default_scenario())``: the Singapore bank, 5 workloads × 6 options, with flips and
+               the fleet (target ≤ 20 ms, issue 3).
+    grid       ``evaluate_grid`` of the bank's analyst workload over 200 demands × 200 failure costs
+               (target ≤ 100 ms).
+    portfolio  ``evaluate`` of the bank's options with 1,000 workloads of random shape, SLOs, demand and
+               value (seeded; target ≤ 250 ms).
+
+Usage
+    .venv/bin/python benchmarks/bench_evaluate.py [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import os
+
+# one core, before numpy is imported
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+os.environ["MKL_NUM_THREADS"] = "1"
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from economics.evaluate import evaluate, evaluate_grid  # noqa: E402
+from economics.scenario import Scenario  # noqa: E402
+from economics.scenarios import default_scenario  # noqa: E402
+from economics.workload import Workload  # noqa: E402
+
+TARGETS_S = {"bank": 0.020, "grid": 0.100, "portfolio": 0.250}
+
+
+def portfolio(base: Scenario, n: int, seed: int = 20261202) -> Scenario:
+    """The bank's hardware, options and APIs with ``n`` random workloads (seeded)."""
+    rng = np.random.default_rng(seed)
+    workloads = []
+    for i in range(n):
+        avg = float(10 ** rng.uniform(-3, 1.5))
+        latency_bound = rng.random() < 0.6
+        workloads.append(
+            Workload(
+                id=f"w{i:04d}",
+                name=f"workload {i}",
+                avg_requests_per_s=avg,
+                peak_requests_per_s=avg * float(rng.uniform(1, 5)),
+                input_tokens=int(rng.integers(100, 8000)),
+                output_tokens=int(rng.integers(10, 1500)),
+                ttft_slo_s=float(rng.uniform(0.3, 3.0)) if latency_bound else None,
+                tpot_slo_s=float(rng.uniform(0.005, 0.08)) if latency_bound else None,
+                deadline_s=None if latency_bound else float(rng.choice([3600.0, 8 * 3600.0, 86_400.0])),
+                prompt_cache_hit_rate=float(rng.uniform(0, 0.8)),
+                sovereign=bool(rng.random() < 0.4),
+                failure_cost_usd=float(10 ** rng.uniform(-3, 2)),
+                max_attempts=int(rng.integers(1, 3)),
+            )
+        )
+    return base.model_copy(update={"workloads": tuple(workloads)})
+
+
+def median_s(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7, help="timed runs per case (median reported)")
+    args = parser.parse_args()
+    bank = default_scenario()
+    x = np.geomspace(1e-3, 100.0, 200)
+    y = np.geomspace(1e-3, 1e3, 200)
+    big = portfolio(bank, 1000)
+    cases: dict[str, Callable[[], object]] = {
+        "bank": lambda: evaluate(bank),
+        "grid": lambda: evaluate_grid(bank, "analyst-research", x, y),
+        "portfolio": lambda: evaluate(big),
+    }
+    print(f"{'case':<10} {'median ms':>10} {'target ms':>10}")
+    for name, fn in cases.items():
+        m = median_s(fn, args.repeats)
+        flag = "" if m <= TARGETS_S[name] else "  over target"
+        print(f"{name:<10} {1e3 * m:>10.1f} {1e3 * TARGETS_S[name]:>10.0f}{flag}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
