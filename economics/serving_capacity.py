@@ -150,9 +150,14 @@ def slo_capacity(
             return affine.time(x)
         return iteration_time_at(model, deployment, efficiency, shape, x)
 
+    latency_slos = bool(np.isfinite(ttft).any() or np.isfinite(deadline).any())
+
     def ratios(x: FloatArray) -> FloatArray:
         """Each latency over its SLO (0 where the SLO is off), stacked: TPOT, TTFT, E2E, iteration cap."""
         t = h(x)
+        if not latency_slos:  # skip the prompt-iteration pass when no TTFT or deadline SLO is set
+            zero = np.zeros_like(t)
+            return np.stack(np.broadcast_arrays(t / e / tpot, zero, zero, t / max_iteration_s))
         lat = request_latency(model, deployment, efficiency, shape, x, t, chunk)
         return np.stack(
             np.broadcast_arrays(t / e / tpot, lat.ttft_s / ttft, lat.e2e_mean_s / deadline, t / max_iteration_s)
