@@ -136,6 +136,13 @@ def iteration_time(
 
     Example: one AR step of Llama-3.1-70B on 8×H100 with the default efficiency at 4096 context is 9.70 ms
     (MODEL_SPEC §3.3); a diffusion iteration with K = S = 1 and ρ = 0 is exactly an AR step.
+
+    >>> from economics.catalog import load_catalog
+    >>> catalog = load_catalog()
+    >>> replica = Deployment(gpu=catalog.gpus["h100-sxm"], n_gpus=8)
+    >>> it = iteration_time(catalog.models["llama-3.1-70b"], replica, Efficiency(), ARScheme(), 1, 4096)
+    >>> round(float(it.time_s) * 1e3, 2)
+    9.7
     """
     e = tokens_per_iteration(scheme)
     q = new_tokens_per_iteration(scheme, canvas_tokens)
