@@ -20,13 +20,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from economics.costs import (
-    break_even_utilization,
     cost_per_mtok,
-    idle_cost_usd_per_month,
-    node_cost_usd_per_hour,
 )
+from economics.fleet import fleet_summary, monthly_cost
 from economics.flips import all_flips, flip_records
-from economics.offers import OwnedNode, RentedNode
 from economics.option_costs import (
     REASON_SOVEREIGN,
     OptionArrays,
@@ -34,27 +31,23 @@ from economics.option_costs import (
     api_option_arrays,
     owned_option_arrays,
 )
-from economics.quality import break_even_failure_cost
-from economics.result import FleetSummary, OptionKind, OptionResult, Result, WorkloadDecision
+from economics.result import OptionKind, OptionResult, Result, WorkloadDecision
 from economics.routing import (
     API,
     FRONTIER_TIERS,
     OPTION_KINDS,
-    OWNED_AR,
     ROUTE_LABELS,
+    Coordinates,
     OptionTable,
     Route,
     allowed_options,
     best_of,
-    route_labels,
+    quadrant_coordinates,
 )
 from economics.scenario import Scenario
-from economics.units import HOURS_PER_MONTH, SECONDS_PER_HOUR
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
-
-SECONDS_PER_MONTH = HOURS_PER_MONTH * SECONDS_PER_HOUR
 
 
 @dataclass(frozen=True)
@@ -152,64 +145,15 @@ def _assemble(
     return Evaluation(scenario, w, tuple(arrays), names, table, table.route(), reasons)
 
 
-# ---- quadrant coordinates and break-evens --------------------------------------------------------------------
+def coordinates(ev: Evaluation) -> Coordinates:
+    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5)."""
+    beta = np.stack([a.batchability for a in ev.options], axis=1) if ev.options else np.zeros((len(ev.table.kind), 0))
+    return quadrant_coordinates(ev.table, ev.route, beta)
 
 
 def _take(a: FloatArray, idx: IntArray) -> FloatArray:
     rows = np.arange(a.shape[0])
     return np.where(idx >= 0, a[rows, np.maximum(idx, 0)], np.nan)
-
-
-@dataclass(frozen=True)
-class Coordinates:
-    """The quadrant coordinates and the margins that define its regions, per workload."""
-
-    batchability: FloatArray  # β on the reference AR option [1]
-    best_owned: IntArray  # router's best owned option, −1 if none
-    best_api: IntArray  # router's best API, −1 if none
-    value_star: FloatArray  # v* best owned vs best API; NaN = undefined [USD/token]
-    u_star: FloatArray  # U* of the best owned vs the best API's cost; NaN = undefined [1]
-    labels: NDArray[np.int8]
-
-
-def coordinates(ev: Evaluation) -> Coordinates:
-    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5)."""
-    t, r = ev.table, ev.route
-    is_api = t.is_api
-    j = r.expected_cost_usd
-    best_owned = best_of(j, ~is_api, t.tpot_s, is_api)
-    best_api = best_of(j, is_api, t.tpot_s, is_api)
-    # β: plain AR at batch 1 on the best owned AR option (the first AR option if none is feasible)
-    beta_all = np.stack([a.batchability for a in ev.options], axis=1) if ev.options else np.zeros((len(j), 0))
-    ar = t.kind == OWNED_AR
-    ref = best_of(j, ar, t.tpot_s, is_api)
-    first_ar = int(np.argmax(ar)) if ar.any() else -1
-    ref = np.where(ref >= 0, ref, first_ar).astype(np.intp)
-    beta = np.nan_to_num(_take(beta_all, ref), nan=0.0) if beta_all.shape[1] else np.zeros(len(j))
-    # v*: failure cost at which the best owned and best API cost the same per task, per output token
-    c_o, c_a = _take(t.cost_usd, best_owned), _take(t.cost_usd, best_api)
-    q_o, q_a = _take(t.quality, best_owned), _take(t.quality, best_api)
-    high_is_api = q_a >= q_o
-    c_star = break_even_failure_cost(
-        np.where(high_is_api, c_a, c_o),
-        np.where(high_is_api, q_a, q_o),
-        np.where(high_is_api, c_o, c_a),
-        np.where(high_is_api, q_o, q_a),
-        t.max_attempts,
-    )
-    both = (best_owned >= 0) & (best_api >= 0)
-    v_star = np.where(both & np.isfinite(c_star) & (c_star >= 0), c_star / t.output_tokens, np.nan)
-    # U*: §9.4 on the best owned replica against the best API's cost per request
-    safe = np.maximum(best_owned, 0)
-    u_star = break_even_utilization(
-        t.replica_fixed_usd_per_hour[safe],
-        _take(t.capacity_requests_per_s, best_owned),
-        c_a,
-        t.replica_variable_usd_per_hour[safe],
-    )
-    u_star = np.where(both & np.isfinite(u_star), u_star, np.nan)
-    labels = route_labels(r.chosen, t.kind, t.frontier, beta)
-    return Coordinates(beta, best_owned, best_api, v_star, u_star, labels)
 
 
 # ---- assembly --------------------------------------------------------------------------------------------------
@@ -314,15 +258,11 @@ def _option_results(ev: Evaluation) -> tuple[OptionResult, ...]:
     return tuple(out)
 
 
-def _monthly(c: FloatArray, avg: FloatArray) -> FloatArray:
-    return np.where(np.isfinite(c), c * avg * SECONDS_PER_MONTH, 0.0)
-
-
 def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
     t, r, s = ev.table, ev.route, ev.scenario
     chosen = r.chosen
-    monthly = _monthly(_take(t.cost_usd, chosen), t.avg_requests_per_s)
-    api_monthly = _monthly(
+    monthly = monthly_cost(_take(t.cost_usd, chosen), t.avg_requests_per_s)
+    api_monthly = monthly_cost(
         _take(t.cost_usd, best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)), t.avg_requests_per_s
     )
     has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
@@ -352,80 +292,6 @@ def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
             )
         )
     return tuple(out)
-
-
-def _fleet(ev: Evaluation) -> tuple[FleetSummary, list[str]]:
-    """The fleet the chosen routes need, with workloads on the same owned option sharing its replicas.
-
-    Per owned option: ``replicas = ceil(Σ λ_peak/(u_target·λ_max))`` over the workloads routed to it (each
-    takes its share of a replica's SLO capacity) and busy GPU-equivalents ``Σ λ_avg/λ_max · N``. An owned
-    node offer runs ``max(nodes bought, nodes needed)`` nodes, paid in full, busy or idle; rented GPUs are
-    paid per GPU-hour. Per-workload costs in dedicated mode are stand-alone (own replicas), so they can add
-    up to more than the consolidated fleet.
-    """
-    t, r, s = ev.table, ev.route, ev.scenario
-    chosen = r.chosen
-    u_t = s.policy.target_utilization
-    n_owned = len(s.owned_options)
-    gpus_needed = np.zeros(len(s.nodes))
-    busy = np.zeros(len(s.nodes))
-    for o, option in enumerate(s.owned_options):
-        routed = chosen == o
-        if not routed.any():
-            continue
-        lam_max = t.capacity_requests_per_s[routed, o]
-        share = float(np.sum(t.peak_requests_per_s[routed] / (u_t * lam_max)))
-        replicas = max(1, math.ceil(share * (1.0 - 1e-12)))
-        i = int(t.node_index[o])
-        gpus_needed[i] += replicas * option.gpus_per_replica
-        busy[i] += float(np.sum(t.avg_requests_per_s[routed] / lam_max)) * option.gpus_per_replica
-    warnings: list[str] = []
-    owned_nodes = owned_gpus = 0
-    owned_cost = idle = busy_owned = rented = 0.0
-    for i, node in enumerate(s.nodes):
-        if isinstance(node, OwnedNode):
-            needed = math.ceil(gpus_needed[i] / node.gpus_per_node - 1e-9)
-            nodes = max(node.nodes_owned, needed)
-            if nodes == 0:
-                continue
-            total_gpus = nodes * node.gpus_per_node
-            u = float(busy[i]) / total_gpus
-            c_h = float(node_cost_usd_per_hour(node, u))
-            owned_nodes += nodes
-            owned_gpus += total_gpus
-            busy_owned += float(busy[i])
-            owned_cost += nodes * c_h * HOURS_PER_MONTH
-            idle += float(idle_cost_usd_per_month(nodes * c_h, u))
-            if needed > node.nodes_owned > 0:
-                warnings.append(
-                    f"nodes.{i} ({node.name}): the chosen routes need {needed} node(s), "
-                    f"{node.nodes_owned} are owned; {needed - node.nodes_owned} more must be bought"
-                )
-            elif needed == 0:
-                warnings.append(
-                    f"nodes.{i} ({node.name}): {nodes} owned node(s) carry no chosen route; "
-                    f"{_money(nodes * c_h * HOURS_PER_MONTH)}/month is paid for idle GPUs"
-                )
-        elif isinstance(node, RentedNode):
-            rented += float(gpus_needed[i]) * node.price_usd_per_gpu_hour * HOURS_PER_MONTH
-    monthly = _monthly(_take(t.cost_usd, chosen), t.avg_requests_per_s)
-    on_api = (chosen >= n_owned) & (chosen >= 0)
-    api = float(monthly[on_api].sum())
-    no_api = ~np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
-    best_api = best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)
-    api_only = _monthly(np.where(no_api, _take(t.cost_usd, chosen), _take(t.cost_usd, best_api)), t.avg_requests_per_s)
-    fleet = FleetSummary.model_construct(
-        owned_nodes=owned_nodes,
-        owned_gpus=owned_gpus,
-        owned_cost_usd_per_month=owned_cost,
-        owned_utilization=busy_owned / owned_gpus if owned_gpus else 0.0,
-        idle_cost_usd_per_month=idle,
-        rented_cost_usd_per_month=rented,
-        api_cost_usd_per_month=api,
-        total_cost_usd_per_month=owned_cost + rented + api,
-        all_api_cost_usd_per_month=float(api_only.sum()),
-    )
-    return fleet, warnings
 
 
 def _stale_warnings(s: Scenario) -> list[str]:
@@ -459,7 +325,7 @@ def evaluate(scenario: Scenario) -> Result:
     """
     ev = evaluate_arrays(scenario)
     co = coordinates(ev)
-    fleet, fleet_warnings = _fleet(ev)
+    fleet, fleet_warnings = fleet_summary(scenario, ev.table, ev.route)
     decisions = _decisions(ev, co)
     warnings = _stale_warnings(scenario) + fleet_warnings
     warnings += [

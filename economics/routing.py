@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from economics.quality import expected_cost_per_task
+from economics.costs import break_even_utilization
+from economics.quality import break_even_failure_cost, expected_cost_per_task
 from economics.result import OptionKind, RouteLabel
 
 FloatArray = NDArray[np.float64]
@@ -234,3 +235,68 @@ class OptionTable:
             self.tpot_s,
             self.is_api,
         )
+
+
+# ---- quadrant coordinates and break-evens (MODEL_SPEC §11 step 5) ---------------------------------------------
+
+
+def _take(a: FloatArray, idx: IntArray) -> FloatArray:
+    rows = np.arange(a.shape[0])
+    return np.asarray(np.where(idx >= 0, a[rows, np.maximum(idx, 0)], np.nan), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Coordinates:
+    """The quadrant coordinates and the margins that define its regions, per workload (W,)."""
+
+    batchability: FloatArray  # β on the reference owned AR option [1]
+    best_owned: IntArray  # the router's best owned option, −1 if none
+    best_api: IntArray  # the router's best API, −1 if none
+    value_star: FloatArray  # v* between best owned and best API; NaN where undefined [USD/token]
+    u_star: FloatArray  # U* of the best owned replica against the best API's cost; NaN where undefined [1]
+    labels: NDArray[np.int8]  # index into ROUTE_LABELS
+
+
+def quadrant_coordinates(table: OptionTable, r: Route, batchability_by_option: FloatArray) -> Coordinates:
+    """Where each workload sits in the quadrant and how far it is from a boundary (MODEL_SPEC §11 step 5).
+
+    * β: ``λ_peak·T_out·TPOT_AR(1)`` on the router's best owned AR option (the first AR option when none is
+      feasible), from ``batchability_by_option`` ``(W, O)``.
+    * v*: the failure cost per output token at which the best owned option and the best API have the same
+      expected cost (§10, with the workload's retries); NaN when either is missing, their qualities are equal,
+      or the better one is also cheaper (then it wins at every value).
+    * U*: §9.4 break-even utilisation of the best owned replica against the best API's cost per request,
+      with load-dependent power; NaN when either is missing or the replica never breaks even.
+    * the label, from the winner and β (:func:`route_labels`).
+    """
+    is_api = table.is_api
+    j = r.expected_cost_usd
+    w = j.shape[0]
+    best_owned = best_of(j, ~is_api, table.tpot_s, is_api)
+    best_api = best_of(j, is_api, table.tpot_s, is_api)
+    ar = table.kind == OWNED_AR
+    ref = best_of(j, ar, table.tpot_s, is_api)
+    ref = np.where(ref >= 0, ref, int(np.argmax(ar)) if ar.any() else -1).astype(np.intp)
+    beta = np.nan_to_num(_take(batchability_by_option, ref), nan=0.0) if ar.any() else np.zeros(w)
+    c_o, c_a = _take(table.cost_usd, best_owned), _take(table.cost_usd, best_api)
+    q_o, q_a = _take(table.quality, best_owned), _take(table.quality, best_api)
+    api_high = q_a >= q_o
+    c_star = break_even_failure_cost(
+        np.where(api_high, c_a, c_o),
+        np.where(api_high, q_a, q_o),
+        np.where(api_high, c_o, c_a),
+        np.where(api_high, q_o, q_a),
+        table.max_attempts,
+    )
+    both = (best_owned >= 0) & (best_api >= 0)
+    v_star = np.where(both & np.isfinite(c_star) & (c_star >= 0), c_star / table.output_tokens, np.nan)
+    safe = np.maximum(best_owned, 0)
+    u_star = break_even_utilization(
+        table.replica_fixed_usd_per_hour[safe],
+        _take(table.capacity_requests_per_s, best_owned),
+        c_a,
+        table.replica_variable_usd_per_hour[safe],
+    )
+    u_star = np.where(both & np.isfinite(u_star), u_star, np.nan)
+    labels = route_labels(r.chosen, table.kind, table.frontier, beta)
+    return Coordinates(beta, best_owned, best_api, v_star, u_star, labels)
