@@ -431,6 +431,11 @@ def apply_negotiated(scenario: Scenario, prices: Sequence[NegotiatedPrice]) -> S
     :class:`NegotiatedPriceError` lists the problems. A reserved discount multiplies the node's current
     price by ``1 − d`` and marks it ``negotiated``; an API discount sets ``negotiated_discount_fraction``;
     negotiated token prices replace the list prices and clear the discount.
+
+    A negotiated node price or token price is no longer a catalog list price, so its ``price_id`` is
+    cleared: repricing to a later date (:func:`economics.pricing.reprice`) keeps it instead of reverting
+    it to the list price. An API discount keeps the ``price_id``: the discount applies to whatever list
+    price is in force.
     """
     problems = check_negotiated(scenario, prices)
     if problems:
@@ -442,11 +447,11 @@ def apply_negotiated(scenario: Scenario, prices: Sequence[NegotiatedPrice]) -> S
     for node in data["nodes"]:
         for p in by_offer.get(node["id"], []):
             if p.item == "gpu_hour_price":
-                node.update(price_usd_per_gpu_hour=p.value, pricing_type="negotiated")
+                node.update(price_usd_per_gpu_hour=p.value, pricing_type="negotiated", price_id=None)
                 node.update(_provenance(p, scenario.review_date, f"${p.value:g}/GPU-h"))
             elif p.item == "reserved_discount":
                 old = node["price_usd_per_gpu_hour"]
-                node.update(price_usd_per_gpu_hour=old * (1.0 - p.value), pricing_type="negotiated")
+                node.update(price_usd_per_gpu_hour=old * (1.0 - p.value), pricing_type="negotiated", price_id=None)
                 node.update(_provenance(p, scenario.review_date, f"{p.value:.0%} reserved discount on ${old:g}/GPU-h"))
             elif p.item == "node_capex":
                 node.update(capex_usd=p.value, **_provenance(p, scenario.review_date, f"CapEx ${p.value:,.0f}"))
@@ -468,6 +473,7 @@ def apply_negotiated(scenario: Scenario, prices: Sequence[NegotiatedPrice]) -> S
             else:
                 api[field_of[p.item]] = p.value
                 api["negotiated_discount_fraction"] = 0.0
+                api["price_id"] = None
                 what.append(f"{p.item.removeprefix('api_').removesuffix('_price')} ${p.value:g}/Mtok")
         if mine:
             api.update(_provenance(mine[0], scenario.review_date, ", ".join(what)))
