@@ -14,9 +14,9 @@ from economics.model import FloatArray, ModelSpec
 from economics.serving_passes import (
     DEFAULT_MAX_ITERATION_S,
     DEFAULT_PREFILL_CHUNK_TOKENS,
-    affine_iteration_terms,
     iteration_time_at,
     kv_bytes_per_sequence,
+    pass_time_function,
     request_latency,
     serving_shape,
 )
@@ -143,12 +143,10 @@ def slo_capacity(
         x_pf = np.broadcast_to(np.where(shape.prefill_tokens > 0, chunk / shape.prefill_tokens, np.inf), full)
     x_upper = np.minimum(x_kv, x_pf)
 
-    affine = affine_iteration_terms(model, deployment, efficiency, shape)
+    pass_time = pass_time_function(model, deployment, efficiency, shape)
 
     def h(x: FloatArray) -> FloatArray:
-        if affine is not None:
-            return affine.time(x)
-        return iteration_time_at(model, deployment, efficiency, shape, x)
+        return iteration_time_at(pass_time, shape, x)
 
     latency_slos = bool(np.isfinite(ttft).any() or np.isfinite(deadline).any())
 
@@ -158,7 +156,7 @@ def slo_capacity(
         if not latency_slos:  # skip the prompt-iteration pass when no TTFT or deadline SLO is set
             zero = np.zeros_like(t)
             return np.stack(np.broadcast_arrays(t / e / tpot, zero, zero, t / max_iteration_s))
-        lat = request_latency(model, deployment, efficiency, shape, x, t, chunk)
+        lat = request_latency(shape, pass_time, x, t, chunk)
         return np.stack(
             np.broadcast_arrays(t / e / tpot, lat.ttft_s / ttft, lat.e2e_mean_s / deadline, t / max_iteration_s)
         )
@@ -186,7 +184,7 @@ def slo_capacity(
     x_max = largest_within(worst, np.ones(full), np.where(feasible, x_upper, 0.0))
     x_max = np.where(feasible, x_max, 0.0)
     t = np.broadcast_to(h(x_max), full)
-    lat = request_latency(model, deployment, efficiency, shape, x_max, t, chunk)
+    lat = request_latency(shape, pass_time, x_max, t, chunk)
     lam = np.where(feasible, x_max / t, 0.0)
     at_upper = x_max >= x_upper
     binding_idx = np.where(at_upper, np.where(x_kv <= x_pf, 4, 5), np.argmax(ratios(x_max), axis=0))

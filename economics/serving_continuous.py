@@ -21,10 +21,12 @@ from economics.model import FloatArray, ModelSpec
 from economics.serving_passes import (
     DEFAULT_MAX_ITERATION_S,
     DEFAULT_PREFILL_CHUNK_TOKENS,
+    PassTimeFunction,
     ServingShape,
     affine_iteration_terms,
     iteration_time_at,
     kv_bytes_per_sequence,
+    pass_time_function,
     request_latency,
     serving_shape,
     single_sequence_iteration_time,
@@ -167,10 +169,12 @@ def continuous_batching(
     if method == "closed_form" and affine is None:
         raise ValueError("the closed form needs a dense model without a separate draft model")
 
-    def f(t: FloatArray) -> FloatArray:
-        return iteration_time_at(model, deployment, efficiency, shape, lam * t)
+    pass_time = pass_time_function(model, deployment, efficiency, shape, allow_affine=affine is not None)
 
-    t0 = np.broadcast_to(iteration_time_at(model, deployment, efficiency, shape, 0.0), full).astype(np.float64)
+    def f(t: FloatArray) -> FloatArray:
+        return iteration_time_at(pass_time, shape, lam * t)
+
+    t0 = np.broadcast_to(iteration_time_at(pass_time, shape, np.zeros(full)), full).astype(np.float64)
     if affine is not None:
         branches = affine.broadcast_to(full)
         t_raw = _closed_form(lam, branches.intercept_s, branches.slope_s)
@@ -178,7 +182,7 @@ def continuous_batching(
     else:
         t_raw = least_fixed_point(f, t0, max_iteration_s)
     used: Literal["closed_form", "iterate"] = "closed_form" if affine is not None else "iterate"
-    return _steady_state(model, deployment, efficiency, shape, lam, chunk, t_raw, t0, kv_reserve_bytes, used)
+    return _steady_state(model, deployment, efficiency, shape, pass_time, lam, chunk, t_raw, t0, kv_reserve_bytes, used)
 
 
 def _steady_state(
@@ -186,6 +190,7 @@ def _steady_state(
     deployment: Deployment,
     efficiency: Efficiency,
     shape: ServingShape,
+    pass_time: PassTimeFunction,
     lam: FloatArray,
     chunk: FloatArray,
     t_raw: FloatArray,
@@ -203,7 +208,7 @@ def _steady_state(
         return np.asarray(np.where(stable, v, np.inf), dtype=np.float64)
 
     batch = inf_or(lam * shape.passes_per_request * t_fin)
-    lat = request_latency(model, deployment, efficiency, shape, lam * t_fin, t_fin, chunk)
+    lat = request_latency(shape, pass_time, lam * t_fin, t_fin, chunk)
     cap = kv_capacity(model, deployment, efficiency, kv_reserve_bytes)
     kv_seq = kv_bytes_per_sequence(model, deployment, shape)
     kv_bytes = inf_or(batch * kv_seq)

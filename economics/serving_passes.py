@@ -24,7 +24,9 @@ with :func:`~economics.roofline.forward_time` (and :func:`~economics.specdec.dra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -75,12 +77,12 @@ class ServingShape:
     resident_tokens: FloatArray  # mean KV-cache tokens held per sequence, S_avg [tokens]
     first_token_passes: float  # passes after the prompt before the first token is visible [count]
 
-    @property
+    @cached_property
     def passes_per_request(self) -> FloatArray:
         """``T_out / e``: decode (verify, denoise) passes one request needs [count]."""
         return self.output_tokens / self.tokens_per_pass
 
-    @property
+    @cached_property
     def tokens_per_x(self) -> FloatArray:
         """``n/x = q·T_out/e + C/x``: tokens in a pass per unit of ``x = λ·t`` [tokens]."""
         return self.new_tokens * self.passes_per_request + self.prefill_tokens
@@ -146,10 +148,8 @@ class RequestLatency:
 
 
 def request_latency(
-    model: ModelSpec,
-    deployment: Deployment,
-    efficiency: Efficiency,
     shape: ServingShape,
+    pass_time: PassTimeFunction,
     requests_per_iteration: ArrayLike,
     iteration_s: ArrayLike,
     prefill_chunk_tokens: ArrayLike,
@@ -158,6 +158,8 @@ def request_latency(
 
     Parameters
     ----------
+    shape : the scheme's pass structure at this workload.
+    pass_time : ``(B, C) ↦`` iteration time [s], from :func:`pass_time_function`.
     requests_per_iteration : ``x = λ·t`` at the operating point [1].
     iteration_s : the mean iteration time there, ``t = h(x)`` [s].
     prefill_chunk_tokens : chunk size ``C_chunk`` [tokens].
@@ -185,17 +187,7 @@ def request_latency(
     has_prompt = shape.prefill_tokens > 0
     chunks = np.where(has_prompt, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
     per_chunk = shape.prefill_tokens / np.where(has_prompt, chunks, 1.0)
-    t_prompt = iteration_time(
-        model,
-        deployment,
-        efficiency,
-        shape.scheme,
-        x * shape.passes_per_request,
-        shape.decode_context_tokens,
-        np.maximum(x * shape.prefill_tokens, per_chunk),
-        shape.prefill_context_tokens,
-        canvas_tokens=shape.input_tokens + shape.output_tokens,
-    ).time_s
+    t_prompt = pass_time(x * shape.passes_per_request, np.maximum(x * shape.prefill_tokens, per_chunk))
     t_prompt = np.where(has_prompt, t_prompt, 0.0)
     first = np.where(has_prompt, shape.first_token_passes, np.maximum(1.0, shape.first_token_passes))
     wait = 0.5 * t
@@ -208,31 +200,53 @@ def request_latency(
     )
 
 
-def iteration_time_at(
+PassTimeFunction = Callable[[FloatArray, FloatArray], FloatArray]
+"""``(B, C) ↦ t``: iteration time with ``B`` sequences in decode and ``C`` prompt tokens riding along [s]."""
+
+
+def pass_time_function(
     model: ModelSpec,
     deployment: Deployment,
     efficiency: Efficiency,
     shape: ServingShape,
-    requests_per_iteration: ArrayLike,
-) -> FloatArray:
-    """Iteration time ``h(x)`` with ``x = λ·t`` requests arriving per iteration [s].
+    *,
+    allow_affine: bool = True,
+) -> PassTimeFunction:
+    """The iteration time of this replica and scheme as a function of ``(B, C)`` [s].
 
-    ``h(x) = iteration_time(B = x·T_out/e, S_avg, C = x·T_in, (T_in+1)/2)``: the main pass of
-    :func:`~economics.iteration.iteration_time` (``forward_time`` with the prompt chunks riding along at
-    ``mfu_prefill``) plus the draft passes of a speculative scheme.
+    ``t(B, C) = iteration_time(B, S_avg, C, (T_in+1)/2)``: the main pass of
+    :func:`~economics.iteration.iteration_time` (``forward_time`` with the prompt tokens riding along at
+    ``mfu_prefill``) plus the draft passes of a speculative scheme. For a dense model without a separate
+    draft (and ``allow_affine``) the same numbers come from :func:`affine_pass_terms`, which is several
+    times cheaper inside the bisections.
     """
+    affine = affine_pass_terms(model, deployment, efficiency, shape) if allow_affine else None
+    if affine is not None:
+        return affine.time
+    canvas = shape.input_tokens + shape.output_tokens
+
+    def t(batch: FloatArray, prompt_tokens: FloatArray) -> FloatArray:
+        return iteration_time(
+            model,
+            deployment,
+            efficiency,
+            shape.scheme,
+            batch,
+            shape.decode_context_tokens,
+            prompt_tokens,
+            shape.prefill_context_tokens,
+            canvas_tokens=canvas,
+        ).time_s
+
+    return t
+
+
+def iteration_time_at(
+    pass_time: PassTimeFunction, shape: ServingShape, requests_per_iteration: ArrayLike
+) -> FloatArray:
+    """Iteration time ``h(x) = t(B = x·T_out/e, C = x·T_in)`` with ``x = λ·t`` arrivals per iteration [s]."""
     x = _f(requests_per_iteration)
-    return iteration_time(
-        model,
-        deployment,
-        efficiency,
-        shape.scheme,
-        x * shape.passes_per_request,
-        shape.decode_context_tokens,
-        x * shape.prefill_tokens,
-        shape.prefill_context_tokens,
-        canvas_tokens=shape.input_tokens + shape.output_tokens,
-    ).time_s
+    return pass_time(x * shape.passes_per_request, x * shape.prefill_tokens)
 
 
 @dataclass(frozen=True)
@@ -262,29 +276,55 @@ class AffineIteration:
         return np.asarray(np.max(b.intercept_s + b.slope_s * x[None, ...], axis=0), dtype=np.float64)
 
 
+@dataclass(frozen=True)
+class AffinePass:
+    """``t(B, C) = max_i (a_i + kB_i·B + kC_i·C)`` over the branch combinations of the roofline's max terms.
+
+    Axis 0 enumerates (linear: memory | compute) × (attention: memory | compute).
+    """
+
+    intercept_s: FloatArray  # a_i: time of an empty pass (weights, all-reduce latency, tau0) [s]
+    per_sequence_s: FloatArray  # kB_i: time per sequence in decode [s]
+    per_prompt_token_s: FloatArray  # kC_i: time per prompt token riding along [s]
+
+    def time(self, batch: FloatArray, prompt_tokens: FloatArray) -> FloatArray:
+        """``t(B, C) = max_i (a_i + kB_i·B + kC_i·C)`` [s]."""
+        B, C = _f(batch), _f(prompt_tokens)
+        shape = np.broadcast_shapes(B.shape, C.shape, self.intercept_s.shape[1:])
+        n = len(shape)
+        t = _lead(self.intercept_s, n) + _lead(self.per_sequence_s, n) * B + _lead(self.per_prompt_token_s, n) * C
+        return np.asarray(np.broadcast_to(np.max(t, axis=0), shape), dtype=np.float64)
+
+    def along(self, shape: ServingShape) -> AffineIteration:
+        """Restrict to Little's law, ``B = x·T_out/e`` and ``C = x·T_in``: ``k_i = kB_i·T_out/e + kC_i·T_in``."""
+        slope = self.per_sequence_s * shape.passes_per_request + self.per_prompt_token_s * shape.prefill_tokens
+        return AffineIteration(intercept_s=self.intercept_s + np.zeros_like(slope), slope_s=slope)
+
+
 def _lead(branches: FloatArray, ndim: int) -> FloatArray:
     """Insert axes after the branch axis so that the trailing axes right-align with an ``ndim`` shape."""
     extra = ndim - (branches.ndim - 1)
     return branches.reshape((branches.shape[0],) + (1,) * max(extra, 0) + branches.shape[1:])
 
 
-def affine_iteration_terms(
+def affine_pass_terms(
     model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
-) -> AffineIteration | None:
-    """Affine branches of ``h(x)`` for a dense model without a separate draft; ``None`` otherwise.
+) -> AffinePass | None:
+    """Affine branches of the iteration time for a dense model without a separate draft; ``None`` otherwise.
 
-    Written out from MODEL_SPEC §3.2 with ``B = x·T_out/e`` and ``C = x·T_in`` (``b = T_out/e``, ``n/x = b·q + T_in``)::
+    Written out from MODEL_SPEC §3.2 for ``B`` sequences adding ``q`` tokens at context ``S`` and ``C``
+    prompt tokens attending to ``S_pre`` earlier ones (``n = B·q + C``)::
 
-        linear, memory     W/BW_eff               + x·(n/x)·4·L·d·b_act / BW_eff
-        linear, compute                             x·(b·q·2P_mm/F_dec + T_in·2P_mm/F_pre)
-        attention, memory                           x·r_kv·kv_tok·(b·(S+q) + T_in) / BW_eff
-        attention, compute                          x·L·n_q·d_h·(b·(4qS + pairs(q))/F_dec + T_in·4·S_pre/F_pre)
-        comm (N > 1)       (1−ovl)·2L·alpha_ar    + x·(1−ovl)·2L·2(N−1)/N·(n/x)·d·b_act / BW_link
+        linear, memory     W/BW_eff              + n·4·L·d·b_act / BW_eff
+        linear, compute                            B·q·2P_mm/F_dec + C·2P_mm/F_pre
+        attention, memory                          r_kv·kv_tok·(B·(S+q) + C) / BW_eff
+        attention, compute                         L·n_q·d_h·(B·(4qS + pairs(q))/F_dec + C·4·S_pre/F_pre)
+        comm (N > 1)       (1−ovl)·2L·alpha_ar   + (1−ovl)·2L·2(N−1)/N·n·d·b_act / BW_link
         overhead           tau0
 
     ``pairs(q) = 4q²`` bidirectional, ``2q(q+1)`` causal, as in :func:`~economics.roofline.forward_time`.
-    ``h(x) = max(lin) + max(att) + comm + tau0`` is the maximum of the four sums. A test pins these
-    coefficients to ``forward_time`` so that the two cannot drift apart.
+    The pass time ``max(lin) + max(att) + comm + tau0`` is the maximum of the four sums. Tests pin these
+    coefficients to ``forward_time`` (closed form == iteration) so that the two cannot drift apart.
     """
     if model.is_moe or shape.draft is not None:
         return None
@@ -297,37 +337,55 @@ def affine_iteration_terms(
     att_unit = L * model.n_heads * model.head_dim
     kv = kv_replication(model, N) * model.kv_bytes_per_token
     q, S = shape.new_tokens, shape.decode_context_tokens
-    b = shape.passes_per_request
-    c = shape.prefill_tokens
-    n1 = shape.tokens_per_x
-    zero = np.zeros_like(n1)
-
-    lin_mem_a = model.weight_bytes / bw + zero
-    lin_mem_k = n1 * 4.0 * L * d * model.bytes_per_activation / bw
-    lin_cmp_k = b * q * flop_tok / f_dec + c * flop_tok / f_pre
-    att_mem_k = kv * (b * (S + q) + c) / bw
+    zero = np.zeros(np.broadcast_shapes(q.shape, S.shape, shape.prefill_context_tokens.shape))
+    act = 4.0 * L * d * model.bytes_per_activation / bw  # per token
     pairs = 4.0 * q * q if shape.bidirectional else 2.0 * q * (q + 1.0)
-    att_cmp_k = att_unit * (b * (4.0 * q * S + pairs) / f_dec + c * 4.0 * shape.prefill_context_tokens / f_pre)
+    # (per sequence, per prompt token) of each branch
+    lin_mem = (q * act + zero, act + zero)
+    lin_cmp = (q * flop_tok / f_dec + zero, flop_tok / f_pre + zero)
+    att_mem = (kv * (S + q) / bw + zero, kv / bw + zero)
+    att_cmp = (
+        att_unit * (4.0 * q * S + pairs) / f_dec + zero,
+        att_unit * 4.0 * shape.prefill_context_tokens / f_pre + zero,
+    )
     if N == 1:
-        comm_a, comm_k = zero, zero
+        comm_a, comm = 0.0, (zero, zero)
     else:
         ovl = 1.0 - efficiency.comm_overlap
-        comm_a = ovl * 2.0 * L * efficiency.allreduce_latency_s + zero
-        link = deployment.gpu.link_bandwidth_bytes_per_s
-        comm_k = ovl * 2.0 * L * 2.0 * (N - 1) / N * n1 * d * model.bytes_per_activation / link
+        comm_a = ovl * 2.0 * L * efficiency.allreduce_latency_s
+        per_tok = (
+            ovl
+            * 2.0
+            * L
+            * 2.0
+            * (N - 1)
+            / N
+            * d
+            * model.bytes_per_activation
+            / deployment.gpu.link_bandwidth_bytes_per_s
+        )
+        comm = (q * per_tok + zero, per_tok + zero)
     common_a = comm_a + efficiency.step_overhead_s
-    intercepts = np.stack(
-        [lin_mem_a + common_a, lin_mem_a + common_a, common_a + zero, common_a + zero],
+    weights = model.weight_bytes / bw
+    combos = [
+        (lin_mem, att_mem, weights),
+        (lin_mem, att_cmp, weights),
+        (lin_cmp, att_mem, 0.0),
+        (lin_cmp, att_cmp, 0.0),
+    ]
+    return AffinePass(
+        intercept_s=np.stack([zero + a + common_a for _, _, a in combos]),
+        per_sequence_s=np.stack([lin[0] + att[0] + comm[0] for lin, att, _ in combos]),
+        per_prompt_token_s=np.stack([lin[1] + att[1] + comm[1] for lin, att, _ in combos]),
     )
-    slopes = np.stack(
-        [
-            lin_mem_k + att_mem_k + comm_k,
-            lin_mem_k + att_cmp_k + comm_k,
-            lin_cmp_k + att_mem_k + comm_k,
-            lin_cmp_k + att_cmp_k + comm_k,
-        ]
-    )
-    return AffineIteration(intercept_s=intercepts, slope_s=slopes)
+
+
+def affine_iteration_terms(
+    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
+) -> AffineIteration | None:
+    """``h(x) = max_i (a_i + k_i·x)`` along Little's law (:meth:`AffinePass.along`); ``None`` if not affine."""
+    affine = affine_pass_terms(model, deployment, efficiency, shape)
+    return None if affine is None else affine.along(shape)
 
 
 def kv_bytes_per_sequence(model: ModelSpec, deployment: Deployment, shape: ServingShape) -> FloatArray:
