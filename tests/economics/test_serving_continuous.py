@@ -18,7 +18,8 @@ from economics.iteration import AnyScheme
 from economics.model import ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
-from economics.serving import DEFAULT_MAX_ITERATION_S, continuous_batching
+from economics.serving import DEFAULT_MAX_ITERATION_S, continuous_batching, serving_shape
+from economics.serving_passes import pass_time_function
 from tests.economics.configs import DEFAULT, LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models
 
@@ -296,6 +297,28 @@ def test_closed_form_equals_iteration(
     assert iterated.stable[sure].all()
     np.testing.assert_allclose(iterated.iteration_time_s[sure], closed.iteration_time_s[sure], rtol=1e-6)
     assert closed.stable[iterated.stable & (iterated.iteration_time_s < half)].all()
+
+
+@PROPERTIES
+@given(
+    models(moe=False),
+    deployments(),
+    efficiencies(),
+    st.integers(1, 8000),
+    st.integers(1, 4000),
+    st.sampled_from(CLOSED_FORM_SCHEMES),
+)
+def test_affine_pass_equals_the_roofline_off_littles_law(
+    model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int, scheme: AnyScheme
+) -> None:
+    # TTFT evaluates the pass at (B*, max(C*, T_in/k)), off the Little's-law ray: the affine branches must
+    # equal iteration_time/forward_time for any (B, C), not only for C/B = T_in·e/T_out.
+    shape = serving_shape(scheme, t_in, t_out)
+    batch = np.array([0.0, 0.5, 1.0, 7.0, 64.0, 300.0, 5000.0])[:, None]
+    prompt = np.array([0.0, 1.0, 512.0, 8192.0, 1e5])[None, :]
+    fast = pass_time_function(model, dep, eff, shape)(batch, prompt)
+    slow = pass_time_function(model, dep, eff, shape, allow_affine=False)(batch, prompt)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12)
 
 
 @PROPERTIES
