@@ -211,6 +211,22 @@ def cost_per_mtok(cost_usd_per_request: ArrayLike, tokens_per_request: ArrayLike
     return _safe_ratio(MTOK * _f(cost_usd_per_request), _f(tokens_per_request))
 
 
+def max_utilization(peak_to_average: ArrayLike, target_utilization: ArrayLike) -> FloatArray:
+    """Highest average utilisation a fleet sized for the peak can reach: ``U_max = u_target / p2a`` [1].
+
+    Replicas are sized as ``R = ceil(λ_peak/(u_target·λ_max))``, so ``R·λ_max ≥ λ_peak/u_target`` and
+    ``U = λ_avg/(R·λ_max) ≤ u_target·λ_avg/λ_peak = u_target/p2a``, with equality when the ceiling is exact.
+    Owned capacity loses to an API whenever ``U* > U_max``.
+
+    MODEL_SPEC §9.4 writes ``U ≤ 1/(p2a·u_target)``, which inverts the headroom: with p2a = 1 and
+    u_target = 0.8 it allows U = 1.25, above full load. Headroom lowers the reachable utilisation.
+
+    >>> float(max_utilization(1.0, 0.8)), float(max_utilization(4.0, 0.8))
+    (0.8, 0.2)
+    """
+    return _f(target_utilization) / _f(peak_to_average)
+
+
 def monthly_cost_usd(cost_usd_per_hour: ArrayLike) -> FloatArray:
     """``C_h · 730`` [USD/month] (8760 h / 12)."""
     return _f(cost_usd_per_hour) * HOURS_PER_MONTH

@@ -27,6 +27,7 @@ from economics.costs import (
     cost_per_request_pooled,
     effective_output_price,
     idle_cost_usd_per_month,
+    max_utilization,
     node_cost_fixed_and_variable,
     node_cost_usd_per_hour,
     owned_node_cost_breakdown,
@@ -297,3 +298,28 @@ def test_closed_form_break_even_equals_brute_force(fixed: float, variable: float
         assert closed > 1.0 - 1e-5
     else:
         assert closed == pytest.approx(u[cheaper[0]], abs=1e-5 + 1e-4 * closed)
+
+
+@PROPS
+@given(
+    lam_max=st.floats(min_value=0.01, max_value=100),
+    lam_peak=st.floats(min_value=0.001, max_value=1000),
+    p2a=st.floats(min_value=1.0, max_value=10.0),
+    u_t=st.floats(min_value=0.1, max_value=1.0),
+)
+def test_utilization_never_exceeds_target_over_peak_to_average(
+    lam_max: float, lam_peak: float, p2a: float, u_t: float
+) -> None:
+    # R = ceil(λ_peak/(u·λ_max)) written out; U = λ_avg/(R·λ_max) ≤ u/p2a (MODEL_SPEC §9.4 has 1/(p2a·u)).
+    r = max(1, math.ceil(lam_peak / (u_t * lam_max)))
+    u = (lam_peak / p2a) / (r * lam_max)
+    assert u <= float(max_utilization(p2a, u_t)) * (1 + 1e-12)
+
+
+def test_spec_utilization_ceiling_was_inverted() -> None:
+    # λ_peak = 0.8·λ_max exactly, p2a = 1: one replica at U = 0.8. The spec's 1/(p2a·u) = 1.25 is no bound.
+    lam_max, u_t = 10.0, 0.8
+    r = math.ceil(8.0 / (u_t * lam_max))
+    assert r == 1
+    assert 8.0 / (r * lam_max) == pytest.approx(float(max_utilization(1.0, u_t)))
+    assert 1.0 / (1.0 * u_t) > 1.0

@@ -248,3 +248,19 @@ def test_grid_rejects_bad_axes(bank: Scenario) -> None:
         evaluate_grid(bank, "nope", [1.0], [1.0])
     with pytest.raises(ValueError, match="avg_requests_per_s"):
         evaluate_grid(bank, "kyc-overnight", [0.0], [1.0])
+
+
+def test_batchability_is_peak_times_output_times_batch1_tpot(bank: Scenario, bank_result: Result) -> None:
+    # β = λ_peak·T_out·TPOT_AR(1) (MODEL_SPEC §11) with TPOT(1) one plain-AR pass of the 70B at batch 1 and the
+    # mean context T_in + T_out/2, from the roofline directly. §8.1's extra "/e" is not applied (spec error).
+    from economics.hardware import Deployment
+    from economics.roofline import forward_time
+
+    model = bank.model("llama-3.1-70b")
+    dep = Deployment(gpu=bank.gpu("h100-sxm"), n_gpus=8)
+    decisions = {d.workload_id: d for d in bank_result.decisions}
+    for wl in bank.workloads:
+        if wl.id == "code-completion":  # its best owned AR option is the 8B
+            continue
+        t1 = float(forward_time(model, dep, bank.efficiency, 1, 1, wl.input_tokens + wl.output_tokens / 2).time_s)
+        assert decisions[wl.id].batchability == pytest.approx(wl.peak_requests_per_s * wl.output_tokens * t1, rel=1e-9)
