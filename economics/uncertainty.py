@@ -45,11 +45,11 @@ from numpy.typing import NDArray
 from pydantic import Field, model_validator
 
 from economics._base import Frozen
-from economics.evaluate import SECONDS_PER_MONTH, Evaluation, evaluate_arrays
+from economics.evaluate import Evaluation, evaluate_arrays
 from economics.quality import expected_cost_per_task
 from economics.routing import OPTION_KINDS, OWNED_DIFFUSION
 from economics.scenario import Scenario
-from economics.units import MTOK
+from economics.units import HOURS_PER_MONTH, MTOK, SECONDS_PER_HOUR
 
 __all__ = [
     "INPUT_LABELS",
@@ -67,6 +67,7 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
+SECONDS_PER_MONTH = HOURS_PER_MONTH * SECONDS_PER_HOUR  # the 730 h month of evaluate's monthly costs
 _INPUTS = ("api_price", "node_price", "mbu", "mfu", "diffusion_throughput", "diffusion_quality")
 
 #: Display label and unit of each uncertain input.
