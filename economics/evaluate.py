@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from pydantic import TypeAdapter
 
 from economics.costs import (
     cost_per_mtok,
@@ -214,48 +215,49 @@ def _reason(ev: Evaluation, co: Coordinates, w: int) -> str:
     return "; ".join(parts) + "."
 
 
+_OPTION_RESULTS = TypeAdapter(tuple[OptionResult, ...])
+
+
 def _option_results(ev: Evaluation) -> tuple[OptionResult, ...]:
     t, s = ev.table, ev.scenario
     w = ev.workloads
     c = t.cost_usd
-    per_out = cost_per_mtok(c, w.output_tokens[:, None])
-    per_total = cost_per_mtok(c, (w.input_tokens + w.output_tokens)[:, None])
-    j = ev.route.expected_cost_usd
-    ttft = np.stack([a.ttft for a in ev.options], axis=1)
-    gpus = np.stack([a.gpus for a in ev.options], axis=1)
-    spec = np.stack([a.speculation_on for a in ev.options], axis=1)
-    tier = np.stack([a.batch_tier for a in ev.options], axis=1)
-    out: list[OptionResult] = []
+    feasible = t.feasible
+    cols = {
+        "allowed": t.allowed.tolist(),
+        "cost_usd_per_request": c.tolist(),
+        "cost_usd_per_mtok_output": cost_per_mtok(c, w.output_tokens[:, None]).tolist(),
+        "cost_usd_per_mtok_total": cost_per_mtok(c, (w.input_tokens + w.output_tokens)[:, None]).tolist(),
+        "expected_cost_usd_per_request": ev.route.expected_cost_usd.tolist(),
+        "quality": t.quality.tolist(),
+        "tpot_s": t.tpot_s.tolist(),
+        "ttft_s": np.stack([a.ttft for a in ev.options], axis=1).tolist(),
+        "replicas": np.where(feasible, t.replicas, 0).astype(int).tolist(),
+        "gpus": np.where(feasible, np.stack([a.gpus for a in ev.options], axis=1), 0).astype(int).tolist(),
+        "utilization": t.utilization.tolist(),
+        "capacity_requests_per_s": t.capacity_requests_per_s.tolist(),
+        "achieved_batch": t.achieved_batch.tolist(),
+        "speculation_on": np.stack([a.speculation_on for a in ev.options], axis=1).tolist(),
+        "batch_tier": np.stack([a.batch_tier for a in ev.options], axis=1).tolist(),
+    }
+    ok_rows = feasible.tolist()
+    reasons = ev.reasons.tolist()
     kinds: list[OptionKind] = [OPTION_KINDS[int(k)] for k in t.kind]
+    rows: list[dict[str, Any]] = []
     for wi, wl in enumerate(s.workloads):
         for o, oid in enumerate(t.option_ids):
-            ok = bool(t.feasible[wi, o])
-            out.append(
-                OptionResult.model_construct(
-                    workload_id=wl.id,
-                    option_id=oid,
-                    option_name=ev.option_names[o],
-                    kind=kinds[o],
-                    allowed=bool(t.allowed[wi, o]),
-                    feasible=ok,
-                    reason="" if ok else str(ev.reasons[wi, o]),
-                    cost_usd_per_request=float(c[wi, o]),
-                    cost_usd_per_mtok_output=float(per_out[wi, o]),
-                    cost_usd_per_mtok_total=float(per_total[wi, o]),
-                    expected_cost_usd_per_request=float(j[wi, o]),
-                    quality=float(t.quality[wi, o]),
-                    tpot_s=float(t.tpot_s[wi, o]),
-                    ttft_s=float(ttft[wi, o]),
-                    replicas=int(t.replicas[wi, o]) if ok else 0,
-                    gpus=int(gpus[wi, o]) if ok else 0,
-                    utilization=float(t.utilization[wi, o]),
-                    capacity_requests_per_s=float(t.capacity_requests_per_s[wi, o]),
-                    achieved_batch=float(t.achieved_batch[wi, o]),
-                    speculation_on=bool(spec[wi, o]),
-                    batch_tier=bool(tier[wi, o]),
-                )
+            ok = ok_rows[wi][o]
+            row = {name: col[wi][o] for name, col in cols.items()}
+            row.update(
+                workload_id=wl.id,
+                option_id=oid,
+                option_name=ev.option_names[o],
+                kind=kinds[o],
+                feasible=ok,
+                reason="" if ok else str(reasons[wi][o]),
             )
-    return tuple(out)
+            rows.append(row)
+    return _OPTION_RESULTS.validate_python(rows)
 
 
 def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
@@ -266,14 +268,14 @@ def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
         _take(t.cost_usd, best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)), t.avg_requests_per_s
     )
     has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
-    flips = all_flips(t, r)
+    flips = flip_records(all_flips(t, r), t.option_ids, ev.option_names)
     out: list[WorkloadDecision] = []
     for wi, wl in enumerate(s.workloads):
         ch = int(chosen[wi])
         api_m = float(api_monthly[wi]) if has_api[wi] else None
         margin = float(r.margin_usd[wi])
         out.append(
-            WorkloadDecision.model_construct(
+            WorkloadDecision(
                 workload_id=wl.id,
                 workload_name=wl.name,
                 chosen_option_id=t.option_ids[ch] if ch >= 0 else None,
@@ -288,7 +290,7 @@ def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
                 monthly_cost_usd=float(monthly[wi]),
                 all_api_monthly_cost_usd=api_m,
                 savings_vs_api_usd_per_month=None if api_m is None else api_m - float(monthly[wi]),
-                flips=flip_records(flips, wi, t.option_ids, ev.option_names),
+                flips=flips[wi],
             )
         )
     return tuple(out)
@@ -333,7 +335,7 @@ def evaluate(scenario: Scenario) -> Result:
         for i, d in enumerate(decisions)
         if d.chosen_option_id is None
     ]
-    return Result.model_construct(
+    return Result(
         scenario_name=scenario.name,
         review_date=scenario.review_date,
         options=_option_results(ev),

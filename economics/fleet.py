@@ -101,7 +101,7 @@ def fleet_summary(s: Scenario, t: OptionTable, r: Route) -> tuple[FleetSummary, 
     api_only = monthly_cost(
         np.where(no_api, _take(t.cost_usd, chosen), _take(t.cost_usd, best_api)), t.avg_requests_per_s
     )
-    fleet = FleetSummary.model_construct(
+    fleet = FleetSummary(
         owned_nodes=owned_nodes,
         owned_gpus=owned_gpus,
         owned_cost_usd_per_month=owned_cost,

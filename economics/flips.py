@@ -22,6 +22,7 @@ outside [0, 1], capacity beyond 1000×) is ``None``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -320,41 +321,40 @@ def _fmt(value: float, unit: str) -> str:
 
 
 def flip_records(
-    flips: tuple[FlipArrays, ...], workload: int, option_ids: tuple[str, ...], option_names: tuple[str, ...]
-) -> tuple[FlipThreshold, ...]:
-    """The thresholds of one workload as typed records with one sentence each, for drivers that apply."""
-    out: list[FlipThreshold] = []
+    flips: tuple[FlipArrays, ...], option_ids: tuple[str, ...], option_names: tuple[str, ...]
+) -> list[tuple[FlipThreshold, ...]]:
+    """Every workload's thresholds as typed records with one sentence each, for the drivers that apply."""
+    n = len(flips[0].pivot) if flips else 0
+    out: list[list[FlipThreshold]] = [[] for _ in range(n)]
     for f in flips:
-        pivot = int(f.pivot[workload])
-        if pivot < 0:
-            continue
-        current = float(f.current[workload])
-        if not np.isfinite(current):
-            continue
-        th = float(f.threshold[workload])
-        above = bool(f.above[workload])
-        new = int(f.new_option[workload])
-        what = _WHAT[f.driver].format(pivot=option_names[pivot])
-        way = "rises above" if above else "falls below"
-        if np.isnan(th):
-            text = f"No value of {what} in range changes the route (now {_fmt(current, f.unit)})."
-            threshold: float | None = None
-            new_id: int | None = None
-        else:
-            text = (
-                f"The route moves to {option_names[new]} if {what} {way} {_fmt(th, f.unit)} "
-                f"(now {_fmt(current, f.unit)})."
+        pivots, currents, thresholds = f.pivot.tolist(), f.current.tolist(), f.threshold.tolist()
+        aboves, news = f.above.tolist(), f.new_option.tolist()
+        for w in range(n):
+            pivot, current = pivots[w], currents[w]
+            if pivot < 0 or not math.isfinite(current):
+                continue
+            th, above, new = thresholds[w], aboves[w], news[w]
+            what = _WHAT[f.driver].format(pivot=option_names[pivot])
+            if math.isnan(th):
+                text = f"No value of {what} in range changes the route (now {_fmt(current, f.unit)})."
+                threshold: float | None = None
+                new_id: str | None = None
+            else:
+                way = "rises above" if above else "falls below"
+                text = (
+                    f"The route moves to {option_names[new]} if {what} {way} {_fmt(th, f.unit)} "
+                    f"(now {_fmt(current, f.unit)})."
+                )
+                threshold, new_id = th, option_ids[new]
+            out[w].append(
+                FlipThreshold(
+                    driver=f.driver,
+                    unit=f.unit,
+                    current=current,
+                    threshold=threshold,
+                    direction="above" if above else "below",
+                    new_option_id=new_id,
+                    text=text,
+                )
             )
-            threshold, new_id = th, new
-        out.append(
-            FlipThreshold.model_construct(
-                driver=f.driver,
-                unit=f.unit,
-                current=current,
-                threshold=threshold,
-                direction="above" if above else "below",
-                new_option_id=None if new_id is None else option_ids[new_id],
-                text=text,
-            )
-        )
-    return tuple(out)
+    return [tuple(x) for x in out]

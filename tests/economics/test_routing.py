@@ -345,7 +345,7 @@ def test_flip_records_read_like_sentences() -> None:
     f = api_output_price_flip(t, r)
     # The API takes over when its J drops by 0.003: 0.003·1e6/500 = $6/Mtok lower, i.e. below $9/Mtok.
     assert float(f.threshold[0]) == pytest.approx(9.0, rel=1e-9)
-    recs = flip_records((f,), 0, t.option_ids, ("owned AR", "frontier API"))
+    recs = flip_records((f,), t.option_ids, ("owned AR", "frontier API"))[0]
     assert recs[0].new_option_id == "api"
     assert recs[0].direction == "below"
     assert "falls below $9/Mtok" in recs[0].text
