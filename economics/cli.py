@@ -51,6 +51,7 @@ SUBCOMMANDS: dict[str, str] = {
     "catalog": "economics.cli_catalog",
     "evaluate": "economics.cli_evaluate",
     "schema": "economics.cli_schema",
+    "report": "economics.cli_report",
 }
 
 

@@ -1,0 +1,66 @@
+"""The meeting pack's CSV bundle: one zip with every table as CSV (numbers, units in column names), the
+scenario JSON and a README that lists the files."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pandas as pd
+
+from economics.price_book import price_book_frame
+from economics.share import scenario_json
+from reporting import tables
+from reporting.pack import MeetingPack
+
+__all__ = ["bundle_files", "csv_bundle"]
+
+
+def bundle_files(pack: MeetingPack) -> dict[str, pd.DataFrame]:
+    """File name → table, for every table the pack has."""
+    files = {
+        "decisions.csv": tables.decisions_with_bands(pack),
+        "options.csv": tables.options_frame(pack.result, pack.scenario),
+        "flip_thresholds.csv": tables.flips_frame(pack),
+        "fleet.csv": pd.DataFrame([pack.result.fleet.model_dump()]),
+        "price_book.csv": price_book_frame(pack.scenario, pack.result),
+        "workloads.csv": tables.workloads_frame(pack),
+        "assumptions.csv": tables.assumptions_frame(pack),
+    }
+    if pack.comparison is not None:
+        files["changes_prices.csv"] = pack.comparison.prices
+        files["changes_workloads.csv"] = pack.comparison.workloads
+        files["changes_fleet.csv"] = pack.comparison.fleet
+    if pack.tornado is not None:
+        files["tornado.csv"] = pd.DataFrame([b.model_dump() for b in pack.tornado.bars])
+    if pack.monte_carlo is not None:
+        files["monte_carlo_workloads.csv"] = pack.monte_carlo.workloads
+        files["monte_carlo_options.csv"] = pack.monte_carlo.options
+    return files
+
+
+def csv_bundle(pack: MeetingPack) -> bytes:
+    """The zip file as bytes (deterministic order; timestamps are the pack's generation time)."""
+    stamp = pack.generated_at.timetuple()[:6]
+    buffer = io.BytesIO()
+    files = bundle_files(pack)
+    readme = [
+        pack.title,
+        f"Scenario: {pack.scenario.name}; prices as of {pack.scenario.review_date.isoformat()}; "
+        f"generated {pack.generated_at.isoformat()}",
+        "" if pack.share_url is None else f"Dashboard link: {pack.share_url}",
+        "",
+        "Files (UTF-8 CSV, one header row; units in brackets in the column names or in the economics docs):",
+        *(f"  {name}" for name in files),
+        "  scenario.json  the full scenario, to reproduce every number",
+    ]
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+
+        def add(name: str, text: str) -> None:
+            zf.writestr(zipfile.ZipInfo(name, date_time=stamp), text.encode("utf-8"), zipfile.ZIP_DEFLATED)
+
+        add("README.txt", "\n".join(readme) + "\n")
+        for name, frame in files.items():
+            add(name, frame.to_csv(index=False))
+        add("scenario.json", scenario_json(pack.scenario))
+    return buffer.getvalue()

@@ -1,0 +1,58 @@
+"""The meeting pack: the entry point the CLI (``economics.cli_report``) and the Reviews page use.
+
+    pack = build_pack(scenario, before=Snapshot.from_review(last_quarter))
+    Path("pack.html").write_text(render_html(pack), encoding="utf-8")
+    Path("pack.zip").write_bytes(csv_bundle(pack))
+    write_pngs(pack, Path("charts"))          # optional: needs the system chromium
+
+:func:`write_report` does all of it for the CLI and returns the files it wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reporting.bundle import bundle_files, csv_bundle
+from reporting.html import LIMITATIONS, figures, render_html
+from reporting.pack import DEFAULT_APP_URL, MeetingPack, build_pack, share_url
+from reporting.png import ChromiumNotFoundError, find_chromium, write_pngs
+
+__all__ = [
+    "DEFAULT_APP_URL",
+    "LIMITATIONS",
+    "ChromiumNotFoundError",
+    "MeetingPack",
+    "ReportFiles",
+    "build_pack",
+    "bundle_files",
+    "csv_bundle",
+    "figures",
+    "find_chromium",
+    "render_html",
+    "share_url",
+    "write_pngs",
+    "write_report",
+]
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What :func:`write_report` wrote."""
+
+    html: Path
+    csv_zip: Path | None
+    pngs: tuple[Path, ...]
+
+
+def write_report(
+    pack: MeetingPack, html_path: Path, *, csv_zip: Path | None = None, png_dir: Path | None = None
+) -> ReportFiles:
+    """Write the HTML (and optionally the CSV bundle and PNGs); parent directories are created."""
+    html_path.parent.mkdir(parents=True, exist_ok=True)
+    html_path.write_text(render_html(pack), encoding="utf-8")
+    if csv_zip is not None:
+        csv_zip.parent.mkdir(parents=True, exist_ok=True)
+        csv_zip.write_bytes(csv_bundle(pack))
+    pngs = tuple(write_pngs(pack, png_dir)) if png_dir is not None else ()
+    return ReportFiles(html=html_path, csv_zip=csv_zip, pngs=pngs)

@@ -1,0 +1,91 @@
+"""What goes into a meeting pack: a scenario, its result, optional comparison and uncertainty, the share link.
+
+:func:`build_pack` computes everything (one ``evaluate``, the uncertainty surrogate, the comparison); the
+renderers in :mod:`reporting.html`, :mod:`reporting.bundle` and :mod:`reporting.png` only format it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from economics import share
+from economics.compare import Comparison, Snapshot, compare
+from economics.evaluate import evaluate
+from economics.price_book import price_book
+from economics.result import Result
+from economics.scenario import Scenario
+from economics.uncertainty import MonteCarlo, Tornado, UncertaintyRanges, build_surrogate, monte_carlo, tornado
+
+DEFAULT_APP_URL = "http://localhost:8501/"
+
+
+@dataclass(frozen=True)
+class MeetingPack:
+    """Everything a meeting pack shows, computed once."""
+
+    title: str
+    scenario: Scenario
+    result: Result
+    generated_at: dt.datetime  # UTC
+    share_url: str | None  # None when the scenario is too large for a link
+    notes: str = ""
+    comparison: Comparison | None = None
+    tornado: Tornado | None = None
+    monte_carlo: MonteCarlo | None = None
+    ranges: UncertaintyRanges | None = None
+
+
+def share_url(scenario: Scenario, app_url: str = DEFAULT_APP_URL) -> str | None:
+    """The dashboard link that reopens ``scenario`` (``?s=`` share token), or None if it is too long."""
+    token = share.encode(scenario)
+    if not share.fits_in_link(token):
+        return None
+    return f"{app_url.rstrip('/')}/?s={token}"
+
+
+def build_pack(
+    scenario: Scenario,
+    *,
+    result: Result | None = None,
+    title: str | None = None,
+    notes: str = "",
+    before: Snapshot | None = None,
+    app_url: str = DEFAULT_APP_URL,
+    ranges: UncertaintyRanges | None = None,
+    draws: int = 10_000,
+    seed: int = 0,
+    uncertainty: bool = True,
+    generated_at: dt.datetime | None = None,
+) -> MeetingPack:
+    """Evaluate (unless ``result`` is given: a saved review is shown as saved) and gather the pack.
+
+    ``before``, when given, is compared with this scenario ("what changed since"). ``uncertainty=False``
+    skips the tornado and the Monte Carlo band.
+    """
+    result = result if result is not None else evaluate(scenario)
+    comparison = None
+    if before is not None:
+        after = Snapshot(
+            label=f"{scenario.name} ({scenario.review_date})",
+            scenario=scenario,
+            result=result,
+            prices=price_book(scenario),
+        )
+        comparison = compare(before, after)
+    tor = mc = None
+    if uncertainty:
+        surrogate = build_surrogate(scenario, ranges)
+        tor, mc = tornado(surrogate), monte_carlo(surrogate, draws, seed)
+    return MeetingPack(
+        title=title or f"Price review: {scenario.name}",
+        scenario=scenario,
+        result=result,
+        generated_at=generated_at or dt.datetime.now(dt.UTC),
+        share_url=share_url(scenario, app_url),
+        notes=notes,
+        comparison=comparison,
+        tornado=tor,
+        monte_carlo=mc,
+        ranges=(ranges or UncertaintyRanges()) if uncertainty else None,
+    )

@@ -1,0 +1,130 @@
+"""The meeting pack's tables as DataFrames: numbers for the CSV bundle, units in the column names.
+
+The HTML formats the same frames for reading (:mod:`reporting.html`); the CSV bundle writes them as they
+are, so a spreadsheet gets numbers, not strings.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from economics.price_book import price_book_frame
+from reporting.pack import MeetingPack
+from ui.tables import decisions_frame, options_frame
+
+__all__ = [
+    "assumptions_frame",
+    "decisions_with_bands",
+    "flips_frame",
+    "options_frame",
+    "price_book_display",
+    "workloads_frame",
+]
+
+
+def _none_if_nan(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
+    """One row per workload: route, money and, with a Monte Carlo, the $/Mtok band and P(owned wins)."""
+    frame = decisions_frame(pack.result, pack.scenario)
+    frame.insert(0, "Workload id", [d.workload_id for d in pack.result.decisions])
+    chosen = {(o.workload_id, o.option_id): o for o in pack.result.options}
+    frame["Cost of route [USD/Mtok output]"] = [
+        chosen[(d.workload_id, d.chosen_option_id)].cost_usd_per_mtok_output if d.chosen_option_id is not None else None
+        for d in pack.result.decisions
+    ]
+    if pack.monte_carlo is not None:
+        mc = pack.monte_carlo.workloads.set_index("workload_id")
+        ids = frame["Workload id"]
+        frame["P5 [USD/Mtok]"] = [_none_if_nan(mc.loc[w, "p05_usd_per_mtok"]) for w in ids]
+        frame["P95 [USD/Mtok]"] = [_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]) for w in ids]
+        frame["P(owned beats API) [1]"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
+    return frame
+
+
+def flips_frame(pack: MeetingPack) -> pd.DataFrame:
+    """Every decision-flip threshold: workload, driver, now, threshold, direction, new route, sentence."""
+    rows = [
+        {
+            "Workload": d.workload_name,
+            "Driver": f.driver,
+            "Unit": f.unit,
+            "Now": f.current,
+            "Threshold": f.threshold,
+            "Flips when it goes": f.direction,
+            "New route": f.new_option_id or "",
+            "In words": f.text,
+        }
+        for d in pack.result.decisions
+        for f in d.flips
+    ]
+    return pd.DataFrame(
+        rows, columns=["Workload", "Driver", "Unit", "Now", "Threshold", "Flips when it goes", "New route", "In words"]
+    )
+
+
+def price_book_display(pack: MeetingPack) -> pd.DataFrame:
+    """The price book with source and as-of date per price and the stale flag."""
+    f = price_book_frame(pack.scenario, pack.result)
+    return pd.DataFrame(
+        {
+            "Offer": f["offer_name"],
+            "Price": f["item"],
+            "Unit": f["unit"],
+            "List": f["list_value"],
+            "Discount [1]": f["discount_fraction"],
+            "In use": f["value"],
+            "Negotiated": f["negotiated"],
+            "Source": f["source"],
+            "As of": f["as_of"].astype(str).replace("None", ""),
+            "Age [days]": f["age_days"],
+            "Stale": f["stale"],
+            "Feeds a chosen route": f["in_chosen_route"],
+        }
+    )
+
+
+def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
+    """The workload inputs (assumptions): rates, sizes, SLOs, sovereignty, failure cost."""
+    return pd.DataFrame(
+        [
+            {
+                "Workload": w.name,
+                "Avg [req/s]": w.avg_requests_per_s,
+                "Peak [req/s]": w.peak_requests_per_s,
+                "Input [tokens]": w.input_tokens,
+                "Output [tokens]": w.output_tokens,
+                "TTFT SLO [s]": w.ttft_slo_s,
+                "TPOT SLO [s]": w.tpot_slo_s,
+                "Deadline [s]": w.deadline_s,
+                "Sovereign": w.sovereign,
+                "Failure cost [USD]": w.failure_cost_usd,
+                "Notes": w.notes,
+            }
+            for w in pack.scenario.workloads
+        ]
+    )
+
+
+def assumptions_frame(pack: MeetingPack) -> pd.DataFrame:
+    """Policy, efficiency factors and uncertainty ranges as (group, name, value, meaning) rows."""
+    rows = []
+    for group, model in (("policy", pack.scenario.policy), ("efficiency", pack.scenario.efficiency)):
+        for name, field in type(model).model_fields.items():
+            rows.append({"Group": group, "Name": name, "Value": getattr(model, name), "Meaning": field.description})
+    if pack.ranges is not None:
+        for name, field in type(pack.ranges).model_fields.items():
+            r = getattr(pack.ranges, name)
+            rows.append(
+                {
+                    "Group": "uncertainty range [assumption]",
+                    "Name": name,
+                    "Value": f"{r.low:g}–{r.high:g} (scenario value {r.base:g})",
+                    "Meaning": field.description,
+                }
+            )
+    return pd.DataFrame(rows, columns=["Group", "Name", "Value", "Meaning"])
