@@ -22,12 +22,21 @@ sys.path.insert(0, str(ROOT))
 
 from economics.catalog import Catalog, load_catalog  # noqa: E402
 from economics.pricing import reprice  # noqa: E402
+from economics.quality import diffusion_quality  # noqa: E402
 from economics.scenario import Scenario  # noqa: E402
 from economics.scenarios import PRESET_DIR, scenario_json  # noqa: E402
 
 REVIEW_DATE = dt.date(2026, 12, 1)
 HOUR = 3600.0
 A = "[assumption] "
+#: [assumption] LLaDA-8B's quality at TPF 1 on these tasks (about 95% of the 8B AR model's 0.86).
+LLADA_Q_MAX = 0.82
+
+
+def llada_quality(catalog: Catalog) -> float:
+    """MODEL_SPEC §7.3 default model at the Fast-dLLM-like preset's TPF: q_max − 0.01·max(0, TPF − 2)."""
+    tpf = catalog.diffusion["fast-dllm-like"].tokens_per_forward
+    return round(float(diffusion_quality(tpf, LLADA_Q_MAX)), 4)
 
 
 def api(
@@ -137,7 +146,7 @@ def bank(catalog: Catalog) -> dict[str, Any]:
                 "model_id": "llada-8b",
                 "gpus_per_replica": 1,
                 "scheme": fast_dllm,
-                "quality": 0.80,
+                "quality": llada_quality(catalog),
             },
         ],
         "apis": [
@@ -304,7 +313,7 @@ def owned_models(catalog: Catalog, node_id: str, gpus_70b: int = 8) -> list[dict
             "model_id": "llada-8b",
             "gpus_per_replica": 1,
             "scheme": catalog.diffusion["fast-dllm-like"].model_dump(),
-            "quality": 0.80,
+            "quality": llada_quality(catalog),
         },
     ]
 
