@@ -323,7 +323,18 @@ def evaluate(scenario: Scenario) -> Result:
     ``argmin J`` (§11; sovereign data never goes to an API), the quadrant coordinates, break-evens and flip
     thresholds, and the fleet's monthly cost including idle capacity.
 
+    Accounting: a workload's cost per request (and its ``monthly_cost_usd``) is stand-alone — in dedicated
+    mode it pays for its own replicas all hours — which is what the routing decision compares. The fleet
+    summary instead consolidates the workloads routed to the same owned option onto shared replicas and
+    runs ``max(nodes bought, nodes needed)`` owned nodes, so it is the bill actually paid; per-workload
+    monthly costs can add up to more than it. Sunk (already bought) nodes are charged in full to both.
+
     Infeasible options carry a reason and cost ``inf``; nothing is NaN.
+
+    >>> from economics.scenarios import default_scenario
+    >>> result = evaluate(default_scenario())
+    >>> [d.route_label for d in result.decisions]
+    ['owned AR (batch)', 'owned AR', 'owned AR', 'API', 'frontier API']
     """
     ev = evaluate_arrays(scenario)
     co = coordinates(ev)
