@@ -24,7 +24,7 @@ from economics.costs import (
     cost_per_mtok,
 )
 from economics.fleet import fleet_summary, monthly_cost
-from economics.flips import all_flips, flip_records
+from economics.flips import all_flips, flip_rows
 from economics.option_costs import (
     REASON_SOVEREIGN,
     OptionArrays,
@@ -260,40 +260,45 @@ def _option_results(ev: Evaluation) -> tuple[OptionResult, ...]:
     return _OPTION_RESULTS.validate_python(rows)
 
 
+_DECISIONS = TypeAdapter(tuple[WorkloadDecision, ...])
+
+
 def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
     t, r, s = ev.table, ev.route, ev.scenario
-    chosen = r.chosen
-    monthly = monthly_cost(_take(t.cost_usd, chosen), t.avg_requests_per_s)
+    chosen = r.chosen.tolist()
+    monthly = monthly_cost(_take(t.cost_usd, r.chosen), t.avg_requests_per_s).tolist()
     api_monthly = monthly_cost(
         _take(t.cost_usd, best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)), t.avg_requests_per_s
-    )
-    has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
-    flips = flip_records(all_flips(t, r), t.option_ids, ev.option_names)
-    out: list[WorkloadDecision] = []
+    ).tolist()
+    has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool).tolist()
+    flips = flip_rows(all_flips(t, r), t.option_ids, ev.option_names)
+    margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
+    v_stars, u_stars = co.value_star.tolist(), co.u_star.tolist()
+    kinds = t.kind.tolist()
+    rows: list[dict[str, Any]] = []
     for wi, wl in enumerate(s.workloads):
-        ch = int(chosen[wi])
-        api_m = float(api_monthly[wi]) if has_api[wi] else None
-        margin = float(r.margin_usd[wi])
-        out.append(
-            WorkloadDecision(
-                workload_id=wl.id,
-                workload_name=wl.name,
-                chosen_option_id=t.option_ids[ch] if ch >= 0 else None,
-                chosen_kind=OPTION_KINDS[int(t.kind[ch])] if ch >= 0 else None,
-                route_label=ROUTE_LABELS[int(co.labels[wi])],
-                reason=_reason(ev, co, wi),
-                margin_usd_per_request=margin if math.isfinite(margin) else math.inf,
-                batchability=float(co.batchability[wi]),
-                value_usd_per_output_token=wl.value_usd_per_output_token,
-                break_even_value_usd_per_output_token=_none_if_nan(float(co.value_star[wi])),
-                break_even_utilization=_none_if_nan(float(co.u_star[wi])),
-                monthly_cost_usd=float(monthly[wi]),
-                all_api_monthly_cost_usd=api_m,
-                savings_vs_api_usd_per_month=None if api_m is None else api_m - float(monthly[wi]),
-                flips=flips[wi],
-            )
+        ch = chosen[wi]
+        api_m = api_monthly[wi] if has_api[wi] else None
+        rows.append(
+            {
+                "workload_id": wl.id,
+                "workload_name": wl.name,
+                "chosen_option_id": t.option_ids[ch] if ch >= 0 else None,
+                "chosen_kind": OPTION_KINDS[kinds[ch]] if ch >= 0 else None,
+                "route_label": ROUTE_LABELS[labels[wi]],
+                "reason": _reason(ev, co, wi),
+                "margin_usd_per_request": margins[wi],
+                "batchability": betas[wi],
+                "value_usd_per_output_token": wl.value_usd_per_output_token,
+                "break_even_value_usd_per_output_token": _none_if_nan(v_stars[wi]),
+                "break_even_utilization": _none_if_nan(u_stars[wi]),
+                "monthly_cost_usd": monthly[wi],
+                "all_api_monthly_cost_usd": api_m,
+                "savings_vs_api_usd_per_month": None if api_m is None else api_m - monthly[wi],
+                "flips": flips[wi],
+            }
         )
-    return tuple(out)
+    return _DECISIONS.validate_python(rows)
 
 
 def _stale_warnings(s: Scenario) -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -320,12 +321,13 @@ def _fmt(value: float, unit: str) -> str:
     return f"{value:.3g} {unit}"
 
 
-def flip_records(
+def flip_rows(
     flips: tuple[FlipArrays, ...], option_ids: tuple[str, ...], option_names: tuple[str, ...]
-) -> list[tuple[FlipThreshold, ...]]:
-    """Every workload's thresholds as typed records with one sentence each, for the drivers that apply."""
+) -> list[list[dict[str, Any]]]:
+    """Every workload's thresholds as :class:`FlipThreshold` field dicts, one sentence each, for the drivers
+    that apply (plain dicts so that a whole result validates in one call)."""
     n = len(flips[0].pivot) if flips else 0
-    out: list[list[FlipThreshold]] = [[] for _ in range(n)]
+    out: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     for f in flips:
         pivots, currents, thresholds = f.pivot.tolist(), f.current.tolist(), f.threshold.tolist()
         aboves, news = f.above.tolist(), f.new_option.tolist()
@@ -347,14 +349,21 @@ def flip_records(
                 )
                 threshold, new_id = th, option_ids[new]
             out[w].append(
-                FlipThreshold(
-                    driver=f.driver,
-                    unit=f.unit,
-                    current=current,
-                    threshold=threshold,
-                    direction="above" if above else "below",
-                    new_option_id=new_id,
-                    text=text,
-                )
+                {
+                    "driver": f.driver,
+                    "unit": f.unit,
+                    "current": current,
+                    "threshold": threshold,
+                    "direction": "above" if above else "below",
+                    "new_option_id": new_id,
+                    "text": text,
+                }
             )
-    return [tuple(x) for x in out]
+    return out
+
+
+def flip_records(
+    flips: tuple[FlipArrays, ...], option_ids: tuple[str, ...], option_names: tuple[str, ...]
+) -> list[tuple[FlipThreshold, ...]]:
+    """Every workload's thresholds as typed records (see :func:`flip_rows`)."""
+    return [tuple(FlipThreshold(**row) for row in rows) for rows in flip_rows(flips, option_ids, option_names)]
