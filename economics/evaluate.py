@@ -273,7 +273,7 @@ def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
     has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool).tolist()
     flips = flip_rows(all_flips(t, r), t.option_ids, ev.option_names)
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
-    v_stars, u_stars = co.value_star.tolist(), co.u_star.tolist()
+    v_stars, u_stars, lam_stars = co.value_star.tolist(), co.u_star.tolist(), co.lambda_star.tolist()
     kinds = t.kind.tolist()
     rows: list[dict[str, Any]] = []
     for wi, wl in enumerate(s.workloads):
@@ -292,6 +292,7 @@ def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
                 "value_usd_per_output_token": wl.value_usd_per_output_token,
                 "break_even_value_usd_per_output_token": _none_if_nan(v_stars[wi]),
                 "break_even_utilization": _none_if_nan(u_stars[wi]),
+                "break_even_demand_requests_per_s": _none_if_nan(lam_stars[wi]),
                 "monthly_cost_usd": monthly[wi],
                 "all_api_monthly_cost_usd": api_m,
                 "savings_vs_api_usd_per_month": None if api_m is None else api_m - monthly[wi],

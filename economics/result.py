@@ -67,6 +67,11 @@ class WorkloadDecision(Frozen):
         description="v* where the best API and the best owned option cost the same [USD/token]"
     )
     break_even_utilization: float | None = Field(description="U* of the best owned option vs the best API [1]")
+    break_even_demand_requests_per_s: float | None = Field(
+        default=None,
+        description="λ* above which the best owned option's replicas beat the best API; None when they never "
+        "do (the replicas cannot carry the break-even volume) or either is missing [req/s]",
+    )
     monthly_cost_usd: float = Field(description="cost of the chosen route per month [USD/month]")
     all_api_monthly_cost_usd: float | None = Field(description="cost if sent to the cheapest allowed API [USD/month]")
     savings_vs_api_usd_per_month: float | None = Field(description="all-API cost minus chosen cost [USD/month]")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from economics.costs import break_even_utilization
+from economics.costs import break_even_demand, break_even_utilization
 from economics.quality import break_even_failure_cost, expected_cost_per_task
 from economics.result import OptionKind, RouteLabel
 
@@ -254,6 +254,7 @@ class Coordinates:
     best_api: IntArray  # the router's best API, −1 if none
     value_star: FloatArray  # v* between best owned and best API; NaN where undefined [USD/token]
     u_star: FloatArray  # U* of the best owned replica against the best API's cost; NaN where undefined [1]
+    lambda_star: FloatArray  # λ* for the best owned option's R replicas; NaN where never or undefined [req/s]
     labels: NDArray[np.int8]  # index into ROUTE_LABELS
 
 
@@ -267,6 +268,8 @@ def quadrant_coordinates(table: OptionTable, r: Route, batchability_by_option: F
       or the better one is also cheaper (then it wins at every value).
     * U*: §9.4 break-even utilisation of the best owned replica against the best API's cost per request,
       with load-dependent power; NaN when either is missing or the replica never breaks even.
+    * λ*: §9.4 break-even demand for the best owned option's R replicas, with the capacity check (NaN when
+      the replicas cannot carry the break-even volume).
     * the label, from the winner and β (:func:`route_labels`).
     """
     is_api = table.is_api
@@ -298,5 +301,13 @@ def quadrant_coordinates(table: OptionTable, r: Route, batchability_by_option: F
         table.replica_variable_usd_per_hour[safe],
     )
     u_star = np.where(both & np.isfinite(u_star), u_star, np.nan)
+    lam_star = break_even_demand(
+        _take(table.replicas, best_owned),
+        table.replica_fixed_usd_per_hour[safe],
+        c_a,
+        _take(table.capacity_requests_per_s, best_owned),
+        table.replica_variable_usd_per_hour[safe],
+    )
+    lam_star = np.where(both & np.isfinite(lam_star), lam_star, np.nan)
     labels = route_labels(r.chosen, table.kind, table.frontier, beta)
-    return Coordinates(beta, best_owned, best_api, v_star, u_star, labels)
+    return Coordinates(beta, best_owned, best_api, v_star, u_star, lam_star, labels)

@@ -264,3 +264,17 @@ def test_batchability_is_peak_times_output_times_batch1_tpot(bank: Scenario, ban
             continue
         t1 = float(forward_time(model, dep, bank.efficiency, 1, 1, wl.input_tokens + wl.output_tokens / 2).time_s)
         assert decisions[wl.id].batchability == pytest.approx(wl.peak_requests_per_s * wl.output_tokens * t1, rel=1e-9)
+
+
+def test_break_even_demand_by_hand(bank_result: Result) -> None:
+    # λ* = R·C_replica/(3600·c_api) (MODEL_SPEC §9.4, flat power). Code completion: best owned is the 8B on one
+    # GPU (R = 1, $17.557/8 per hour) against Mercury at $0.000405 per request → 1.505 req/s.
+    node_h = 17.557
+    d = {x.workload_id: x for x in bank_result.decisions}
+    assert d["code-completion"].break_even_demand_requests_per_s == pytest.approx(
+        node_h / 8 / (3600 * 405e-6), rel=1e-4
+    )
+    # Analyst: the 70B on the whole node against the frontier API at $0.039 → 0.125 req/s.
+    assert d["analyst-research"].break_even_demand_requests_per_s == pytest.approx(node_h / (3600 * 0.039), rel=1e-4)
+    # Sovereign workloads have no API to break even against.
+    assert d["kyc-overnight"].break_even_demand_requests_per_s is None
