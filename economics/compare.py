@@ -242,12 +242,14 @@ def compare(before: Snapshot, after: Snapshot) -> Comparison:
     )
 
 
-def compare_with_prices(review: SavedReview, catalog: Catalog, as_of: dt.date) -> Comparison:
-    """The review as saved against its scenario repriced from the catalog as of ``as_of`` and evaluated now.
+def compare_with_prices(review: SavedReview | Snapshot, catalog: Catalog, as_of: dt.date) -> Comparison:
+    """A review (as saved) or a snapshot against its scenario repriced from the catalog as of ``as_of``.
 
     Offers with a catalog ``price_id`` take the list price in force on ``as_of``; negotiated discounts, owned
-    nodes and hand-entered prices are kept (:func:`economics.pricing.reprice`). The review itself is not
-    recomputed. Raises :class:`~economics.scenarios.ScenarioError` when a price id has no price on that date.
+    nodes and hand-entered prices are kept (:func:`economics.pricing.reprice`), and the repriced scenario is
+    evaluated now. The review itself is not recomputed. Raises :class:`~economics.scenarios.ScenarioError`
+    when a price id has no price on that date.
     """
-    today = reprice(review.scenario, catalog, as_of)
-    return compare(Snapshot.from_review(review), Snapshot.evaluated(today, f"prices as of {as_of.isoformat()}"))
+    before = Snapshot.from_review(review) if isinstance(review, SavedReview) else review
+    today = reprice(before.scenario, catalog, as_of)
+    return compare(before, Snapshot.evaluated(today, f"prices as of {as_of.isoformat()}"))

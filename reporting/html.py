@@ -168,67 +168,18 @@ def _flips(pack: MeetingPack) -> str:
 def _changes(pack: MeetingPack, charts: dict[str, str]) -> list[str]:
     c = pack.comparison
     assert c is not None  # called only with a comparison
-    w = c.workloads
-    workloads = pd.DataFrame(
-        {
-            "Workload": w["workload_name"],
-            "Route before": w["route_before"],
-            "Route after": w["route_after"],
-            "Flipped": w["flipped"],
-            "Before [USD/month]": w["monthly_cost_before_usd"],
-            "After [USD/month]": w["monthly_cost_after_usd"],
-            "Change [USD/month]": w["monthly_cost_change_usd"],
-            "Before [USD/Mtok]": w["cost_per_mtok_before_usd"],
-            "After [USD/Mtok]": w["cost_per_mtok_after_usd"],
-            "Status": w["status"],
-        }
-    )
-    p = c.prices
-    prices = pd.DataFrame(
-        {
-            "Offer": p["offer_name"],
-            "Price": p["item"],
-            "Unit": p["unit"],
-            "Before": p["before"],
-            "After": p["after"],
-            "Change": p["change"],
-            "Change [%]": 100 * p["change_fraction"],
-            "Before as of": p["before_as_of"].astype(str),
-            "After as of": p["after_as_of"].astype(str),
-            "Status": p["status"],
-        }
-    )
-    f = c.fleet
-    fleet = pd.DataFrame(
-        {"Figure": f["label"], "Unit": f["unit"], "Before": f["before"], "After": f["after"], "Change": f["change"]}
-    )
     out = [
         f"<h2 id='changes'>What changed: {html.escape(c.before_label)} → {html.escape(c.after_label)}</h2>",
         charts["comparison"],
         "<h3>Workloads</h3>",
-        table(workloads),
+        table(tables.workload_changes_display(c)),
         "<h3>Prices</h3>",
     ]
-    out += [charts["price_changes"], table(prices)] if not p.empty else ["<p>No price changed.</p>"]
-    return [*out, "<h3>Fleet</h3>", table(fleet)]
-
-
-def _bands(pack: MeetingPack) -> pd.DataFrame:
-    assert pack.monte_carlo is not None  # called only with a Monte Carlo
-    w = pack.monte_carlo.workloads
-    return pd.DataFrame(
-        {
-            "Workload": w["workload_name"],
-            "Route at base": w["base_option_id"],
-            "Base [USD/Mtok]": w["base_usd_per_mtok"],
-            "P5 [USD/Mtok]": w["p05_usd_per_mtok"],
-            "Median [USD/Mtok]": w["p50_usd_per_mtok"],
-            "P95 [USD/Mtok]": w["p95_usd_per_mtok"],
-            "API allowed": w["api_allowed"],
-            "P(owned beats API)": w["prob_owned_beats_api"],
-            "P(route unchanged)": w["prob_route_unchanged"],
-        }
-    )
+    if c.prices.empty:
+        out.append("<p>No price changed.</p>")
+    else:
+        out += [charts["price_changes"], table(tables.price_changes_display(c))]
+    return [*out, "<h3>Fleet</h3>", table(tables.fleet_changes_display(c))]
 
 
 def render_html(pack: MeetingPack) -> str:
@@ -267,7 +218,7 @@ def render_html(pack: MeetingPack) -> str:
             charts["tornado"],
             charts["tornado_cost"],
             charts["monte_carlo"],
-            table(_bands(pack)),
+            table(tables.bands_display(pack.monte_carlo)),
         ]
     out += [
         "<h2 id='prices'>Price book</h2>",

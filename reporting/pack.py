@@ -51,6 +51,9 @@ def build_pack(
     title: str | None = None,
     notes: str = "",
     before: Snapshot | None = None,
+    comparison: Comparison | None = None,
+    tornado_result: Tornado | None = None,
+    monte_carlo_result: MonteCarlo | None = None,
     app_url: str = DEFAULT_APP_URL,
     ranges: UncertaintyRanges | None = None,
     draws: int = 10_000,
@@ -60,12 +63,12 @@ def build_pack(
 ) -> MeetingPack:
     """Evaluate (unless ``result`` is given: a saved review is shown as saved) and gather the pack.
 
-    ``before``, when given, is compared with this scenario ("what changed since"). ``uncertainty=False``
-    skips the tornado and the Monte Carlo band.
+    ``before``, when given, is compared with this scenario ("what changed since"); or pass a ready
+    ``comparison``. ``tornado_result`` and ``monte_carlo_result`` reuse results the page already has;
+    otherwise they are computed with ``ranges``, ``draws`` and ``seed``. ``uncertainty=False`` leaves both out.
     """
     result = result if result is not None else evaluate(scenario)
-    comparison = None
-    if before is not None:
+    if comparison is None and before is not None:
         after = Snapshot(
             label=f"{scenario.name} ({scenario.review_date})",
             scenario=scenario,
@@ -73,10 +76,11 @@ def build_pack(
             prices=price_book(scenario),
         )
         comparison = compare(before, after)
-    tor = mc = None
-    if uncertainty:
+    tor, mc = (tornado_result, monte_carlo_result) if uncertainty else (None, None)
+    if uncertainty and (tor is None or mc is None):
         surrogate = build_surrogate(scenario, ranges)
-        tor, mc = tornado(surrogate), monte_carlo(surrogate, draws, seed)
+        tor = tor or tornado(surrogate)
+        mc = mc or monte_carlo(surrogate, draws, seed)
     return MeetingPack(
         title=title or f"Price review: {scenario.name}",
         scenario=scenario,

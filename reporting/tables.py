@@ -10,16 +10,22 @@ import math
 
 import pandas as pd
 
+from economics.compare import Comparison
 from economics.price_book import price_book_frame
+from economics.uncertainty import MonteCarlo
 from reporting.pack import MeetingPack
 from ui.tables import decisions_frame, options_frame
 
 __all__ = [
     "assumptions_frame",
+    "bands_display",
     "decisions_with_bands",
+    "fleet_changes_display",
     "flips_frame",
     "options_frame",
     "price_book_display",
+    "price_changes_display",
+    "workload_changes_display",
     "workloads_frame",
 ]
 
@@ -128,3 +134,67 @@ def assumptions_frame(pack: MeetingPack) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=["Group", "Name", "Value", "Meaning"])
+
+
+def workload_changes_display(c: Comparison) -> pd.DataFrame:
+    """Per workload: route before and after, whether it flipped, monthly cost and $/Mtok before and after."""
+    w = c.workloads
+    return pd.DataFrame(
+        {
+            "Workload": w["workload_name"],
+            "Route before": w["route_before"],
+            "Route after": w["route_after"],
+            "Flipped": w["flipped"],
+            "Before [USD/month]": w["monthly_cost_before_usd"],
+            "After [USD/month]": w["monthly_cost_after_usd"],
+            "Change [USD/month]": w["monthly_cost_change_usd"],
+            "Before [USD/Mtok]": w["cost_per_mtok_before_usd"],
+            "After [USD/Mtok]": w["cost_per_mtok_after_usd"],
+            "Status": w["status"],
+        }
+    )
+
+
+def price_changes_display(c: Comparison) -> pd.DataFrame:
+    """Each price that changed, appeared or disappeared, with both as-of dates."""
+    p = c.prices
+    return pd.DataFrame(
+        {
+            "Offer": p["offer_name"],
+            "Price": p["item"],
+            "Unit": p["unit"],
+            "Before": p["before"],
+            "After": p["after"],
+            "Change": p["change"],
+            "Change [%]": 100 * p["change_fraction"],
+            "Before as of": p["before_as_of"].astype(str).replace("None", ""),
+            "After as of": p["after_as_of"].astype(str).replace("None", ""),
+            "Status": p["status"],
+        }
+    )
+
+
+def fleet_changes_display(c: Comparison) -> pd.DataFrame:
+    """The fleet figures before and after."""
+    f = c.fleet
+    return pd.DataFrame(
+        {"Figure": f["label"], "Unit": f["unit"], "Before": f["before"], "After": f["after"], "Change": f["change"]}
+    )
+
+
+def bands_display(mc: MonteCarlo) -> pd.DataFrame:
+    """Per workload: the chosen route's $/Mtok band and the probabilities."""
+    w = mc.workloads
+    return pd.DataFrame(
+        {
+            "Workload": w["workload_name"],
+            "Route at base": w["base_option_id"],
+            "Base [USD/Mtok]": w["base_usd_per_mtok"],
+            "P5 [USD/Mtok]": w["p05_usd_per_mtok"],
+            "Median [USD/Mtok]": w["p50_usd_per_mtok"],
+            "P95 [USD/Mtok]": w["p95_usd_per_mtok"],
+            "API allowed": w["api_allowed"],
+            "P(owned beats API)": w["prob_owned_beats_api"],
+            "P(route unchanged)": w["prob_route_unchanged"],
+        }
+    )

@@ -21,7 +21,6 @@ from ui.theme import (
     LIMIT_COLOR,
     OWNED_WINS_COLOR,
     TEMPLATE_NAME,
-    base_figure,
     option_styles,
 )
 
@@ -38,6 +37,20 @@ BEFORE_COLOR = "#999999"  # neutral grey for "before", so "after" (the decision 
 
 def _height(rows: int) -> int:
     return max(320, 140 + 46 * rows)
+
+
+def base_figure(title: str, x_title: str, y_title: str, *, height: int) -> go.Figure:
+    """An empty figure in the house template (``ui.theme``) with a title and unit-bearing axis titles."""
+    return go.Figure(
+        layout={
+            "template": TEMPLATE_NAME,
+            "title": {"text": title},
+            "xaxis": {"title": {"text": x_title}},
+            "yaxis": {"title": {"text": y_title}},
+            "height": height,
+            "margin": {"b": 110},
+        }
+    )
 
 
 def workload_cost_chart(scenario: Scenario, result: Result) -> go.Figure:

@@ -1,0 +1,40 @@
+"""Price book: every price in use with its source and date, stale flags, and the organisation's negotiated prices."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import compute, state
+from ui import price_book_widgets as pb
+
+st.title("Price book")
+st.caption(
+    "Every price the scenario uses, where it comes from and how old it is. The routing decision is only as "
+    "durable as these prices: a stale one is flagged. Enter negotiated prices below or import them from CSV."
+)
+pb.flash()
+
+s = state.scenario()
+s = pb.stale_policy(s, st.columns([1, 3])[0])
+state.update(s)
+r = compute.evaluate(s)
+
+st.subheader(f"Prices in use · reviewed as of {s.review_date:%d %b %Y}")
+shown = pb.price_frame(s, r)
+pb.summary(s, shown)
+pb.price_table(shown)
+
+st.subheader("Negotiated prices")
+tab_edit, tab_csv = st.tabs(["Enter on the page", "Import a CSV"])
+with tab_edit:
+    st.caption(
+        "One row per negotiated price: a rented node's $/GPU-h or reserved discount, an owned node's CapEx or "
+        "power price, an API discount or negotiated token prices. All rows apply together, or none."
+    )
+    pb.negotiated_editor(s)
+with tab_csv:
+    st.caption(
+        "The file is checked as a whole: every bad row is listed with its line, column and reason, and nothing "
+        "is applied until the file is clean."
+    )
+    pb.csv_import(s)

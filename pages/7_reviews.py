@@ -1,0 +1,95 @@
+"""Price reviews: save the scenario with its prices and results, reopen a review, see what changed, which
+decisions would flip, how sure we are, and take a meeting pack away."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from reporting import tables as pack_tables
+from ui import format as fmt
+from ui import reviews_widgets as rv
+from ui import state, tables
+from ui.charts import reviews as charts
+from ui.widgets.table import table
+
+st.title("Price reviews")
+st.caption(
+    "The routing decision is only as durable as the API rate and the hardware rate. Open last quarter's review, "
+    "load today's prices, see what changed, which workloads should move and how sure we are."
+)
+rv.flash()
+
+current = state.scenario()
+reviews = rv.saved_reviews()
+subject = rv.subject_picker(current, reviews)
+if subject.review is not None:
+    summary = subject.review.summary
+    st.caption(
+        f"Saved {summary.saved_at:%d %b %Y %H:%M} UTC · prices as of {summary.review_date:%d %b %Y} · shown exactly "
+        f"as saved (not recomputed)" + (f" · notes: {fmt.md_escape(summary.notes)}" if summary.notes else "")
+    )
+f = subject.result.fleet
+m = st.columns(4)
+m[0].metric("Total cost [USD/month]", fmt.usd(f.total_cost_usd_per_month))
+m[1].metric("All on the cheapest API [USD/month]", fmt.usd(f.all_api_cost_usd_per_month))
+m[2].metric("Savings vs all-API [USD/month]", fmt.usd(tables.fleet_savings(f)))
+m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
+
+with st.expander("Save the current scenario as a review", icon=":material/save:", expanded=not reviews):
+    rv.save_form(current)
+with st.expander(f"Saved reviews ({len(reviews)})", icon=":material/history:"):
+    rv.review_list(reviews, subject)
+
+st.subheader("What changed")
+comparison = rv.comparison_picker(subject, current, reviews)
+if comparison is not None:
+    c = st.columns(3)
+    c[0].metric("Fleet cost change [USD/month]", fmt.usd(comparison.total_change_usd_per_month))
+    c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
+    c[2].metric("Prices that changed", f"{len(comparison.prices)}")
+    st.plotly_chart(charts.comparison_chart(comparison), key="rv_chart_comparison")
+    table(pack_tables.workload_changes_display(comparison), key="rv_workload_changes", file_name="workload_changes.csv")
+    if comparison.prices.empty:
+        st.info("No price changed.", icon=":material/price_check:")
+    else:
+        st.plotly_chart(charts.price_change_chart(comparison), key="rv_chart_prices")
+        table(pack_tables.price_changes_display(comparison), key="rv_price_changes", file_name="price_changes.csv")
+
+st.subheader("What would flip each decision")
+st.caption("How far each driver can move, everything else fixed, before the workload's route changes.")
+rv.flip_sentences(subject.result)
+with st.expander("Thresholds as a table"):
+    table(rv.flips_frame(subject.result), key="rv_flips", file_name="flip_thresholds.csv")
+
+st.subheader("How sure are we")
+ranges, draws, seed = rv.ranges_editor()
+tornado, mc = rv.uncertainty(subject.scenario, ranges, draws, seed)
+metric = st.radio(
+    "Tornado of",
+    ["savings", "cost"],
+    horizontal=True,
+    key="rv_tornado_metric",
+    format_func={"savings": "savings vs the cheapest API", "cost": "monthly cost of the chosen routes"}.__getitem__,
+)
+st.plotly_chart(charts.tornado_chart(tornado, metric), key="rv_chart_tornado")
+st.plotly_chart(charts.monte_carlo_chart(mc, subject.scenario), key="rv_chart_mc")
+table(
+    pack_tables.bands_display(mc),
+    key="rv_bands",
+    file_name="monte_carlo.csv",
+    column_config={
+        "P(owned beats API)": st.column_config.NumberColumn(format="percent"),
+        "P(route unchanged)": st.column_config.NumberColumn(format="percent"),
+    },
+)
+st.caption(
+    f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point; "
+    f"savings vs the cheapest API 5–95 %: {fmt.usd_per_month(mc.savings_p05_usd_per_month)} to "
+    f"{fmt.usd_per_month(mc.savings_p95_usd_per_month)}."
+)
+
+st.subheader("Meeting pack")
+st.caption(
+    "One self-contained HTML file (interactive charts, tables, assumptions, price dates, the link) and a CSV zip."
+)
+rv.meeting_pack(subject, comparison, tornado, mc, ranges)

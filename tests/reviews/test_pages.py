@@ -1,0 +1,168 @@
+"""AppTest of the Price book and Reviews pages: they run, react to their inputs and save/reopen reviews."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from economics import store
+from economics.evaluate import evaluate
+from economics.scenarios import default_scenario
+from tests.ui.helpers import metrics, plotly_specs, run_page
+from ui.format import md_escape
+from ui.price_book_widgets import _rows_to_prices
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty review store."""
+    monkeypatch.setenv(store.DATA_DIR_ENV, str(tmp_path))
+    return tmp_path
+
+
+def _no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+# ---- Price book -------------------------------------------------------------------------------------------
+
+
+def test_price_book_lists_every_price_and_flags_stale_ones() -> None:
+    at = run_page("6_price_book")
+    m = metrics(at)
+    # The bank: owned node (CapEx, power, colocation, dated the review date) and 2 prices for each of 3 APIs,
+    # all APIs dated 276–699 days before the 2026-12-01 review: 6 stale of 9.
+    assert (m["Prices in use"], m["Stale or undated"], m["Negotiated"]) == ("9", "6", "0")
+    assert "older than 90 days" in at.warning[0].body
+    table = at.dataframe[0].value
+    assert set(table.loc[table["Status"] != "", "Offer id"]) == {"frontier-api", "hosted-70b-api", "mercury-api"}
+
+
+def test_a_longer_stale_threshold_clears_the_flags() -> None:
+    at = run_page("6_price_book")
+    at.number_input(key="pb_stale_days").set_value(1000).run()
+    _no_exception(at)
+    assert metrics(at)["Stale or undated"] == "0"
+    assert not at.warning
+
+
+def test_editor_rows_become_negotiated_prices_or_messages() -> None:
+    rows = pd.DataFrame(
+        [
+            {
+                "offer_id": "mercury-api",
+                "item": "api_discount",
+                "value": 0.2,
+                "as_of": dt.date(2026, 11, 1),
+                "source": "MSA",
+            },
+            {"offer_id": None, "item": None, "value": None, "as_of": None, "source": None},  # blank row: skipped
+            {"offer_id": "frontier-api", "item": "api_discount", "value": float("nan"), "as_of": None, "source": ""},
+        ]
+    )
+    prices, problems = _rows_to_prices(rows)
+    assert [(p.offer_id, p.value, p.as_of) for p in prices] == [("mercury-api", 0.2, dt.date(2026, 11, 1))]
+    assert len(problems) == 1
+    assert problems[0].startswith("row 3, value:")
+
+
+# ---- Reviews ----------------------------------------------------------------------------------------------
+
+
+def test_reviews_page_runs_on_the_current_scenario_with_every_section() -> None:
+    at = run_page("7_reviews")
+    m = metrics(at)
+    assert m["Routes that flipped"] == "0 of 5"  # the bank against the catalog prices of today: unchanged
+    titles = [str(s["layout"]["title"]["text"]) for s in plotly_specs(at)]
+    assert any(t.startswith("Cost per workload") for t in titles)
+    assert any(t.startswith("Tornado") for t in titles)
+    assert any(t.startswith("Cost per million output tokens") for t in titles)
+    text = "\n".join(md.value for md in at.markdown)
+    for workload in default_scenario().workloads:
+        assert md_escape(workload.name) in text  # one flip paragraph per workload
+    assert "The route moves to" in text
+    assert "No saved review yet" in at.info[0].body
+
+
+def test_save_then_reopen_a_review_exactly_as_saved(data_dir: Path) -> None:
+    at = run_page("7_reviews")
+    at.text_input(key="rv_name").set_value("Q4 2026 review")
+    at.text_area(key="rv_notes").set_value("Renegotiate the diffusion API")
+    at.button(key="FormSubmitter:rv_save-Save review").click().run()
+    _no_exception(at)
+    assert "Saved review #1" in at.success[0].body
+    (saved,) = store.list_reviews()
+    assert (saved.name, saved.notes) == ("Q4 2026 review", "Renegotiate the diffusion API")
+    assert (data_dir / "reviews.sqlite3").is_file()
+    # The page now shows the saved review, as stored.
+    assert at.selectbox(key="rv_subject").value == saved.id
+    assert any("shown exactly as saved" in c.value for c in at.caption)
+
+
+def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
+    # Save a review whose stored result differs from what evaluate gives now (a doctored fleet total):
+    # the page must show the stored number.
+    bank = default_scenario()
+    result = evaluate(bank)
+    doctored = result.model_copy(
+        update={"fleet": result.fleet.model_copy(update={"total_cost_usd_per_month": 12345.0})}
+    )
+    summary = store.save_review(bank, doctored, name="as stored")
+    at = run_page("7_reviews")
+    at.selectbox(key="rv_subject").set_value(summary.id).run()
+    _no_exception(at)
+    assert metrics(at)["Total cost [USD/month]"] == "$12,345"
+    # "A recomputation with today's code" is the explicit way to see the difference.
+    at.radio(key="rv_compare_how").set_value("a recomputation with today's code").run()
+    _no_exception(at)
+    assert metrics(at)["Fleet cost change [USD/month]"] == f"${result.fleet.total_cost_usd_per_month - 12345.0:,.0f}"
+
+
+def test_compare_two_saved_reviews_shows_the_flip() -> None:
+    bank = default_scenario()
+    mercury = next(a for a in bank.apis if a.tier == "diffusion")
+    dear = bank.model_copy(
+        update={
+            "apis": tuple(a.model_copy(update={"output_usd_per_mtok": 20.0}) if a is mercury else a for a in bank.apis)
+        }
+    )
+    first = store.save_review(bank, evaluate(bank), name="Q3")
+    second = store.save_review(dear, evaluate(dear), name="Q4")
+    at = run_page("7_reviews")
+    at.selectbox(key="rv_subject").set_value(second.id).run()
+    at.radio(key="rv_compare_how").set_value("another saved review").run()
+    at.selectbox(key="rv_baseline").set_value(first.id).run()
+    _no_exception(at)
+    m = metrics(at)
+    assert m["Routes that flipped"] == "1 of 5"  # code completion leaves the diffusion API at $20/Mtok
+    assert m["Prices that changed"] == "1"
+
+
+def test_open_and_delete_a_review() -> None:
+    summary = store.save_review(default_scenario(), evaluate(default_scenario()), name="to delete")
+    at = run_page("7_reviews")
+    at.selectbox(key="rv_subject").set_value(summary.id).run()
+    at.checkbox(key=f"rv_confirm_{summary.id}").check().run()
+    at.button(key="rv_delete").click().run()
+    _no_exception(at)
+    assert store.list_reviews() == ()
+    assert at.selectbox(key="rv_subject").value == 0
+
+
+def test_the_meeting_pack_button_offers_both_downloads() -> None:
+    at = run_page("7_reviews")
+    at.button(key="rv_pack").click().run()
+    _no_exception(at)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download the meeting pack [HTML]" in labels
+    assert "Download every table [CSV bundle, zip]" in labels
+
+
+def test_an_unreadable_store_is_a_message_not_a_crash(data_dir: Path) -> None:
+    (data_dir / "reviews.sqlite3").write_bytes(b"not a database" * 100)
+    at = run_page("7_reviews")
+    assert "review store cannot be read" in at.error[0].body

@@ -1,0 +1,304 @@
+"""Widget groups of the Reviews page: pick what to review, save, list/open/delete, compare, uncertainty inputs,
+and the meeting-pack downloads. Each group reads widgets and makes one economics call; charts are drawn by the
+page with the pure builders of :mod:`ui.charts.reviews`.
+
+The page's *subject* is either the current (unsaved) scenario or a saved review. A saved review is shown as
+stored: its result is not recomputed unless the user asks for "a recomputation with today's code".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from economics import store
+from economics.catalog import load_catalog
+from economics.compare import Comparison, Snapshot, compare, compare_with_prices
+from economics.price_book import price_book
+from economics.result import Result
+from economics.scenario import Scenario
+from economics.scenarios import ScenarioError
+from economics.share import canonical_json
+from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, UncertaintyRanges
+from economics.uncertainty import build_surrogate as _build_surrogate
+from economics.uncertainty import monte_carlo as _monte_carlo
+from economics.uncertainty import tornado as _tornado
+from reporting.meeting_pack import build_pack, csv_bundle, render_html
+from ui import compute, state
+from ui.format import md_escape
+
+CURRENT = 0  # subject id of the current, unsaved scenario
+_SUBJECT = "rv_subject"
+_NEXT_SUBJECT = "_rv_next_subject"  # set by an action; applied before the picker is drawn on the next run
+_FLASH = "_reviews_flash"
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What the page reviews: the current scenario or a saved review (as saved)."""
+
+    snapshot: Snapshot
+    review: store.SavedReview | None  # None for the current scenario
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.snapshot.scenario
+
+    @property
+    def result(self) -> Result:
+        return self.snapshot.result
+
+
+def flash() -> None:
+    """Show (once) the message of the last save, open or delete."""
+    message = st.session_state.pop(_FLASH, None)
+    if message:
+        st.success(message, icon=":material/check_circle:")
+
+
+def _done(message: str, subject: int | None = None) -> None:
+    st.session_state[_FLASH] = message
+    if subject is not None:
+        st.session_state[_NEXT_SUBJECT] = subject
+    st.rerun()
+
+
+def _label(summary: store.ReviewSummary) -> str:
+    return f"#{summary.id} · {summary.name} · {summary.review_date.isoformat()}"
+
+
+def saved_reviews() -> tuple[store.ReviewSummary, ...]:
+    """The store's reviews; a store that cannot be read is an error message and an empty list."""
+    try:
+        return store.list_reviews()
+    except store.StoreError as exc:
+        st.error(f"The review store cannot be read: {md_escape(str(exc))}", icon=":material/database:")
+        return ()
+
+
+def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) -> Subject:
+    """Choose the current scenario or a saved review; a saved review is loaded as stored."""
+    labels = {CURRENT: f"Current scenario (unsaved): {current.name}"} | {r.id: _label(r) for r in reviews}
+    if _NEXT_SUBJECT in st.session_state:
+        st.session_state[_SUBJECT] = st.session_state.pop(_NEXT_SUBJECT)
+    if st.session_state.get(_SUBJECT) not in labels:
+        st.session_state[_SUBJECT] = CURRENT
+    chosen = st.selectbox("Review", list(labels), format_func=labels.__getitem__, key=_SUBJECT)
+    if chosen != CURRENT:
+        try:
+            review = store.load_review(int(chosen))
+        except store.StoreError as exc:
+            st.error(f"Review #{chosen} cannot be opened: {md_escape(str(exc))}")
+        else:
+            return Subject(Snapshot.from_review(review), review)
+    snap = Snapshot(
+        label="current scenario", scenario=current, result=compute.evaluate(current), prices=price_book(current)
+    )
+    return Subject(snap, None)
+
+
+def save_form(current: Scenario) -> None:
+    """Save the current scenario, its resolved prices and its result as a review (name, date, notes)."""
+    with st.form("rv_save", border=True):
+        c = st.columns([2, 1])
+        name = c[0].text_input("Name", value=f"{current.name} review", max_chars=200, key="rv_name")
+        date = c[1].date_input("Review date (prices as of)", value=current.review_date, key="rv_date")
+        notes = st.text_area("Notes", key="rv_notes", max_chars=20_000, placeholder="What was decided, by whom")
+        submitted = st.form_submit_button("Save review", icon=":material/save:")
+    if not submitted:
+        return
+    scenario = current.model_copy(update={"review_date": date}) if date != current.review_date else current
+    try:
+        summary = store.save_review(scenario, compute.evaluate(scenario), name=name, notes=notes)
+    except ValidationError:
+        st.error("Give the review a name (1–200 characters).")
+        return
+    except store.StoreError as exc:
+        st.error(f"The review was not saved: {md_escape(str(exc))}")
+        return
+    _done(
+        f"Saved review #{summary.id} “{md_escape(summary.name)}” to {md_escape(str(store.default_store_path()))}.",
+        subject=summary.id,
+    )
+
+
+def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> None:
+    """The saved reviews; open the selected one as the current scenario, or delete it."""
+    if not reviews:
+        st.info(f"No saved review yet. Reviews are kept in {md_escape(str(store.default_store_path()))}.")
+        return
+    frame = pd.DataFrame(
+        [
+            {
+                "Id": r.id,
+                "Name": r.name,
+                "Review date": r.review_date,
+                "Saved at (UTC)": r.saved_at.strftime("%Y-%m-%d %H:%M"),
+                "Notes": r.notes,
+                "Prices": r.price_count,
+            }
+            for r in reviews
+        ]
+    )
+    st.dataframe(frame, hide_index=True, key="rv_list", column_config={"Notes": {"width": "large"}})
+    st.caption(f"Stored in {md_escape(str(store.default_store_path()))} (set LLMECON_DATA_DIR to move it).")
+    if subject.review is None:
+        return
+    review = subject.review
+    c = st.columns([1, 1, 2])
+    if c[0].button("Open as the current scenario", key="rv_open", icon=":material/open_in_browser:"):
+        state.replace(review.scenario)
+        _done(f"Opened review #{review.id} as the current scenario; every page now shows it.")
+    confirm = c[2].checkbox(f"Yes, delete review #{review.id}", key=f"rv_confirm_{review.id}")
+    if c[1].button("Delete", key="rv_delete", icon=":material/delete:", disabled=not confirm):
+        store.delete_review(review.id)
+        _done(f"Deleted review #{review.id}.", subject=CURRENT)
+
+
+def comparison_picker(
+    subject: Subject, current: Scenario, reviews: tuple[store.ReviewSummary, ...]
+) -> Comparison | None:
+    """Compare the subject with catalog prices as of a date, an earlier review, the current scenario, or (for a
+    saved review) a recomputation with today's code."""
+    choices = ["catalog prices as of a date"]
+    others = [r for r in reviews if subject.review is None or r.id != subject.review.id]
+    if others:
+        choices.append("another saved review")
+    if subject.review is not None:
+        choices += ["the current scenario", "a recomputation with today's code"]
+    how = st.radio("Compare the review with", choices, horizontal=True, key="rv_compare_how")
+    if how == "catalog prices as of a date":
+        as_of = st.date_input("Prices as of", value=dt.date.today(), key="rv_compare_date")
+        try:
+            return compare_with_prices(subject.snapshot, load_catalog(), as_of)
+        except ScenarioError as exc:
+            st.error("No catalog price for that date:\n\n" + "\n".join(f"- {md_escape(p)}" for p in exc.problems))
+            return None
+    if how == "another saved review":
+        labels = {r.id: _label(r) for r in others}
+        other_id = st.selectbox("Baseline review", list(labels), format_func=labels.__getitem__, key="rv_baseline")
+        return compare(Snapshot.from_review(store.load_review(int(other_id))), subject.snapshot)
+    if how == "the current scenario":
+        return compare(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
+    assert subject.review is not None  # the choice exists only for a saved review
+    return compare(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+
+
+def ranges_editor() -> tuple[UncertaintyRanges, int, int]:
+    """Plausible ranges of the uncertain inputs, Monte Carlo draws and seed."""
+    defaults = UncertaintyRanges()
+    values = {}
+    with st.expander("Plausible ranges [assumption] and draws", icon=":material/tune:"):
+        cols = st.columns(3)
+        for i, name in enumerate(UncertaintyRanges.model_fields):
+            rng: Range = getattr(defaults, name)
+            label, unit = INPUT_LABELS[name]
+            box = cols[i % 3]
+            low = box.number_input(f"{label}: low [{unit}]", 0.01, 10.0, rng.low, 0.05, key=f"rv_{name}_low")
+            high = box.number_input(f"{label}: high [{unit}]", 0.01, 10.0, rng.high, 0.05, key=f"rv_{name}_high")
+            values[name] = {"low": low, "high": max(low, high), "base": rng.base}
+        c = st.columns(2)
+        draws = int(c[0].number_input("Monte Carlo draws", 100, 100_000, 10_000, 1000, key="rv_draws"))
+        seed = int(c[1].number_input("Seed", 0, 2**31 - 1, 0, 1, key="rv_seed"))
+    return UncertaintyRanges.model_validate(values), draws, seed
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _uncertainty(
+    key: str, _scenario: Scenario, _ranges: UncertaintyRanges, draws: int, seed: int
+) -> tuple[Tornado, MonteCarlo]:
+    surrogate = _build_surrogate(_scenario, _ranges)
+    return _tornado(surrogate), _monte_carlo(surrogate, draws, seed)
+
+
+def uncertainty(scenario: Scenario, ranges: UncertaintyRanges, draws: int, seed: int) -> tuple[Tornado, MonteCarlo]:
+    """Tornado and Monte Carlo of ``scenario`` (cached per scenario, ranges, draws and seed)."""
+    key = canonical_json(scenario) + ranges.model_dump_json()
+    return _uncertainty(key, scenario, ranges, draws, seed)
+
+
+def flip_sentences(result: Result) -> None:
+    """Per workload, its route and one sentence per driver that can flip it."""
+    for d in result.decisions:
+        texts = [f.text for f in d.flips if f.threshold is not None] or ["No driver in range changes this route."]
+        st.markdown(
+            f"**{md_escape(d.workload_name)}** — {md_escape(d.route_label)}\n"
+            + "\n".join(f"- {md_escape(t)}" for t in texts)
+        )
+
+
+def flips_frame(result: Result) -> pd.DataFrame:
+    """One row per workload and driver that can flip its route, with the sentence for the meeting."""
+    rows = [
+        {
+            "Workload": d.workload_name,
+            "Route now": d.route_label,
+            "Driver": f.driver.replace("_", " "),
+            "Flips when it goes": f.direction,
+            "Threshold": f.threshold,
+            "Now": f.current,
+            "Unit": f.unit,
+            "Moves to": f.new_option_id or "",
+            "In words": f.text,
+        }
+        for d in result.decisions
+        for f in d.flips
+        if f.threshold is not None
+    ]
+    return pd.DataFrame(rows)
+
+
+def _app_url() -> str:
+    url = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{url.scheme}://{url.netloc}/"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "review"
+
+
+def meeting_pack(
+    subject: Subject, comparison: Comparison | None, tornado: Tornado, mc: MonteCarlo, ranges: UncertaintyRanges
+) -> None:
+    """Build the meeting pack of the subject (with the comparison and uncertainty shown above) and offer the
+    HTML and the CSV bundle for download."""
+    notes = subject.review.summary.notes if subject.review is not None else ""
+    if not st.button("Build the meeting pack", key="rv_pack", icon=":material/summarize:"):
+        return
+    pack = build_pack(
+        subject.scenario,
+        result=subject.result,
+        title=f"Price review: {subject.review.name}" if subject.review is not None else None,
+        notes=notes,
+        comparison=comparison,
+        tornado_result=tornado,
+        monte_carlo_result=mc,
+        ranges=ranges,
+        app_url=_app_url(),
+    )
+    stem = _slug(pack.title)
+    c = st.columns(2)
+    c[0].download_button(
+        "Download the meeting pack [HTML]",
+        data=render_html(pack).encode("utf-8"),
+        file_name=f"{stem}.html",
+        mime="text/html",
+        on_click="ignore",
+        icon=":material/download:",
+        key="rv_pack_html",
+    )
+    c[1].download_button(
+        "Download every table [CSV bundle, zip]",
+        data=csv_bundle(pack),
+        file_name=f"{stem}.zip",
+        mime="application/zip",
+        on_click="ignore",
+        icon=":material/folder_zip:",
+        key="rv_pack_zip",
+    )
