@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
+from pydantic import BaseModel
 from streamlit.runtime.pages_manager import PagesManager
 
 from economics import share
@@ -134,3 +135,9 @@ def sync_url() -> None:
     if st.query_params.get(QUERY_PARAM) != current:
         st.query_params[QUERY_PARAM] = current
     view.sync_url()
+
+
+def with_item(s: Scenario, field: str, item: BaseModel) -> Scenario:
+    """The scenario with the item of ``field`` that has ``item``'s id replaced by ``item``, validated."""
+    items = tuple(item if getattr(old, "id", None) == getattr(item, "id", None) else old for old in getattr(s, field))
+    return Scenario.model_validate({**s.model_dump(), field: [i.model_dump() for i in items]})

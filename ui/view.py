@@ -40,6 +40,7 @@ class View(BaseModel):
     bt_diff: str = Field(default="", max_length=64, pattern=_ID, description="owned diffusion option studied [-]")
     bt_workload: str = Field(default="", max_length=64, pattern=_ID, description="request shape [-]")
     bt_batch: int = Field(default=16, ge=1, le=8192, description="batch size marked on the charts [sequences]")
+    rt_workload: str = Field(default="", max_length=64, pattern=_ID, description="workload whose regions are drawn [-]")
 
 
 _DEFAULT = View()

@@ -1,0 +1,72 @@
+"""Overview: per workload the recommended route and why, its cost on every option, and the owned fleet."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import compute, state, tables
+from ui import format as fmt
+from ui.charts import overview as charts
+from ui.widgets.decisions import decision_cards
+from ui.widgets.table import money, number, table
+
+s = state.scenario()
+r = compute.evaluate(s)
+f = r.fleet
+
+st.title("Where each workload should run, and what it really costs")
+st.caption(f"{fmt.md_escape(s.name)} · prices as of {s.review_date:%d %b %Y}")
+
+m = st.columns(5)
+m[0].metric(
+    "Recommended routes [USD/month]",
+    fmt.usd(f.total_cost_usd_per_month),
+    help="Owned fleet (bought and needed nodes), rented nodes and API spend of the recommended routes.",
+)
+m[1].metric(
+    "All on the cheapest API [USD/month]",
+    fmt.usd(f.all_api_cost_usd_per_month),
+    help="Every workload that may leave on its cheapest feasible API; sovereign work stays on its best owned option.",
+)
+m[2].metric(
+    "Savings vs all-API [USD/month]",
+    fmt.usd(tables.fleet_savings(f)),
+    help="All-API cost minus the recommended routes' cost; positive means the recommendation is cheaper.",
+)
+m[3].metric(
+    "Owned fleet utilization",
+    fmt.pct(f.owned_utilization),
+    help=f"Busy GPU-hours over paid GPU-hours of the {f.owned_gpus} owned GPUs ({f.owned_nodes} nodes).",
+)
+m[4].metric(
+    "Paid for idle GPUs [USD/month]",
+    fmt.usd(f.idle_cost_usd_per_month),
+    help="The owned fleet's cost times its idle share: the essay's 'GPU hangover'.",
+)
+if r.warnings:
+    with st.expander(f"{len(r.warnings)} things to check", icon=":material/warning:"):
+        st.markdown("\n".join(f"- {fmt.md_escape(w)}" for w in r.warnings))
+
+st.subheader("What to do")
+decision_cards(r, s)
+with st.expander("Routes as a table"):
+    table(
+        tables.decisions_frame(r, s),
+        key="decisions",
+        file_name="routes.csv",
+        column_config={
+            "Why": st.column_config.TextColumn(width="large"),
+            "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
+            "Cost of route [USD/month]": money(),
+            "All on cheapest API [USD/month]": money(),
+            "Savings vs API [USD/month]": money(),
+        },
+    )
+
+compute.chart(charts.option_cost_figure, r, s, key="chart_option_costs")
+left, right = st.columns([3, 2])
+compute.chart(charts.monthly_figure, r, key="chart_monthly", where=left)
+compute.chart(charts.fleet_figure, r, key="chart_fleet", where=right)
+
+with st.expander("Every option for every workload"):
+    table(tables.options_frame(r, s), key="options", file_name="options.csv")

@@ -1,0 +1,60 @@
+"""Cost per token: node price, throughput and utilization give the effective $/Mtok of every owned option."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import compute, state, tables
+from ui import format as fmt
+from ui.charts import cost as charts
+from ui.defaults import default_scenario
+from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
+from ui.widgets.nodes import node_inputs
+from ui.widgets.table import money, number, table
+
+st.title("Cost per token")
+st.caption(
+    "Effective cost per token = node cost per hour ÷ (throughput × utilization). An API charges per token "
+    "whatever the load; an owned or rented node charges per hour whether it works or not."
+)
+
+s = state.scenario()
+st.subheader("1 · Node price")
+defaults = {n.id: n for n in default_scenario().nodes}
+tabs = st.tabs([n.name for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
+for tab, node in zip(tabs, s.nodes, strict=True):
+    with tab:
+        edited = node_inputs(node, defaults.get(node.id))
+        s = state.with_item(s, "nodes", edited) if edited != node else s
+state.update(s)
+
+st.subheader("2 · Throughput")
+workload_id = workload_select(s)
+measured = throughput_inputs(s)
+st.subheader("3 · Utilization → effective cost")
+u = utilization_slider()
+a = compute.cost(s, cost_inputs(s, workload_id, measured, u))
+
+for node in a.nodes:
+    compute.chart(charts.node_cost_figure, node, key=f"chart_node_{node.node_id}")
+    src = next(n for n in s.nodes if n.id == node.node_id)
+    st.caption(f"As of {fmt.md_escape(src.as_of or 'undated')}. Source: {fmt.md_escape(src.source or 'not given')}")
+
+compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
+if a.sovereign:
+    st.info(
+        "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show what "
+        "sovereignty costs.",
+        icon=":material/lock:",
+    )
+table(
+    tables.cost_curves_frame(a),
+    key="cost_curves",
+    file_name="cost_per_token.csv",
+    column_config={
+        "Capacity [output tok/s per replica]": number(),
+        "Replica cost at full load [USD/h]": money(),
+        f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": money(),
+        "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
+    },
+)

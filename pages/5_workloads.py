@@ -1,0 +1,54 @@
+"""Workloads and routing: edit the workloads, see each one's route, reason and margin on the quadrant."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import compute, state, tables
+from ui.charts import quadrant as charts
+from ui.widgets.common import view_select
+from ui.widgets.table import money, number, table
+from ui.widgets.workloads import workloads_editor
+
+st.title("Workloads and routing")
+st.caption(
+    "Each workload goes where its expected cost per task is lowest: inference cost plus the cost of failures. "
+    "Two things decide it: whether requests arrive fast enough to batch (batchability β) and how much a wrong "
+    "answer costs per token (value). Sovereign data never leaves owned hardware."
+)
+
+st.subheader("Workloads")
+st.caption(
+    "Edit cells, add rows at the bottom, delete rows with the checkbox at the left. "
+    "Changes apply when every row is valid."
+)
+s = state.scenario()
+s = workloads_editor(s)
+state.update(s)
+r = compute.evaluate(s)
+
+st.subheader("Routing quadrant")
+names = {w.id: w.name + (" (sovereign: APIs not allowed)" if w.sovereign else "") for w in s.workloads}
+region = view_select(
+    "Decision regions computed for",
+    "rt_workload",
+    [w.id for w in sorted(s.workloads, key=lambda w: w.sovereign)],
+    names.__getitem__,
+    help_text="Regions depend on a workload's request shape, SLOs and sovereignty: they are computed live for "
+    "this one by sweeping its demand (β) and failure cost (value). Every workload is placed at its own β and value.",
+)
+compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), key="chart_quadrant")
+
+st.subheader("Route, reason and margin")
+table(
+    tables.decisions_frame(r, s),
+    key="routes",
+    file_name="routes.csv",
+    column_config={
+        "Why": st.column_config.TextColumn(width="large"),
+        "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
+        "Cost of route [USD/month]": money(),
+        "All on cheapest API [USD/month]": money(),
+        "Savings vs API [USD/month]": money(),
+    },
+)

@@ -1,0 +1,178 @@
+"""Every dashboard page runs in-process (AppTest) without an exception, and its inputs move the right numbers.
+
+Expected values are derived by hand in the comments (or read from the scenario's own inputs), never from the
+page code under test.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+
+import pytest
+
+from economics import share
+from economics.scenarios import default_scenario
+from tests.ui.helpers import chart, metrics, number, plotly_specs, run_page, trace
+
+PAGES = ("1_overview", "2_cost_per_token", "3_break_even", "4_batching", "5_workloads")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_with_charts_and_no_exception(page: str) -> None:
+    at = run_page(page)
+    assert at.title, "every page has a title"
+    assert plotly_specs(at), "every page draws at least one chart"
+    for spec in plotly_specs(at):
+        layout = spec["layout"]
+        assert layout.get("title", {}).get("text"), "every chart has a title"
+        # every chart with x/y axes names them (units in brackets)
+        if "xaxis" in layout and spec["data"] and spec["data"][0].get("type") not in ("bar",):
+            assert "[" in str(layout["xaxis"].get("title", {}).get("text", "[")), layout["xaxis"]
+
+
+def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
+    at = run_page("1_overview")
+    base = metrics(at)
+    assert number(base["Paid for idle GPUs [USD/month]"]) > 0  # the GPU hangover of the bank case
+    assert next(c.value for c in at.caption).startswith("Singapore bank")
+
+    # The same bank with a node that costs twice as much: the owned fleet (and so the total) costs more,
+    # the all-API alternative of non-sovereign work does not get cheaper.
+    s = default_scenario()
+    node = s.nodes[0].model_copy(update={"capex_usd": 2 * s.nodes[0].capex_usd})  # type: ignore[union-attr]
+    dearer = s.model_copy(update={"nodes": (node,)})
+    at2 = run_page("1_overview", query={"s": share.encode(dearer)})
+    moved = metrics(at2)
+    assert number(moved["Recommended routes [USD/month]"]) > number(base["Recommended routes [USD/month]"])
+    assert number(moved["Paid for idle GPUs [USD/month]"]) > number(base["Paid for idle GPUs [USD/month]"])
+    assert not at2.warning
+    assert not at2.error
+
+
+def _node_title(at: object) -> str:
+    return str(chart(at, "per node-hour")["layout"]["title"]["text"])  # type: ignore[arg-type]
+
+
+def test_cost_page_node_breakdown_follows_capex() -> None:
+    at = run_page("2_cost_per_token")
+    # Bank node: $280k, 4 years at 8%, 10.2 kW, power 70%, PUE 1.3, $0.20/kWh, colocation $250/kW-month, ops 8%.
+    # CRF(8%, 4) = 0.08·1.08⁴/(1.08⁴ − 1) = 0.301921; capital 280000·0.301921/8760 = $9.650/h; ops
+    # 0.08·280000/8760 = $2.557/h; power 10.2·0.7·1.3·0.20 = $1.856/h; colocation 250·10.2/730 = $3.493/h.
+    assert "$17.56 per node-hour" in _node_title(at)
+    at.number_input(key="node_sg-h100-node_capex_usd").set_value(350_000.0).run()
+    assert not at.exception
+    # capital 350000·0.301921/8760 = $12.063/h, ops 0.08·350000/8760 = $3.196/h: total $20.61/h
+    assert "$20.61 per node-hour" in _node_title(at)
+    assert share.decode(at.query_params["s"], default_scenario()).scenario.nodes[0].capex_usd == 350_000  # type: ignore[union-attr]
+
+
+def test_cost_page_halving_utilization_doubles_cost_per_token() -> None:
+    at = run_page("2_cost_per_token")
+    curve = chart(at, "Effective cost per token")
+    first = next(t for t in curve["data"] if t.get("mode") == "lines" and "plain AR" in t["name"])
+    x, y = first["x"], first["y"]
+    # Power is load-independent in the bank case (idle = busy = 70%), so C_h is flat and $/Mtok ∝ 1/U.
+    i25, i50 = min(range(len(x)), key=lambda i: abs(x[i] - 25)), min(range(len(x)), key=lambda i: abs(x[i] - 50))
+    assert y[i25] / y[i50] == pytest.approx(x[i50] / x[i25], rel=1e-9)
+
+
+def test_cost_page_measured_throughput_replaces_the_model() -> None:
+    at = run_page("2_cost_per_token")
+    at.radio(key="v_cost_source").set_value("measured").run()
+    at.number_input(key="v_cost_measured").set_value(1000.0).run()
+    assert not at.exception
+    curve = chart(at, "Effective cost per token")
+    measured = [t for t in curve["data"] if "(measured throughput)" in str(t.get("name"))]
+    assert len(measured) == 1
+    # one replica of 8 GPUs = the whole $17.557/h node; at U = 100%: 17.557e6/(3600·1000) = $4.877 per Mtok
+    assert measured[0]["y"][-1] == pytest.approx(17.557065 * 1e6 / 3600 / 1000, rel=1e-4)
+    assert at.query_params["cost_measured"] == "1000.0"
+
+
+def test_break_even_page_prices_the_api_for_the_workload() -> None:
+    at = run_page("3_break_even")
+    # KYC batch: 6000 in / 800 out on the frontier API at $3/$15 per Mtok: (6000·3 + 800·15)/1e6 = $0.030
+    # per task = $37.50 per Mtok output.
+    assert metrics(at)["API [USD/Mtok output]"] == "$37.50"
+    at.selectbox(key="v_be_api").set_value("mercury-api").run()
+    # Mercury 2 at $0.25/$0.75: (6000·0.25 + 800·0.75)/1e6 = $0.0021 per task = $2.625 per Mtok output
+    assert number(metrics(at)["API [USD/Mtok output]"]) == pytest.approx(2.625, abs=0.006)
+    assert at.query_params["be_api"] == "mercury-api"
+
+
+def test_break_even_map_axes_follow_the_selection() -> None:
+    at = run_page("3_break_even")
+    at.selectbox(key="v_be_x").set_value("node_price").run()
+    at.selectbox(key="v_be_y").set_value("demand").run()
+    spec = chart(at, "Where owned beats the API")
+    assert "node cost" in spec["layout"]["xaxis"]["title"]["text"]
+    assert "demand" in spec["layout"]["yaxis"]["title"]["text"]
+
+
+def test_batching_page_batch_size_moves_throughput_and_cost() -> None:
+    at = run_page("4_batching")
+    at.number_input(key="v_bt_batch").set_value(1).run()
+    m1 = metrics(at)
+    # MODEL_SPEC §3.3: a dense model at batch 1 in BF16 does ≈ 2 FLOP per 2-byte weight: ≈ 1 FLOP/B
+    assert number(m1["Arithmetic intensity (memory-bound)"]) == pytest.approx(1.0, abs=0.5)
+    assert m1["Cost swing, batch 1 → 1"] == "÷1.0"
+    at.number_input(key="v_bt_batch").set_value(64).run()
+    m64 = metrics(at)
+    assert number(m64["AR throughput at batch 64"]) > 10 * number(m1["AR throughput at batch 1"])
+    swing = number(m64["Cost swing, batch 1 → 64"])
+    assert 10 < swing < 64  # the essay's 10-30× swing; never more than the batch itself
+    title = chart(at, "Cost per token while busy")["layout"]["title"]["text"]
+    assert "batch 64" in title
+
+
+def test_batching_page_draws_roofline_points_for_every_scheme() -> None:
+    at = run_page("4_batching")
+    roof = chart(at, "Roofline")
+    for part in ("AR ·", "AR + ", "diffusion ·"):
+        pts = trace(roof, part)
+        assert len(pts["x"]) >= 2, part
+
+
+def test_workloads_page_places_every_workload_on_the_quadrant() -> None:
+    at = run_page("5_workloads")
+    q = chart(at, "Routing quadrant")
+    points = trace(q, "workloads")
+    assert sorted(points["text"]) == sorted(w.name for w in default_scenario().workloads)
+    regions = [t for t in q["data"] if t.get("type") == "heatmap"]
+    assert len(regions) == 1
+    assert len(regions[0]["z"]) > 10
+
+
+@pytest.mark.parametrize(
+    ("token", "level", "text"),
+    [
+        ("v1.not-a-real-link", "error", "could not be opened"),
+        ("v9.abc", "error", "format 'v9'"),
+    ],
+)
+def test_bad_links_show_a_message_and_the_default(token: str, level: str, text: str) -> None:
+    at = run_page(None, query={"s": token})
+    boxes = at.error if level == "error" else at.warning
+    assert any(text in b.value for b in boxes), [b.value for b in boxes]
+    assert metrics(at) == metrics(run_page(None))  # the default scenario is shown
+
+
+def test_repaired_link_keeps_the_valid_rest_and_names_the_dropped_field() -> None:
+    obj = json.loads(share.canonical_json(default_scenario()))
+    obj["workloads"][4]["avg_requests_per_s"] = -1  # analyst research: invalid
+    token = "v1." + base64.urlsafe_b64encode(zlib.compress(json.dumps(obj).encode())).decode().rstrip("=")
+    at = run_page(None, query={"s": token})
+    shown = [w.value.replace("\\", "") for w in at.warning]  # the page escapes markdown in messages
+    assert any("workloads.4.avg_requests_per_s: Input should be greater than 0" in w for w in shown), shown
+    assert len(at.get("plotly_chart")) > 0
+    assert not at.exception
+
+
+def test_invalid_view_parameter_is_reported_and_reset() -> None:
+    at = run_page(None, query={"bt_batch": "lots"})
+    shown = [w.value.replace("\\", "") for w in at.warning]
+    assert any("bt_batch='lots'" in w for w in shown), shown
+    at.switch_page("pages/4_batching.py").run()
+    assert at.number_input(key="v_bt_batch").value == 16  # the default, not the bad value

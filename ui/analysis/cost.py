@@ -1,0 +1,271 @@
+"""Cost per token against utilization, for one workload's request shape and SLOs (the Cost-per-token page).
+
+Pure: calls the serving and cost functions of ``economics`` (SLO capacity, node cost, capacity-form $/Mtok,
+break-even utilization) and packs the curves for :mod:`ui.charts.cost`. The essay's formula, effective
+$/Mtok = node $/h ÷ (throughput × utilization), is :func:`economics.costs.cost_per_mtok_capacity_form` with
+the SLO-constrained throughput of one replica.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from economics.costs import (
+    break_even_utilization,
+    cost_per_mtok,
+    cost_per_mtok_capacity_form,
+    node_cost_fixed_and_variable,
+    owned_node_cost_breakdown,
+)
+from economics.hardware import Deployment
+from economics.model import FloatArray
+from economics.offers import OwnedNode, RentedNode
+from economics.option_costs import WorkloadArrays, api_option_arrays
+from economics.scenario import OwnedOption, Scenario
+from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
+from economics.serving import slo_capacity
+from ui.theme import DisplayKind, api_kind
+
+#: Utilizations drawn [1]; the curve starts at 2% because cost per token is unbounded at zero load.
+UTILIZATION_GRID: FloatArray = np.linspace(0.02, 1.0, 99)
+
+
+class CostInputs(BaseModel):
+    """What the Cost-per-token page prices: one workload, the utilization marked, and an optional measured
+    throughput for one owned option."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workload_id: str = Field(description="workload giving T_in, T_out and the SLOs [-]")
+    utilization: float = Field(ge=0.01, le=1.0, description="utilization marked on the chart [1]")
+    measured_option_id: str | None = Field(default=None, description="owned option with a measured throughput [-]")
+    measured_tokens_per_s: float | None = Field(
+        default=None, gt=0, le=1e7, description="measured SLO throughput of one replica [tok/s]"
+    )
+
+
+@dataclass(frozen=True)
+class CostCurve:
+    """One owned option (one decoding variant) priced against utilization."""
+
+    option_id: str
+    label: str
+    kind: DisplayKind
+    feasible: bool
+    reason: str
+    source: Literal["model", "measured"]
+    capacity_tokens_per_s: float  # SLO throughput of one replica, output tokens [tok/s]
+    replica_cost_usd_per_hour: float  # at full load [USD/h]
+    utilization: FloatArray  # [1]
+    cost_usd_per_mtok: FloatArray  # [USD/Mtok output]
+    cost_at_marker: float  # at the marked utilization [USD/Mtok output]
+    break_even_utilization: float  # vs the cheapest allowed API; inf = never; nan = no API [1]
+
+
+@dataclass(frozen=True)
+class ApiLine:
+    """An API's all-in price for the workload, flat in utilization."""
+
+    option_id: str
+    label: str
+    kind: DisplayKind
+    feasible: bool
+    allowed: bool
+    cost_usd_per_request: float  # [USD]
+    cost_usd_per_mtok: float  # [USD/Mtok output], input tokens included
+
+
+@dataclass(frozen=True)
+class NodeCost:
+    """A node's cost per hour, by component for an owned node."""
+
+    node_id: str
+    name: str
+    kind: Literal["owned", "rented"]
+    gpus_per_node: int
+    components_usd_per_hour: tuple[tuple[str, float], ...]  # (component, USD/h) at full load
+    total_usd_per_hour: float
+    usd_per_gpu_hour: float
+
+
+@dataclass(frozen=True)
+class CostAnalysis:
+    """Everything the Cost-per-token page draws."""
+
+    workload_name: str
+    input_tokens: int
+    output_tokens: int
+    sovereign: bool
+    marker_utilization: float
+    curves: tuple[CostCurve, ...]
+    apis: tuple[ApiLine, ...]
+    cheapest_api: ApiLine | None
+    nodes: tuple[NodeCost, ...]
+
+
+def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
+    """Every node's $/h at full load, with the owned-node breakdown (capital, power, facility, operations)."""
+    out: list[NodeCost] = []
+    for node in scenario.nodes:
+        if isinstance(node, OwnedNode):
+            b = owned_node_cost_breakdown(node, 1.0)
+            parts = (
+                ("capital (CRF × CapEx)", float(b.capex_usd_per_hour)),
+                ("power × PUE", float(b.power_usd_per_hour)),
+                ("colocation", float(b.facility_usd_per_hour)),
+                ("operations", float(b.ops_usd_per_hour)),
+            )
+            total = float(b.total_usd_per_hour)
+            kind: Literal["owned", "rented"] = "owned"
+        else:
+            assert isinstance(node, RentedNode)
+            total = node.price_usd_per_gpu_hour * node.gpus_per_node
+            parts = (("rental", total),)
+            kind = "rented"
+        out.append(NodeCost(node.id, node.name, kind, node.gpus_per_node, parts, total, total / node.gpus_per_node))
+    return tuple(out)
+
+
+def _variants(option: OwnedOption) -> list[tuple[str, DisplayKind, ARScheme | SpeculativeScheme | DiffusionScheme]]:
+    if isinstance(option.scheme, DiffusionScheme):
+        return [(option.name, "owned-diffusion", option.scheme)]
+    plain: list[tuple[str, DisplayKind, ARScheme | SpeculativeScheme | DiffusionScheme]] = [
+        (f"{option.name} · plain AR" if option.speculation else option.name, "owned-ar", option.scheme)
+    ]
+    if option.speculation is not None:
+        plain.append((f"{option.name} · with speculation", "owned-ar-spec", option.speculation))
+    return plain
+
+
+@dataclass(frozen=True)
+class VariantCapacity:
+    """SLO capacity of one replica of one owned option's decoding variant, for one workload."""
+
+    option_id: str
+    label: str
+    kind: DisplayKind
+    feasible: bool
+    reason: str
+    output_tokens_per_s: float  # λ_max·T_out [tok/s]
+
+
+def capacity_key(scenario: Scenario, workload_id: str) -> str:
+    """Everything the capacities depend on, and nothing else (prices excluded): a cache key."""
+    wl = next(w for w in scenario.workloads if w.id == workload_id)
+    parts = [scenario.efficiency.model_dump_json(), wl.model_dump_json()]
+    for option in scenario.owned_options:
+        node = scenario.node(option.node_id)
+        parts += [option.model_dump_json(), scenario.model(option.model_id).model_dump_json()]
+        parts += [scenario.gpu(node.gpu_id).model_dump_json(), str(node.gpus_per_node)]
+    return "\n".join(parts)
+
+
+def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCapacity, ...]:
+    """SLO capacity (MODEL_SPEC §8.2) of every owned option's variants (plain AR, with speculation,
+    diffusion) for the workload's request shape and SLOs."""
+    wl = next(w for w in scenario.workloads if w.id == workload_id)
+    out: list[VariantCapacity] = []
+    for option in scenario.owned_options:
+        node = scenario.node(option.node_id)
+        model = scenario.model(option.model_id).at_precision(option.precision)
+        dep = Deployment(gpu=scenario.gpu(node.gpu_id), n_gpus=option.gpus_per_replica, precision=option.precision)
+        for label, kind, scheme in _variants(option):
+            cap = slo_capacity(
+                model,
+                dep,
+                scenario.efficiency,
+                scheme,
+                wl.input_tokens,
+                wl.output_tokens,
+                tpot_max_s=wl.tpot_slo_s,
+                ttft_max_s=wl.ttft_slo_s,
+                deadline_s=wl.deadline_s,
+            )
+            out.append(
+                VariantCapacity(
+                    option.id, label, kind, bool(cap.feasible), str(cap.reason), float(cap.output_tokens_per_s)
+                )
+            )
+    return tuple(out)
+
+
+def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[VariantCapacity, ...]) -> CostAnalysis:
+    """Curves of $/Mtok against utilization for every owned variant, and the API prices, for one workload.
+
+    The cheapest feasible API sets the break-even utilization even for sovereign workloads (where the API
+    is not allowed), so a reviewer sees what sovereignty costs.
+    """
+    wl = next(w for w in scenario.workloads if w.id == inputs.workload_id)
+    index = [w.id for w in scenario.workloads].index(wl.id)
+    arrays = WorkloadArrays.of(scenario)
+    apis: list[ApiLine] = []
+    for a in scenario.apis:
+        row = api_option_arrays(a, arrays)
+        apis.append(
+            ApiLine(
+                option_id=a.id,
+                label=a.name,
+                kind=api_kind(a),
+                feasible=bool(row.feasible[index]),
+                allowed=not wl.sovereign,
+                cost_usd_per_request=float(row.cost[index]),
+                cost_usd_per_mtok=float(cost_per_mtok(row.cost[index], wl.output_tokens)),
+            )
+        )
+    usable = [a for a in apis if a.feasible and np.isfinite(a.cost_usd_per_mtok)]
+    cheapest = min(usable, key=lambda a: a.cost_usd_per_mtok) if usable else None
+
+    curves: list[CostCurve] = []
+    u = UTILIZATION_GRID
+    for cap in capacities:
+        option = next(o for o in scenario.owned_options if o.id == cap.option_id)
+        node = scenario.node(option.node_id)
+        fixed_node, var_node = node_cost_fixed_and_variable(node)
+        share = option.gpus_per_replica / node.gpus_per_node
+        fixed, var = fixed_node * share, var_node * share
+        measured = (
+            inputs.measured_option_id == option.id
+            and inputs.measured_tokens_per_s is not None
+            and cap.kind != "owned-ar-spec"
+        )
+        feasible = measured or cap.feasible
+        x_cap = (inputs.measured_tokens_per_s or 0.0) if measured else (cap.output_tokens_per_s if feasible else 0.0)
+        if cheapest is None:
+            u_star = float("nan")
+        elif not feasible:
+            u_star = float("inf")
+        else:
+            u_star = float(break_even_utilization(fixed, x_cap / wl.output_tokens, cheapest.cost_usd_per_request, var))
+        curves.append(
+            CostCurve(
+                option_id=option.id,
+                label=cap.label,
+                kind=cap.kind,
+                feasible=feasible,
+                reason="" if feasible else cap.reason,
+                source="measured" if measured else "model",
+                capacity_tokens_per_s=x_cap,
+                replica_cost_usd_per_hour=fixed + var,
+                utilization=u,
+                cost_usd_per_mtok=cost_per_mtok_capacity_form(fixed + var * u, x_cap, u),
+                cost_at_marker=float(
+                    cost_per_mtok_capacity_form(fixed + var * inputs.utilization, x_cap, inputs.utilization)
+                ),
+                break_even_utilization=u_star,
+            )
+        )
+    return CostAnalysis(
+        workload_name=wl.name,
+        input_tokens=wl.input_tokens,
+        output_tokens=wl.output_tokens,
+        sovereign=wl.sovereign,
+        marker_utilization=inputs.utilization,
+        curves=tuple(curves),
+        apis=tuple(apis),
+        cheapest_api=cheapest,
+        nodes=node_costs(scenario),
+    )

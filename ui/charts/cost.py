@@ -1,0 +1,111 @@
+"""Charts of the Cost-per-token page: $/Mtok against utilization with API prices, and the node $/h breakdown."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.analysis.cost import CostAnalysis, NodeCost
+from ui.theme import DASHES, KIND_COLOR, LIMIT_COLOR, Chart
+
+BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
+
+
+def cost_curve_figure(a: CostAnalysis) -> go.Figure:
+    """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens."""
+    c = Chart(
+        f"Effective cost per token vs utilization: {a.workload_name}",
+        "utilization of the replica's SLO capacity [%]",
+        "effective cost [USD per Mtok output] (log)",
+        height=520,
+        legend_rows=math.ceil((len(a.curves) + len(a.apis) + 1) / 2),
+        y_log=True,
+    )
+    option_rank: dict[str, int] = {}
+    finite: list[float] = []
+    for curve in a.curves:
+        rank = option_rank.setdefault(curve.option_id, len(option_rank))
+        if not curve.feasible:
+            continue
+        finite.append(float(np.nanmin(curve.cost_usd_per_mtok)))
+        c.add(
+            x=100 * curve.utilization,
+            y=curve.cost_usd_per_mtok,
+            mode="lines",
+            line={"color": KIND_COLOR[curve.kind], "width": 3, "dash": DASHES[rank % len(DASHES)]},
+            name=f"{curve.label}{' (measured throughput)' if curve.source == 'measured' else ''}",
+            customdata=np.full(len(curve.utilization), curve.capacity_tokens_per_s),
+            hovertemplate=(
+                "utilization %{x:.0f}%<br>$%{y:,.3g} per Mtok output"
+                "<br>capacity %{customdata:,.0f} tok/s per replica<extra>%{fullData.name}</extra>"
+            ),
+        )
+    for api in a.apis:
+        if not (api.feasible and math.isfinite(api.cost_usd_per_mtok)):
+            continue
+        note = "" if api.allowed else " (not allowed: sovereign data)"
+        finite.append(api.cost_usd_per_mtok)
+        c.add(
+            x=[0, 100],
+            y=[api.cost_usd_per_mtok, api.cost_usd_per_mtok],
+            mode="lines",
+            line={"color": KIND_COLOR[api.kind], "width": 2, "dash": "solid" if api.allowed else "dot"},
+            name=f"{api.label}: ${api.cost_usd_per_mtok:,.3g}/Mtok{note}",
+            hovertemplate=f"{api.label}<br>$%{{y:,.3g}} per Mtok output at any utilization{note}<extra></extra>",
+        )
+    if a.cheapest_api is not None:
+        marks = [cv for cv in a.curves if cv.feasible and 0 < cv.break_even_utilization <= 1]
+        if marks:
+            c.add(
+                x=[100 * cv.break_even_utilization for cv in marks],
+                y=[a.cheapest_api.cost_usd_per_mtok] * len(marks),
+                mode="markers",
+                marker={"symbol": "x-thin", "size": 16, "color": LIMIT_COLOR, "line": {"width": 3}},
+                name=f"break-even vs {a.cheapest_api.label}",
+                text=[f"{cv.label}: owned cheaper above {100 * cv.break_even_utilization:.0f}%" for cv in marks],
+                hovertemplate="%{text}<extra></extra>",
+            )
+    c.vline(
+        100 * a.marker_utilization,
+        log_x=False,
+        width=1,
+        text=f"marked: {100 * a.marker_utilization:.0f}%",
+        position="top right",
+    )
+    if finite:
+        lo, hi = max(min(finite) / 2, 1e-4), max(finite) * 1.5
+        c.axis("yaxis", range=[math.log10(lo), math.log10(min(hi * 20, max(lo * 1e4, hi)))])
+    c.axis("yaxis", tickprefix="$")
+    c.axis("xaxis", range=[0, 100], ticksuffix="%")
+    return c.figure()
+
+
+def node_cost_figure(node: NodeCost) -> go.Figure:
+    """One node's $/h, stacked by component (capital, power, facility, operations)."""
+    c = Chart(
+        f"{node.name}: ${node.total_usd_per_hour:,.2f} per node-hour "
+        f"(${node.usd_per_gpu_hour:,.2f} per GPU-hour), at full load",
+        "cost [USD per node-hour]",
+        "",
+        height=180,
+        legend_rows=2,
+    )
+    for (label, value), color in zip(node.components_usd_per_hour, BREAKDOWN_COLORS, strict=False):
+        c.add(
+            "bar",
+            y=["per node-hour"],
+            x=[value],
+            orientation="h",
+            name=f"{label}: ${value:,.2f}/h",
+            marker={"color": color},
+            hovertemplate=f"{label}: $%{{x:,.2f}} per node-hour<extra></extra>",
+            text=[f"${value:,.2f}"],
+            textposition="inside",
+        )
+    c.layout.update(barmode="stack", legend={"traceorder": "normal"})
+    c.axis("xaxis", tickprefix="$")
+    c.axis("yaxis", visible=False)
+    c.axis("margin", t=50)
+    return c.figure()

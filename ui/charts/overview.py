@@ -1,0 +1,126 @@
+"""Charts of the Overview page: $/Mtok of every option per workload, monthly money, the owned fleet."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+
+from economics.result import Result
+from economics.scenario import Scenario
+from ui.tables import option_names
+from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, KIND_ORDER, LIMIT_COLOR, Chart, option_kinds, option_styles
+
+
+def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
+    """Dot plot: one row per workload, one dot per feasible option at its all-in $/Mtok output; the chosen
+    option is ringed. Infeasible options are left out (the options table says why)."""
+    workloads = [d.workload_name for d in result.decisions]
+    styles = option_styles(scenario)
+    c = Chart(
+        "Cost per million output tokens on every option (ringed: the recommended route)",
+        "all-in cost [USD per Mtok output, prefill and idle time included] (log)",
+        "",
+        height=max(320, 80 + 62 * len(workloads)),
+        legend_rows=math.ceil(len(styles) / 2),
+        x_log=True,
+    )
+    kinds = option_kinds(scenario)
+    names = option_names(scenario)
+    chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
+    wl_name = {d.workload_id: d.workload_name for d in result.decisions}
+    for oid in sorted(styles, key=lambda o: (KIND_ORDER.index(kinds[o]), o)):
+        rows = [
+            o for o in result.options if o.option_id == oid and o.feasible and math.isfinite(o.cost_usd_per_mtok_output)
+        ]
+        color, _, symbol = styles[oid]
+        picked = [chosen.get(o.workload_id) == oid for o in rows]
+        c.add(
+            x=[o.cost_usd_per_mtok_output for o in rows],
+            y=[wl_name[o.workload_id] for o in rows],
+            mode="markers",
+            name=f"{names[oid]} ({KIND_LABEL[kinds[oid]]})",
+            marker={
+                "color": color,
+                "symbol": symbol,
+                "size": [20 if p else 12 for p in picked],
+                "line": {
+                    "color": [LIMIT_COLOR if p else "white" for p in picked],
+                    "width": [3 if p else 1 for p in picked],
+                },
+            },
+            customdata=[
+                [o.cost_usd_per_request, o.expected_cost_usd_per_request, 100 * o.quality, "recommended" if p else ""]
+                for o, p in zip(rows, picked, strict=True)
+            ],
+            hovertemplate=(
+                "<b>%{y}</b><br>%{fullData.name}<br>$%{x:,.3g} per Mtok output<br>"
+                "$%{customdata[0]:,.4g} per task; with failures $%{customdata[1]:,.4g}<br>"
+                "quality %{customdata[2]:.0f}%<br><b>%{customdata[3]}</b><extra></extra>"
+            ),
+        )
+    c.axis("xaxis", tickprefix="$", dtick=1)
+    c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)))
+    return c.figure()
+
+
+def monthly_figure(result: Result) -> go.Figure:
+    """Monthly cost per workload: recommended route against sending it to the cheapest allowed API."""
+    decisions = list(result.decisions)
+    names = [d.workload_name for d in decisions]
+    c = Chart(
+        "Monthly cost per workload: recommended route vs cheapest API",
+        "cost [USD per month]",
+        "",
+        height=max(300, 90 + 56 * len(decisions)),
+        legend_rows=2,
+    )
+    c.add(
+        "bar",
+        y=names,
+        x=[d.monthly_cost_usd for d in decisions],
+        orientation="h",
+        name="recommended route",
+        marker={"color": KIND_COLOR["owned-ar"]},
+        hovertemplate="<b>%{y}</b><br>recommended route: $%{x:,.0f}/month<extra></extra>",
+    )
+    c.add(
+        "bar",
+        y=names,
+        x=[d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0 for d in decisions],
+        orientation="h",
+        name="cheapest allowed API (none for sovereign data)",
+        marker={"color": API_WINS_COLOR},
+        opacity=0.75,
+        hovertemplate="<b>%{y}</b><br>cheapest API: $%{x:,.0f}/month<extra></extra>",
+    )
+    c.layout["barmode"] = "group"
+    c.axis("xaxis", tickprefix="$", separatethousands=True)
+    c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)))
+    return c.figure()
+
+
+def fleet_figure(result: Result) -> go.Figure:
+    """The owned fleet's monthly bill split into capacity used and capacity paid for while idle."""
+    f = result.fleet
+    busy = max(0.0, f.owned_cost_usd_per_month - f.idle_cost_usd_per_month)
+    c = Chart(f"Owned fleet: ${f.owned_cost_usd_per_month:,.0f} per month", "cost [USD per month]", "", height=210)
+    for label, value, color in (
+        (f"used ({100 * f.owned_utilization:.0f}% of GPU-hours)", busy, KIND_COLOR["owned-ar"]),
+        ("paid for idle GPUs", f.idle_cost_usd_per_month, "#C9C9C9"),
+    ):
+        c.add(
+            "bar",
+            y=[f"{f.owned_gpus} owned GPUs"],
+            x=[value],
+            orientation="h",
+            name=label,
+            marker={"color": color},
+            hovertemplate=f"{label}: $%{{x:,.0f}}/month<extra></extra>",
+            text=[f"${value:,.0f}"],
+            textposition="inside",
+        )
+    c.layout.update(barmode="stack", legend={"traceorder": "normal"})
+    c.axis("xaxis", tickprefix="$", separatethousands=True)
+    c.axis("margin", t=50)
+    return c.figure()

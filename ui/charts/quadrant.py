@@ -1,0 +1,107 @@
+"""The routing quadrant chart: decision regions as a categorical map, every workload as a labelled point."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.analysis.quadrant import Quadrant
+from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, Chart
+
+#: Region colors by route label: owned diffusion green, owned AR blue, APIs warm, none gray.
+ROUTE_COLOR: dict[str, str] = {
+    "owned diffusion": KIND_COLOR["owned-diffusion"],
+    "owned AR (batch)": KIND_COLOR["owned-ar"],
+    "owned AR": KIND_COLOR["owned-ar-spec"],
+    "frontier API": KIND_COLOR["api-frontier"],
+    "API": KIND_COLOR["api-hosted-open"],
+    "none feasible": INFEASIBLE_COLOR,
+}
+PER_1K = 1000.0  # value is shown per 1,000 output tokens, like the reasons on the Overview
+
+
+def _label_positions(q: Quadrant) -> list[str]:
+    """Alternate label sides for points that sit close together, so names do not print over each other."""
+    cycle = ("top center", "bottom center", "middle right", "middle left")
+    order = sorted(
+        range(len(q.points)), key=lambda i: (q.points[i].value_usd_per_output_token, q.points[i].batchability)
+    )
+    positions = [""] * len(q.points)
+    for rank, i in enumerate(order):
+        positions[i] = cycle[rank % len(cycle)]
+    return positions
+
+
+def quadrant_figure(q: Quadrant) -> go.Figure:
+    """x: batchability β (log), y: value at risk per 1,000 output tokens (log); regions of one workload."""
+    c = Chart(
+        f"Routing quadrant: regions computed for “{q.region_workload_name}”",
+        "batchability β = peak rate × output tokens × batch-1 time per token [concurrent requests] (log)",
+        "value at risk [USD per 1,000 output tokens] (log)",
+        height=560,
+        legend_rows=2,
+        x_log=True,
+        y_log=True,
+    )
+    n = len(q.label_names)
+    present = sorted({int(v) for v in np.unique(q.labels) if 0 <= int(v) < n})
+    # a discrete colorscale over the label indices present, so each region has exactly its route's color
+    scale: list[list[float | str]] = []
+    for rank, idx in enumerate(present):
+        color = ROUTE_COLOR.get(q.label_names[idx], INFEASIBLE_COLOR)
+        scale += [[rank / len(present), color], [(rank + 1) / len(present), color]]
+    index_of = {idx: rank for rank, idx in enumerate(present)}
+    z = np.array([[index_of.get(int(v), np.nan) for v in row] for row in q.labels], dtype=float)
+    text = [[q.label_names[int(v)] if 0 <= int(v) < n else "" for v in row] for row in q.labels]
+    c.add(
+        "heatmap",
+        x=q.batchability,
+        y=PER_1K * q.value_usd_per_output_token,
+        z=z,
+        zmin=-0.5,
+        zmax=len(present) - 0.5,
+        colorscale=scale or [[0, INFEASIBLE_COLOR], [1, INFEASIBLE_COLOR]],
+        opacity=0.35,
+        showscale=False,
+        text=text,
+        hovertemplate="β %{x:.3g}<br>$%{y:,.3g} per 1k tokens<br>region: %{text}<extra></extra>",
+        name="decision regions",
+    )
+    for idx in present:  # legend entries for the regions
+        label = q.label_names[idx]
+        c.add(
+            x=[None],
+            y=[None],
+            mode="markers",
+            marker={"symbol": "square", "size": 14, "color": ROUTE_COLOR.get(label, INFEASIBLE_COLOR)},
+            name=f"region: {label}",
+            opacity=0.5,
+        )
+    x_lo, y_lo = float(q.batchability[0]), float(PER_1K * q.value_usd_per_output_token[0])
+    c.add(
+        x=[max(p.batchability, x_lo) for p in q.points],
+        y=[max(PER_1K * p.value_usd_per_output_token, y_lo) for p in q.points],
+        mode="markers+text",
+        marker={
+            "size": [18 if p.workload_id == q.region_workload_id else 13 for p in q.points],
+            "color": [ROUTE_COLOR.get(p.route_label, INFEASIBLE_COLOR) for p in q.points],
+            "line": {"color": "#111111", "width": 2},
+        },
+        text=[p.name for p in q.points],
+        textposition=_label_positions(q),
+        textfont={"size": 13, "color": "#111111"},
+        customdata=[
+            [p.route_label, p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None]
+            for p in q.points
+        ],
+        hovertemplate=(
+            "<b>%{text}</b><br>route: %{customdata[0]}<br>β %{x:.3g}, $%{y:,.3g} per 1k tokens"
+            "<br>margin over runner-up $%{customdata[1]:,.4f}/task<extra></extra>"
+        ),
+        name="workloads (color: their route)",
+    )
+    c.vline(1.0, log_x=True, width=1, text="β = 1: batches can form", position="bottom right")
+    c.axis("yaxis", tickprefix="$")
+    return c.figure()

@@ -1,0 +1,117 @@
+"""Tables for display and CSV download, built from typed results. Column names carry their units.
+
+Values are converted to display units here (ms, %, USD/month); ``inf`` costs of infeasible options become
+empty cells, and the "why not" column says why.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from economics.result import FleetSummary, Result
+from economics.scenario import Scenario
+from economics.units import MS
+from ui.analysis.cost import CostAnalysis
+from ui.theme import KIND_LABEL, option_kinds
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def option_names(scenario: Scenario) -> dict[str, str]:
+    """Option id → display name, owned options and APIs."""
+    names = {o.id: o.name for o in scenario.owned_options}
+    names.update({a.id: a.name for a in scenario.apis})
+    return names
+
+
+def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
+    """One row per workload: route, option, reason, margin and monthly money."""
+    names = option_names(scenario)
+    sovereign = {w.id: w.sovereign for w in scenario.workloads}
+    rows = [
+        {
+            "Workload": d.workload_name,
+            "Route": d.route_label,
+            "Runs on": names.get(d.chosen_option_id or "", "—"),
+            "Why": d.reason,
+            "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
+            "Cost of route [USD/month]": d.monthly_cost_usd,
+            "All on cheapest API [USD/month]": d.all_api_monthly_cost_usd,
+            "Savings vs API [USD/month]": d.savings_vs_api_usd_per_month,
+            "Sovereign": sovereign.get(d.workload_id, False),
+        }
+        for d in result.decisions
+    ]
+    return pd.DataFrame(rows)
+
+
+def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
+    """One row per workload and option: every cost and operating number the router compared."""
+    kinds = option_kinds(scenario)
+    wl_names = {w.id: w.name for w in scenario.workloads}
+    chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
+    rows = []
+    for o in result.options:
+        rows.append(
+            {
+                "Workload": wl_names.get(o.workload_id, o.workload_id),
+                "Option": o.option_name,
+                "Kind": KIND_LABEL[kinds[o.option_id]] if o.option_id in kinds else o.kind,
+                "Chosen": chosen.get(o.workload_id) == o.option_id,
+                "Feasible": o.feasible,
+                "Why not": o.reason,
+                "Cost [USD/Mtok output]": _finite(o.cost_usd_per_mtok_output),
+                "Cost [USD/Mtok in+out]": _finite(o.cost_usd_per_mtok_total),
+                "Cost [USD/task]": _finite(o.cost_usd_per_request),
+                "Expected cost with failures [USD/task]": _finite(o.expected_cost_usd_per_request),
+                "Quality [%]": 100 * o.quality,
+                "TPOT [ms]": _finite(o.tpot_s / MS),
+                "TTFT [ms]": _finite(o.ttft_s / MS),
+                "Replicas": o.replicas,
+                "GPUs": o.gpus,
+                "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
+                "Capacity per replica [req/s]": _finite(o.capacity_requests_per_s),
+                "Speculation on": o.speculation_on,
+                "API batch tier": o.batch_tier,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fleet_savings(fleet: FleetSummary) -> float | None:
+    """All-API cost minus the recommended routes' cost [USD/month]; None when no all-API figure exists."""
+    if fleet.all_api_cost_usd_per_month is None:
+        return None
+    return fleet.all_api_cost_usd_per_month - fleet.total_cost_usd_per_month
+
+
+def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
+    """One row per owned variant: throughput, replica cost, cost at the marked utilization, break-even."""
+    rows = []
+    for c in a.curves:
+        u_star = c.break_even_utilization
+        rows.append(
+            {
+                "Option": c.label,
+                "Kind": KIND_LABEL[c.kind],
+                "Feasible": c.feasible,
+                "Why not": c.reason,
+                "Throughput source": c.source,
+                "Capacity [output tok/s per replica]": c.capacity_tokens_per_s if c.feasible else None,
+                "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,
+                f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": _finite(c.cost_at_marker),
+                "Break-even utilization vs cheapest API [%]": 100 * u_star if math.isfinite(u_star) else None,
+                "Break-even": (
+                    "no API to compare"
+                    if math.isnan(u_star)
+                    else "never (API cheaper at any load)"
+                    if u_star > 1
+                    else f"owned cheaper above {100 * u_star:.0f}%"
+                ),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,65 @@
+"""Inputs of the Break-even page: workload, owned option, API and the two axes of the map."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from economics.scenario import Scenario
+from ui.analysis.breakeven import AXIS_NAME, Axis, BreakEvenInputs
+from ui.widgets.common import view_select
+
+AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]
+
+
+def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
+    """Draw the inputs; None (with a message) when the scenario has no owned option or no API."""
+    if not s.owned_options or not s.apis:
+        st.info("Break-even needs at least one owned option and one API in the scenario.")
+        return None
+    c = st.columns(3)
+    wl_names = {w.id: w.name for w in s.workloads}
+    workload_id = view_select(
+        "Workload",
+        "be_workload",
+        list(wl_names),
+        wl_names.__getitem__,
+        help_text="Its request shape, SLOs and demand set the owned option's capacity and utilization.",
+        container=c[0],
+    )
+    opt_names = {o.id: o.name for o in s.owned_options}
+    option_id = view_select(
+        "Owned option",
+        "be_option",
+        list(opt_names),
+        opt_names.__getitem__,
+        help_text="Its node's cost per hour and its SLO capacity (with speculation where it helps).",
+        container=c[1],
+    )
+    api_names = {a.id: a.name for a in s.apis}
+    api_id = view_select(
+        "API compared",
+        "be_api",
+        list(api_names),
+        api_names.__getitem__,
+        help_text="Its price for this workload's tokens (cache, negotiated and batch discounts included).",
+        container=c[2],
+    )
+    c = st.columns(3)
+    x = view_select(
+        "Map x axis",
+        "be_x",
+        AXES,
+        AXIS_NAME.__getitem__,
+        help_text="Each axis scales one input around today's value; the other inputs stay as they are.",
+        container=c[0],
+    )
+    y_options = [a for a in AXES if a != x and {a, x} != {"utilization", "demand"}]
+    y = view_select(
+        "Map y axis",
+        "be_y",
+        y_options,
+        AXIS_NAME.__getitem__,
+        help_text="Utilization and demand cannot be paired: demand sets the utilization.",
+        container=c[1],
+    )
+    return BreakEvenInputs(workload_id=workload_id, option_id=option_id, api_id=api_id, x=x, y=y)  # type: ignore[arg-type]

@@ -1,0 +1,49 @@
+"""Decision cards: one bordered row per workload with its route, the reason, and the money."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import streamlit as st
+
+from economics.result import Result
+from economics.scenario import Scenario
+from ui import format as fmt
+from ui.tables import option_names
+
+BadgeColor = Literal["blue", "green", "orange", "red", "violet", "gray"]
+ROUTE_BADGE: dict[str, BadgeColor] = {
+    "owned diffusion": "green",
+    "owned AR (batch)": "blue",
+    "owned AR": "blue",
+    "frontier API": "red",
+    "API": "orange",
+    "none feasible": "gray",
+}
+
+
+def decision_cards(result: Result, scenario: Scenario) -> None:
+    """Draw one card per workload, in the scenario's order."""
+    names = option_names(scenario)
+    workloads = {w.id: w for w in scenario.workloads}
+    for d in result.decisions:
+        wl = workloads[d.workload_id]
+        with st.container(border=True):
+            left, mid, right = st.columns([2.2, 5, 1.6], vertical_alignment="center")
+            left.markdown(f"**{fmt.md_escape(d.workload_name)}**")
+            with left:
+                st.badge(d.route_label, color=ROUTE_BADGE.get(d.route_label, "gray"))
+                if wl.sovereign:
+                    st.badge("sovereign data", icon=":material/lock:", color="gray")
+            left.caption(f"Runs on: {fmt.md_escape(names.get(d.chosen_option_id or '', 'nothing feasible'))}")
+            mid.markdown(fmt.md_escape(d.reason))
+            right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month")
+            if d.savings_vs_api_usd_per_month is None:
+                right.caption("no API allowed or feasible")
+            elif d.savings_vs_api_usd_per_month >= 0:
+                right.caption(f"saves {fmt.usd(d.savings_vs_api_usd_per_month)}/month vs the cheapest API")
+            else:
+                right.caption(
+                    f"costs {fmt.usd(-d.savings_vs_api_usd_per_month)}/month more than the cheapest API, "
+                    "which is worth it for quality"
+                )

@@ -1,0 +1,39 @@
+"""A table with its CSV download next to it (every table of the dashboard can be downloaded)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+
+def table(
+    df: pd.DataFrame,
+    *,
+    key: str,
+    file_name: str,
+    column_config: dict[str, Any] | None = None,
+    height: int | str = "auto",
+) -> None:
+    """``st.dataframe`` without the index, and a "Download … [CSV]" button with the same columns."""
+    st.dataframe(df, hide_index=True, column_config=column_config, height=height, key=f"table_{key}")
+    st.download_button(
+        f"Download this table [CSV, {len(df)} rows]",
+        data=df.to_csv(index=False).encode("utf-8"),
+        file_name=file_name,
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        key=f"csv_{key}",
+    )
+
+
+def money(label: str | None = None, help_text: str | None = None) -> Any:
+    """A USD number column: $ sign, thousands separators, cents."""
+    return st.column_config.NumberColumn(label, format="dollar", help=help_text)
+
+
+def number(label: str | None = None, help_text: str | None = None, fmt: str = "localized") -> Any:
+    """A plain number column with thousands separators (or a printf format such as "%.1f")."""
+    return st.column_config.NumberColumn(label, format=fmt, help=help_text)
