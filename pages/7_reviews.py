@@ -48,7 +48,8 @@ if comparison is not None:
     c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
     c[2].metric("Prices that changed", f"{len(comparison.prices)}")
     st.plotly_chart(charts.comparison_chart(comparison), key="rv_chart_comparison")
-    table(pack_tables.workload_changes_display(comparison), key="rv_workload_changes", file_name="workload_changes.csv")
+    changes = pack_tables.workload_changes_display(comparison)
+    table(changes, key="rv_workload_changes", file_name="workload_changes.csv", column_config=rv.money_columns(changes))
     if comparison.prices.empty:
         st.info("No price changed.", icon=":material/price_check:")
     else:
@@ -73,11 +74,13 @@ metric = st.radio(
 )
 st.plotly_chart(charts.tornado_chart(tornado, metric), key="rv_chart_tornado")
 st.plotly_chart(charts.monte_carlo_chart(mc, subject.scenario), key="rv_chart_mc")
+bands = pack_tables.bands_display(mc)
 table(
-    pack_tables.bands_display(mc),
+    bands,
     key="rv_bands",
     file_name="monte_carlo.csv",
     column_config={
+        **rv.money_columns(bands),
         "P(owned beats API)": st.column_config.NumberColumn(format="percent"),
         "P(route unchanged)": st.column_config.NumberColumn(format="percent"),
     },

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import pandas as pd
@@ -252,6 +253,17 @@ def flips_frame(result: Result) -> pd.DataFrame:
         if f.threshold is not None
     ]
     return pd.DataFrame(rows)
+
+
+def money_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """Column formats for display frames whose column names carry [USD/month] or [USD/Mtok]."""
+    config: dict[str, Any] = {}
+    for column in frame.columns:
+        if "[USD/month]" in str(column):
+            config[str(column)] = st.column_config.NumberColumn(format="dollar")
+        elif "[USD/Mtok]" in str(column):
+            config[str(column)] = st.column_config.NumberColumn(format="$%.3g")
+    return config
 
 
 def _app_url() -> str:
