@@ -19,27 +19,27 @@ st.caption(f"{fmt.md_escape(s.name)} · prices as of {s.review_date:%d %b %Y}")
 
 m = st.columns(5)
 m[0].metric(
-    "Recommended routes [USD/month]",
+    "Recommended, $/month",
     fmt.usd(f.total_cost_usd_per_month),
     help="Owned fleet (bought and needed nodes), rented nodes and API spend of the recommended routes.",
 )
 m[1].metric(
-    "All on the cheapest API [USD/month]",
+    "All on APIs, $/month",
     fmt.usd(f.all_api_cost_usd_per_month),
     help="Every workload that may leave on its cheapest feasible API; sovereign work stays on its best owned option.",
 )
 m[2].metric(
-    "Savings vs all-API [USD/month]",
+    "Savings, $/month",
     fmt.usd(tables.fleet_savings(f)),
     help="All-API cost minus the recommended routes' cost; positive means the recommendation is cheaper.",
 )
 m[3].metric(
-    "Owned fleet utilization",
+    "Fleet utilization",
     fmt.pct(f.owned_utilization),
     help=f"Busy GPU-hours over paid GPU-hours of the {f.owned_gpus} owned GPUs ({f.owned_nodes} nodes).",
 )
 m[4].metric(
-    "Paid for idle GPUs [USD/month]",
+    "Idle GPUs, $/month",
     fmt.usd(f.idle_cost_usd_per_month),
     help="The owned fleet's cost times its idle share: the essay's 'GPU hangover'.",
 )
@@ -48,6 +48,11 @@ if r.warnings:
         st.markdown("\n".join(f"- {fmt.md_escape(w)}" for w in r.warnings))
 
 st.subheader("What to do")
+st.caption(
+    "Each card prices its workload stand-alone, as the routing compares it: on its own dedicated replicas. "
+    "The headline above is the bill actually paid: workloads routed to the same owned option share its "
+    "replicas, so the cards can add up to more than the headline."
+)
 decision_cards(r, s)
 with st.expander("Routes as a table"):
     table(

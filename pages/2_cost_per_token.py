@@ -21,11 +21,16 @@ st.caption(
 s = state.scenario()
 st.subheader("1 · Node price")
 defaults = {n.id: n for n in default_scenario().nodes}
-tabs = st.tabs([n.name for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
+tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
+node_charts = {}
 for tab, node in zip(tabs, s.nodes, strict=True):
     with tab:
         edited = node_inputs(node, defaults.get(node.id))
         s = state.with_item(s, "nodes", edited) if edited != node else s
+        node_charts[node.id] = st.container()
+        st.caption(
+            f"As of {fmt.md_escape(node.as_of or 'undated')}. Source: {fmt.md_escape(node.source or 'not given')}"
+        )
 state.update(s)
 
 st.subheader("2 · Throughput")
@@ -36,9 +41,7 @@ u = utilization_slider()
 a = compute.cost(s, cost_inputs(s, workload_id, measured, u))
 
 for node in a.nodes:
-    compute.chart(charts.node_cost_figure, node, key=f"chart_node_{node.node_id}")
-    src = next(n for n in s.nodes if n.id == node.node_id)
-    st.caption(f"As of {fmt.md_escape(src.as_of or 'undated')}. Source: {fmt.md_escape(src.source or 'not given')}")
+    compute.chart(charts.node_cost_figure, node, key=f"chart_node_{node.node_id}", where=node_charts[node.node_id])
 
 compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
 if a.sovereign:

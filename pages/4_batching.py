@@ -24,14 +24,32 @@ if inputs is not None:
         f"(workload: {fmt.md_escape(a.workload_name)})."
     )
     m = st.columns(5)
-    m[0].metric(f"AR throughput at batch {a.selected_batch}", fmt.tok_per_s(a.ar_tokens_per_s_at_batch))
-    m[1].metric("AR cost while busy", fmt.usd_per_mtok(a.ar_cost_usd_per_mtok_at_batch))
-    m[2].metric(f"Cost swing, batch 1 → {a.selected_batch}", f"÷{a.cost_swing:,.1f}")
-    m[3].metric(
-        f"Arithmetic intensity ({'compute' if a.ar_compute_bound_at_batch else 'memory'}-bound)",
-        f"{a.ar_intensity_at_batch:,.0f} FLOP/B",
+    bound = "compute" if a.ar_compute_bound_at_batch else "memory"
+    m[0].metric(
+        f"AR at batch {a.selected_batch}",
+        fmt.tok_per_s(a.ar_tokens_per_s_at_batch),
+        help="Output tokens per second of one AR replica, steady decode.",
     )
-    m[4].metric("KV-memory cap [sequences]", fmt.count(a.memory.max_batch))
+    m[1].metric(
+        "AR while busy",
+        fmt.usd_per_mtok(a.ar_cost_usd_per_mtok_at_batch),
+        help="Replica cost per hour ÷ throughput at this batch, at 100% utilization.",
+    )
+    m[2].metric(
+        f"Cost swing, batch 1 → {a.selected_batch}",
+        f"÷{a.cost_swing:,.1f}",
+        help="Cost per Mtok at batch 1 divided by cost per Mtok at this batch.",
+    )
+    m[3].metric(
+        f"FLOP/B, {bound}-bound",
+        f"{a.ar_intensity_at_batch:,.0f}",
+        help="Arithmetic intensity of the AR decode pass; the GPU's ridge point is on the roofline.",
+    )
+    m[4].metric(
+        "KV cap [sequences]",
+        fmt.count(a.memory.max_batch),
+        help="Largest batch whose KV cache fits next to the weights, at this request shape.",
+    )
 
     compute.chart(charts.roofline_figure, a, key="chart_roofline")
     left, right = st.columns(2)

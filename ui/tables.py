@@ -101,10 +101,10 @@ def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
                 "Feasible": c.feasible,
                 "Why not": c.reason,
                 "Throughput source": c.source,
-                "Capacity [output tok/s per replica]": c.capacity_tokens_per_s if c.feasible else None,
+                "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
                 "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,
                 f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": _finite(c.cost_at_marker),
-                "Break-even utilization vs cheapest API [%]": 100 * u_star if math.isfinite(u_star) else None,
+                "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
                 "Break-even": (
                     "no API to compare"
                     if math.isnan(u_star)

@@ -134,6 +134,9 @@ pio.templates[TEMPLATE_NAME] = _template()
 
 
 TEMPLATE_JSON = pio.templates[TEMPLATE_NAME].to_plotly_json()
+#: A log axis labelled at 1, 2 and 5 of each decade only (plotly's default labels every digit when the
+#: range is short, which a projector turns into noise).
+LOG_AXIS: dict[str, object] = {"type": "log", "dtick": "D2"}
 
 
 def legend_margin(rows: int) -> int:
@@ -168,8 +171,8 @@ class Chart:
             "title": {"text": title},
             "height": height + legend_margin(legend_rows) - 60,
             "margin": {"b": legend_margin(legend_rows)},
-            "xaxis": {"title": {"text": x_title}, "type": "log" if x_log else "linear"},
-            "yaxis": {"title": {"text": y_title}, "type": "log" if y_log else "linear"},
+            "xaxis": {"title": {"text": x_title}, **(LOG_AXIS if x_log else {})},
+            "yaxis": {"title": {"text": y_title}, **(LOG_AXIS if y_log else {})},
         }
 
     def add(self, trace_type: str = "scatter", **trace: object) -> None:

@@ -35,7 +35,7 @@ def test_every_page_renders_with_charts_and_no_exception(page: str) -> None:
 def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     at = run_page("1_overview")
     base = metrics(at)
-    assert number(base["Paid for idle GPUs [USD/month]"]) > 0  # the GPU hangover of the bank case
+    assert number(base["Idle GPUs, $/month"]) > 0  # the GPU hangover of the bank case
     assert next(c.value for c in at.caption).startswith("Singapore bank")
 
     # The same bank with a node that costs twice as much: the owned fleet (and so the total) costs more,
@@ -45,8 +45,8 @@ def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     dearer = s.model_copy(update={"nodes": (node,)})
     at2 = run_page("1_overview", query={"s": share.encode(dearer)})
     moved = metrics(at2)
-    assert number(moved["Recommended routes [USD/month]"]) > number(base["Recommended routes [USD/month]"])
-    assert number(moved["Paid for idle GPUs [USD/month]"]) > number(base["Paid for idle GPUs [USD/month]"])
+    assert number(moved["Recommended, $/month"]) > number(base["Recommended, $/month"])
+    assert number(moved["Idle GPUs, $/month"]) > number(base["Idle GPUs, $/month"])
     assert not at2.warning
     assert not at2.error
 
@@ -116,11 +116,11 @@ def test_batching_page_batch_size_moves_throughput_and_cost() -> None:
     at.number_input(key="v_bt_batch").set_value(1).run()
     m1 = metrics(at)
     # MODEL_SPEC §3.3: a dense model at batch 1 in BF16 does ≈ 2 FLOP per 2-byte weight: ≈ 1 FLOP/B
-    assert number(m1["Arithmetic intensity (memory-bound)"]) == pytest.approx(1.0, abs=0.5)
+    assert number(m1["FLOP/B, memory-bound"]) == pytest.approx(1.0, abs=0.5)
     assert m1["Cost swing, batch 1 → 1"] == "÷1.0"
     at.number_input(key="v_bt_batch").set_value(64).run()
     m64 = metrics(at)
-    assert number(m64["AR throughput at batch 64"]) > 10 * number(m1["AR throughput at batch 1"])
+    assert number(m64["AR at batch 64"]) > 10 * number(m1["AR at batch 1"])
     swing = number(m64["Cost swing, batch 1 → 64"])
     assert 10 < swing < 64  # the essay's 10-30× swing; never more than the batch itself
     title = chart(at, "Cost per token while busy")["layout"]["title"]["text"]

@@ -171,6 +171,11 @@ class BatchingInputs(BaseModel):
     batch: int = Field(ge=1, le=MAX_GRID * 2, description="batch size marked on the charts [sequences]")
 
 
+def _short(name: str) -> str:
+    """A model's display name without its parenthetical ("Llama 3.1 70B (also 3.3 70B)" → "Llama 3.1 70B")."""
+    return name.split(" (")[0]
+
+
 def _option(scenario: Scenario, option_id: str) -> OwnedOption:
     return next(o for o in scenario.owned_options if o.id == option_id)
 
@@ -244,13 +249,14 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
                 )
             )
 
-    model_name = scenario.model(ar.model_id).name
-    add_batch(ar, f"AR · {model_name}", "owned-ar", ARScheme(), best_of_ar=False)
+    model_name = _short(scenario.model(ar.model_id).name)
+    add_batch(ar, f"AR · {model_name}, {ar.gpus_per_replica} GPU", "owned-ar", ARScheme(), best_of_ar=False)
     if spec_option is not None and spec_option.speculation is not None:
         spec: SpeculativeScheme = spec_option.speculation
-        add_batch(spec_option, f"AR + {spec.name} · {model_name}", "owned-ar-spec", spec, best_of_ar=True)
+        label = f"AR + speculation · {model_name}, {spec_option.gpus_per_replica} GPU"
+        add_batch(spec_option, label, "owned-ar-spec", spec, best_of_ar=True)
     if diffusion is not None:
-        label = f"diffusion · {scenario.model(diffusion.model_id).name}"
+        label = f"diffusion · {_short(scenario.model(diffusion.model_id).name)}, {diffusion.gpus_per_replica} GPU"
         add_batch(diffusion, label, "owned-diffusion", diffusion.scheme, best_of_ar=False)
 
     crossover = float("inf")

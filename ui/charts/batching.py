@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from economics.units import GB, TFLOPS
 from ui.analysis.batching import BatchingAnalysis
-from ui.theme import KIND_COLOR, LIMIT_COLOR, Chart
+from ui.theme import KIND_COLOR, LIMIT_COLOR, LOG_AXIS, Chart
 
 
 def roofline_figure(a: BatchingAnalysis) -> go.Figure:
@@ -59,7 +59,7 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             y=[p.attained_flops_per_s / TFLOPS for p in pts],
             mode="markers+text",
             marker={"color": color, "size": 12, "line": {"color": "white", "width": 1}},
-            text=[f"B={p.batch}" for p in pts],
+            text=[f"B={p.batch}" if i in (0, len(pts) - 1) else "" for i, p in enumerate(pts)],
             textposition="top left",
             textfont={"color": color, "size": 12},
             name=label,
@@ -157,14 +157,9 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
         y_log=True,
     )
     c.axis("xaxis", domain=[0, 0.44])
-    c.axis(
-        "xaxis2",
-        domain=[0.56, 1],
-        type="log",
-        anchor="y2",
-        title={"text": "concurrent clients per replica [count] (log)"},
-    )
-    c.axis("yaxis2", type="log", anchor="x2", title={"text": "aggregate throughput [tok/s per GPU] (log)"})
+    c.axis("xaxis2", domain=[0.56, 1], anchor="y2", title={"text": "concurrent clients per replica [count] (log)"})
+    c.axis("xaxis2", **LOG_AXIS)
+    c.axis("yaxis2", anchor="x2", title={"text": "aggregate throughput [tok/s per GPU] (log)"}, **LOG_AXIS)
     for s in a.concurrency_series:
         style = {"color": KIND_COLOR[s.kind], "width": 3}
         c.add(

@@ -145,6 +145,11 @@ def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
         hoverinfo="skip",
     )
     _today(c, a.x_now, a.y_now, "today", "today<extra></extra>")
+    for axis_name, axis in (("xaxis", a.x), ("yaxis", a.y)):
+        if axis in ("api_price", "node_price"):
+            c.axis(axis_name, tickprefix="$")
+        elif axis == "utilization":
+            c.axis(axis_name, ticksuffix="%")
     for axis, is_x in ((a.x, True), (a.y, False)):
         if axis == "utilization":
             limit, text, hi = 100 * a.max_utilization, f"capacity limit {100 * a.max_utilization:.0f}%", 100.0

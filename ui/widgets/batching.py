@@ -16,6 +16,9 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
     if not ar_options:
         st.info("The scenario has no owned autoregressive option to study. Add one to the scenario JSON.")
         return None
+    if diff_options:  # compare like with like: the AR option whose model is closest in size comes first
+        ref = s.model(diff_options[0].model_id).params_total
+        ar_options.sort(key=lambda o: abs(s.model(o.model_id).params_total - ref))
     names = {o.id: f"{o.name} ({o.gpus_per_replica} × {s.gpu(s.node(o.node_id).gpu_id).name})" for o in s.owned_options}
     cols = st.columns([3, 3, 3, 2])
     ar_id = view_select(

@@ -7,7 +7,7 @@ import streamlit as st
 from economics.scenario import Scenario
 from ui import state, view
 from ui.analysis.cost import CostInputs
-from ui.widgets.common import view_number, view_select, view_slider
+from ui.widgets.common import view_number, view_select
 
 
 def workload_select(s: Scenario) -> str:
@@ -64,14 +64,19 @@ def throughput_inputs(s: Scenario) -> tuple[str | None, float | None]:
 
 
 def utilization_slider() -> float:
-    return view_slider(
+    """The utilization marked on the chart, shown in percent, stored as a fraction [1]."""
+    percent = st.slider(
         "Utilization marked [% of SLO capacity]",
-        "cost_util",
-        step=0.01,
-        fmt="%.2f",
-        help_text="Average load over the replica's SLO capacity: the share of paid hours doing useful work. "
-        "Shown as a fraction (0.50 = 50%).",
+        min_value=1,
+        max_value=100,
+        value=round(100 * view.get().cost_util),
+        step=1,
+        format="%d%%",
+        key=state.key("v_cost_util"),
+        help="Average load over the replica's SLO capacity: the share of paid hours doing useful work.",
     )
+    view.set_value("cost_util", percent / 100)
+    return percent / 100
 
 
 def cost_inputs(s: Scenario, workload_id: str, measured: tuple[str | None, float | None], u: float) -> CostInputs:
