@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 
 import pandas as pd
+from pydantic import Field
 
 from economics._base import Frozen
 from economics.catalog import Catalog
@@ -94,10 +95,10 @@ _FLEET_METRICS: tuple[tuple[str, str, str], ...] = (
 class Snapshot(Frozen):
     """A scenario, its result and its resolved prices, with a label for tables and charts."""
 
-    label: str
-    scenario: Scenario
-    result: Result
-    prices: tuple[PriceEntry, ...]
+    label: str = Field(description="how tables and charts name this side [-]")
+    scenario: Scenario = Field(description="the scenario [-]")
+    result: Result = Field(description="its result (stored or evaluated) [-]")
+    prices: tuple[PriceEntry, ...] = Field(description="its resolved prices [-]")
 
     @classmethod
     def from_review(cls, review: SavedReview, label: str | None = None) -> Snapshot:

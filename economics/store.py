@@ -90,19 +90,21 @@ class ReviewSummary(Frozen):
 class SavedReview(Frozen):
     """A review as saved: the parsed scenario, result and prices, plus the exact stored JSON text."""
 
-    summary: ReviewSummary
-    scenario: Scenario
-    result: Result
-    prices: tuple[PriceEntry, ...]
+    summary: ReviewSummary = Field(description="id, name, dates and notes [-]")
+    scenario: Scenario = Field(description="the scenario as saved, self-contained [-]")
+    result: Result = Field(description="the result as saved, not recomputed [-]")
+    prices: tuple[PriceEntry, ...] = Field(description="the resolved prices as saved [-]")
     scenario_json: str = Field(description="the scenario exactly as stored [-]")
     result_json: str = Field(description="the result exactly as stored [-]")
 
     @property
     def id(self) -> int:
+        """The review id."""
         return self.summary.id
 
     @property
     def name(self) -> str:
+        """The review name."""
         return self.summary.name
 
 

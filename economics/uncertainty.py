@@ -318,7 +318,7 @@ class Tornado(Frozen):
 
     base_savings_usd_per_month: float = Field(description="savings vs all-API at the base values [USD/month]")
     base_cost_usd_per_month: float = Field(description="monthly cost of the chosen routes at base [USD/month]")
-    bars: tuple[TornadoBar, ...]
+    bars: tuple[TornadoBar, ...] = Field(description="one bar per input, widest savings swing first [-]")
 
 
 def _with(sg: Surrogate, name: str, multiplier: float) -> _Draws:
