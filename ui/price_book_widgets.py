@@ -130,6 +130,8 @@ def _rows_to_prices(frame: pd.DataFrame) -> tuple[list[NegotiatedPrice], list[st
         if all(v is None or (isinstance(v, float) and math.isnan(v)) or v == "" for v in row.values()):
             continue
         as_of = row.get("as_of")
+        if isinstance(as_of, dt.datetime):  # pandas hands dates back as Timestamps
+            as_of = as_of.date()
         data: dict[str, Any] = {
             "offer_id": row.get("offer_id") or "",
             "item": row.get("item") or "",

@@ -61,13 +61,23 @@ def test_editor_rows_become_negotiated_prices_or_messages() -> None:
                 "source": "MSA",
             },
             {"offer_id": None, "item": None, "value": None, "as_of": None, "source": None},  # blank row: skipped
+            {
+                "offer_id": "hosted-70b-api",
+                "item": "api_output_price",
+                "value": 0.7,
+                "as_of": pd.Timestamp("2026-10-01"),
+                "source": "",
+            },
             {"offer_id": "frontier-api", "item": "api_discount", "value": float("nan"), "as_of": None, "source": ""},
         ]
     )
     prices, problems = _rows_to_prices(rows)
-    assert [(p.offer_id, p.value, p.as_of) for p in prices] == [("mercury-api", 0.2, dt.date(2026, 11, 1))]
+    assert [(p.offer_id, p.value, p.as_of) for p in prices] == [
+        ("mercury-api", 0.2, dt.date(2026, 11, 1)),
+        ("hosted-70b-api", 0.7, dt.date(2026, 10, 1)),
+    ]
     assert len(problems) == 1
-    assert problems[0].startswith("row 3, value:")
+    assert problems[0].startswith("row 4, value:")
 
 
 # ---- Reviews ----------------------------------------------------------------------------------------------
