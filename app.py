@@ -47,6 +47,7 @@ notice = state.notice()
 if notice is not None:
     body = f"**{notice.title}**\n\n" + "\n".join(f"- {md_escape(line)}" for line in notice.lines)
     (st.error if notice.level == "error" else st.warning)(body, icon=":material/link_off:")
+    st.button("Dismiss this message", key="dismiss_notice", on_click=state.dismiss_notice)
 state.sync_url()
 page.run()
 scenario_panel.render(default_scenario, panel)

@@ -1,0 +1,58 @@
+"""The workloads table: an exact round trip, and messages that name the row and the column of every problem."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from economics.scenarios import default_scenario
+from ui.workload_table import read_workloads, workloads_frame
+
+WORKLOADS = default_scenario().workloads
+
+
+def test_round_trip_is_exact_in_display_units() -> None:
+    frame = workloads_frame(WORKLOADS)
+    # the onboarding TPOT SLO of 0.03 s shows as 30 ms/token; the KYC deadline of 28,800 s as 8 h
+    assert frame.loc[1, "TPOT SLO [ms/token]"] == 30
+    assert frame.loc[0, "Deadline [h]"] == 8
+    workloads, messages = read_workloads(frame, WORKLOADS)
+    assert messages == []
+    assert workloads == WORKLOADS  # quality overrides kept by id
+
+
+def test_messages_name_row_and_column() -> None:
+    frame = workloads_frame(WORKLOADS)
+    frame.loc[0, "Output [tokens]"] = 0
+    frame.loc[2, "Peak [req/s]"] = 0.001  # below its average of 0.01
+    workloads, messages = read_workloads(frame, WORKLOADS)
+    assert workloads is None
+    assert messages == [
+        "Row 1 ('Overnight KYC document batch'), column 'Output [tokens]': "
+        "Input should be greater than or equal to 1",
+        "Row 3 ('Letter-of-credit clearing'): Peak [req/s] must be at least Average [req/s]",
+    ]
+
+
+def test_added_row_gets_an_id_from_its_name_and_defaults() -> None:
+    frame = workloads_frame(WORKLOADS)
+    new = {c: None for c in frame.columns}
+    new.update({"Name": "Chat assistant", "Average [req/s]": 1.0, "Peak [req/s]": 3.0})
+    new.update({"Prompt [tokens]": 500, "Output [tokens]": 200, "TPOT SLO [ms/token]": 40})
+    frame = pd.concat([frame, pd.DataFrame([new])], ignore_index=True)
+    workloads, messages = read_workloads(frame, WORKLOADS)
+    assert messages == []
+    assert workloads is not None
+    added = workloads[-1]
+    assert added.id == "chat-assistant"
+    assert added.tpot_slo_s == 0.04  # 40 ms
+    assert added.sovereign is False
+    assert added.max_attempts == 1
+
+
+def test_duplicate_ids_and_an_empty_table_are_refused() -> None:
+    frame = workloads_frame(WORKLOADS)
+    frame.loc[1, "ID"] = "kyc-overnight"
+    _, messages = read_workloads(frame, WORKLOADS)
+    assert messages == ["Row 2 ('Real-time onboarding checks'), column 'ID': 'kyc-overnight' is already used by row 1"]
+    _, messages = read_workloads(frame.iloc[0:0], WORKLOADS)
+    assert messages == ["The table is empty: a scenario needs at least one workload."]
