@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -11,12 +12,16 @@ from economics.capacity import kv_capacity
 from economics.hardware import Deployment, Efficiency
 from economics.iteration import AnyScheme
 from economics.model import FloatArray, ModelSpec
+from economics.serving_affine import AffinePass, Lines, largest_x_within, scaled, sum_of_maxima
 from economics.serving_passes import (
     DEFAULT_MAX_ITERATION_S,
     DEFAULT_PREFILL_CHUNK_TOKENS,
+    ServingShape,
+    affine_pass_terms,
     iteration_time_at,
     kv_bytes_per_sequence,
     pass_time_function,
+    prompt_chunks,
     request_latency,
     serving_shape,
 )
@@ -34,6 +39,8 @@ REASON_TPOT = "TPOT SLO missed even at zero load (batch → 0)"
 REASON_TTFT = "TTFT SLO missed even at zero load (batch → 0)"
 REASON_DEADLINE = "end-to-end deadline missed even at zero load (batch → 0)"
 REASON_CAP = "iteration time above the overload cap even at zero load"
+
+CapacityMethod = Literal["auto", "closed_form", "bisect"]
 
 
 def _slo(value: ArrayLike | None) -> FloatArray:
@@ -78,6 +85,7 @@ def slo_capacity(
     prefill_chunk_tokens: ArrayLike = DEFAULT_PREFILL_CHUNK_TOKENS,
     max_iteration_s: float = DEFAULT_MAX_ITERATION_S,
     kv_reserve_bytes: float = 0.0,
+    method: CapacityMethod = "auto",
 ) -> SloCapacity:
     """Capacity of one continuously batched replica under latency SLOs (MODEL_SPEC §8.2).
 
@@ -95,6 +103,8 @@ def slo_capacity(
     prefill_chunk_tokens : chunked-prefill budget ``C_chunk`` per iteration [tokens].
     max_iteration_s : iteration times above this count as overload [s].
     kv_reserve_bytes : memory held back from the KV cache [B].
+    method : ``"closed_form"`` (dense model, EAGLE's dense draft included), ``"bisect"`` (anything), or
+        ``"auto"`` (the closed form wherever it exists).
 
     Returns
     -------
@@ -106,10 +116,16 @@ def slo_capacity(
     iteration time is explicit, ``t = h(x)``, and so are ``B = x·T_out/e``, ``C = x·T_in``, every latency
     (:func:`~economics.serving_passes.request_latency`) and the KV bytes, all non-decreasing in ``x``.
     ``λ = x/h(x)`` is the exact inverse of the fixed point (increasing in ``x``, because ``h(x)/x`` is
-    non-increasing). One 60-step bisection on ``x`` over ``[0, min(X_kv, X_chunk)]``, vectorised over all
-    problems, finds the largest ``x`` whose worst latency/SLO ratio is ≤ 1; no fixed point is solved inside
-    the loop. ``λ_max = 0`` with a reason when the model or one request's KV cache does not fit, or when the
-    SLO is missed even as the load tends to zero.
+    non-increasing). The answer is the largest ``x`` in ``[0, min(X_kv, X_chunk)]`` whose worst latency/SLO
+    ratio is ≤ 1; no fixed point is solved.
+
+    * Dense model (EAGLE's dense draft included): ``h``, TTFT and E2E are sums of maxima of affine
+      functions of ``x`` (:mod:`economics.serving_affine`), so each SLO gives ``x ≤ min_c (L − a_c)/k_c``
+      over the combinations of branches, exactly (:func:`_affine_largest_x`).
+    * MoE: one 60-step bisection on ``x``, vectorised over all problems.
+
+    ``λ_max = 0`` with a reason when the model or one request's KV cache does not fit, or when the SLO is
+    missed even as the load tends to zero.
 
     References: Zhong et al., DistServe, OSDI 2024 (goodput); Agrawal et al., Sarathi-Serve, OSDI 2024.
 
@@ -143,7 +159,10 @@ def slo_capacity(
         x_pf = np.broadcast_to(np.where(shape.prefill_tokens > 0, chunk / shape.prefill_tokens, np.inf), full)
     x_upper = np.minimum(x_kv, x_pf)
 
-    pass_time = pass_time_function(model, deployment, efficiency, shape)
+    affine = None if method == "bisect" else affine_pass_terms(model, deployment, efficiency, shape)
+    if method == "closed_form" and affine is None:
+        raise ValueError("the closed form needs a dense model (MoE expert coverage is not affine)")
+    pass_time = pass_time_function(model, deployment, efficiency, shape, allow_affine=affine is not None)
 
     def h(x: FloatArray) -> FloatArray:
         return iteration_time_at(pass_time, shape, x)
@@ -181,7 +200,11 @@ def slo_capacity(
         default="",
     )
     feasible = reason == ""
-    x_max = largest_within(worst, np.ones(full), np.where(feasible, x_upper, 0.0))
+    if affine is not None:
+        x_slo = _affine_largest_x(affine, shape, chunk, tpot, ttft, deadline, max_iteration_s)
+        x_max = np.minimum(np.broadcast_to(x_slo, full), x_upper)
+    else:
+        x_max = largest_within(worst, np.ones(full), np.where(feasible, x_upper, 0.0))
     x_max = np.where(feasible, x_max, 0.0)
     t = np.broadcast_to(h(x_max), full)
     lat = request_latency(shape, pass_time, x_max, t, chunk)
@@ -205,6 +228,48 @@ def slo_capacity(
         binding=np.asarray(binding, dtype=np.str_),
         reason=np.asarray(reason, dtype=np.str_),
     )
+
+
+def _affine_largest_x(
+    affine: AffinePass,
+    shape: ServingShape,
+    chunk: FloatArray,
+    tpot: FloatArray,
+    ttft: FloatArray,
+    deadline: FloatArray,
+    max_iteration_s: float,
+) -> FloatArray:
+    """Largest ``x = λ·t`` within the TPOT, TTFT, E2E and iteration-cap limits on an affine pass, exactly.
+
+    With ``B = x·T_out/e``, ``C = x·T_in``, ``k`` prompt chunks of ``T_in/k`` tokens and ``S_first``
+    passes after them (:func:`~economics.serving_passes.request_latency`)::
+
+        h(x)        = t(x·T_out/e, x·T_in)                          ≤ min(e·TPOT_max, t_cap)
+        t_prompt(x) = t(x·T_out/e, max(x·T_in, T_in/k)) = max(h(x), v(x)),   v(x) = t(x·T_out/e, T_in/k)
+        TTFT(x)     = ½h + k·t_prompt + S_first·h = max((½ + S_first + k)·h, (½ + S_first)·h + k·v)
+        E2E(x)      = the same with T_out/e in place of S_first
+
+    (``t`` is non-decreasing in ``C``, hence ``t(B, max(C1, C2)) = max(t(B, C1), t(B, C2))``.) Each right-hand
+    side is a sum of maxima of lines in ``x``; a draft term does not see ``C``, so its part of ``v`` equals
+    its part of ``h``. :func:`~economics.serving_affine.largest_x_within` solves each limit; the answer is
+    the smallest. The caller has already checked that every limit holds at ``x = 0``.
+    """
+    ppr = shape.passes_per_request
+    h = affine.on_ray(ppr, shape.prefill_tokens)
+    x = largest_x_within(sum_of_maxima(h), np.minimum(shape.tokens_per_pass * tpot, max_iteration_s))
+    prompt = prompt_chunks(shape, chunk)
+    v = affine.on_ray(ppr, 0.0, prompt.tokens_per_chunk)
+    k = prompt.chunks
+    for lead, limit in ((0.5 + prompt.first_token_passes, ttft), (0.5 + ppr, deadline)):
+        if not np.isfinite(limit).any():
+            continue
+        parts: list[Lines] = [
+            sum_of_maxima([scaled(ht, lead), scaled(vt, k)]) if term.sees_prompt else scaled(ht, lead + k)
+            for term, ht, vt in zip(affine.terms, h, v, strict=True)
+        ]
+        whole = largest_x_within(scaled(sum_of_maxima(h), lead + k), limit)
+        x = np.minimum(x, np.minimum(whole, largest_x_within(sum_of_maxima(parts), limit)))
+    return x
 
 
 @dataclass(frozen=True)

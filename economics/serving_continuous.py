@@ -104,7 +104,8 @@ def continuous_batching(
         product-wide default of :mod:`economics.throughput` [assumption]. ``inf`` means unchunked prefill.
     max_iteration_s : iteration times above this count as overload [s]; default 30.
     kv_reserve_bytes : activation/workspace memory held back from the KV cache [B].
-    method : ``"closed_form"`` (dense model, no separate draft), ``"iterate"`` (anything), or ``"auto"``.
+    method : ``"closed_form"`` (dense model, EAGLE's dense draft included), ``"iterate"`` (anything), or
+        ``"auto"`` (the closed form wherever it exists).
 
     Returns
     -------
@@ -119,11 +120,12 @@ def continuous_batching(
     ``h`` is :func:`~economics.roofline.forward_time` with ``n = B·q + C`` tokens (the ``C`` prompt
     tokens at ``mfu_prefill``, attending to ``T_in/2`` earlier tokens on average) plus the draft passes.
 
-    * Dense model, no separate draft: ``f(t) = max_i (a_i + λ·k_i·t)`` over the branch combinations of the
-      roofline's max terms, so the least fixed point is exactly ``t* = max_i a_i/(1 − λ·k_i)`` when
-      ``max_i λ·k_i < 1`` and overload otherwise.
-    * MoE (concave expert coverage) or a separate draft model: monotone iteration from ``t_0 = f(0)``
-      (≤ 300 steps) with a bisection finish, :func:`~economics.serving_solvers.least_fixed_point`.
+    * Dense model: ``f(t) = max_i (a_i + λ·k_i·t)`` over the branch combinations of the roofline's max
+      terms (4; 16 with an EAGLE draft, whose dense passes add their own two maxima), so the least fixed
+      point is exactly ``t* = max_i a_i/(1 − λ·k_i)`` when ``max_i λ·k_i < 1`` and overload otherwise
+      (:mod:`economics.serving_affine`).
+    * MoE (concave expert coverage): monotone iteration from ``t_0 = f(0)`` (≤ 300 steps) with a
+      bisection finish, :func:`~economics.serving_solvers.least_fixed_point`.
 
     Derived outputs: ``TPOT = t*/e``; the mean wait before scheduling is the residual of the iteration in
     flight, ``W_q = t*/2`` (Poisson arrivals see time averages; admission is immediate while KV memory
@@ -167,7 +169,7 @@ def continuous_batching(
     lam = np.broadcast_to(lam, full)
     affine = None if method == "iterate" else affine_iteration_terms(model, deployment, efficiency, shape)
     if method == "closed_form" and affine is None:
-        raise ValueError("the closed form needs a dense model without a separate draft model")
+        raise ValueError("the closed form needs a dense model (MoE expert coverage is not affine)")
 
     pass_time = pass_time_function(model, deployment, efficiency, shape, allow_affine=affine is not None)
 

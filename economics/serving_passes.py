@@ -17,9 +17,10 @@ diffusion, prefix cache   K           K / (S + ρ)    True         0
 diffusion, no cache       T_in+T_out  K / S          True         0 (prompt recomputed each pass)
 ========================  ==========  =============  ===========  ===========================
 
-For a dense model without a separate draft, ``h`` is a sum of maxima of affine functions of ``x``
-(:func:`affine_iteration_terms`), which gives the closed-form fixed point; otherwise ``h`` is evaluated
-with :func:`~economics.roofline.forward_time` (and :func:`~economics.specdec.draft_time`).
+For a dense model, EAGLE's dense draft included, ``h`` is a sum of maxima of affine functions of ``x``
+(:func:`affine_pass_terms`, :mod:`economics.serving_affine`), which gives the closed-form fixed point and
+SLO capacity; for an MoE model ``h`` is evaluated with :func:`~economics.roofline.forward_time` (and
+:func:`~economics.specdec.draft_time`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from economics.hardware import Deployment, Efficiency
 from economics.iteration import (
@@ -44,6 +45,8 @@ from economics.iteration import (
 from economics.model import FloatArray, ModelSpec
 from economics.roofline import kv_replication
 from economics.schemes import DiffusionScheme, SpeculativeScheme
+from economics.serving_affine import AffineIteration, AffinePass, forward_term
+from economics.specdec import draft_model
 from economics.throughput import DEFAULT_PREFILL_CHUNK_TOKENS as _THROUGHPUT_CHUNK
 
 #: Default prompt tokens one iteration may carry, the chunked-prefill chunk ``C_chunk`` [tokens]: the
@@ -183,20 +186,41 @@ def request_latency(
     """
     x = _f(requests_per_iteration)
     t = _f(iteration_s)
-    chunk = _f(prefill_chunk_tokens)
-    has_prompt = shape.prefill_tokens > 0
-    chunks = np.where(has_prompt, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
-    per_chunk = shape.prefill_tokens / np.where(has_prompt, chunks, 1.0)
-    t_prompt = pass_time(x * shape.passes_per_request, np.maximum(x * shape.prefill_tokens, per_chunk))
-    t_prompt = np.where(has_prompt, t_prompt, 0.0)
-    first = np.where(has_prompt, shape.first_token_passes, np.maximum(1.0, shape.first_token_passes))
+    p = prompt_chunks(shape, prefill_chunk_tokens)
+    t_prompt = pass_time(x * shape.passes_per_request, np.maximum(x * shape.prefill_tokens, p.tokens_per_chunk))
+    t_prompt = np.where(p.has_prompt, t_prompt, 0.0)
     wait = 0.5 * t
-    head = wait + chunks * t_prompt
+    head = wait + p.chunks * t_prompt
     return RequestLatency(
         queue_wait_s=np.asarray(wait, dtype=np.float64),
         prompt_iteration_s=np.asarray(t_prompt, dtype=np.float64),
-        ttft_s=np.asarray(head + first * t, dtype=np.float64),
+        ttft_s=np.asarray(head + p.first_token_passes * t, dtype=np.float64),
         e2e_mean_s=np.asarray(head + shape.passes_per_request * t, dtype=np.float64),
+    )
+
+
+@dataclass(frozen=True)
+class PromptChunks:
+    """How a request's prompt enters the batch, and what the first token waits for after it."""
+
+    has_prompt: NDArray[np.bool_]  # the scheme prefills a prompt (T_in > 0 and a prefill exists) [-]
+    chunks: FloatArray  # k = ceil(T_in/C_chunk), at least 1 with a prompt; 0 without [count]
+    tokens_per_chunk: FloatArray  # T_in/k; 0 without a prompt [tokens]
+    first_token_passes: FloatArray  # S_first, at least 1 without a prompt (a pass must sample it) [count]
+
+
+def prompt_chunks(shape: ServingShape, prefill_chunk_tokens: ArrayLike) -> PromptChunks:
+    """Prompt chunks ``k = ceil(T_in/C_chunk)`` and the passes after them until the first token (§8.1)."""
+    chunk = _f(prefill_chunk_tokens)
+    has_prompt = shape.prefill_tokens > 0
+    chunks = np.where(has_prompt, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
+    return PromptChunks(
+        has_prompt=np.asarray(has_prompt, dtype=np.bool_),
+        chunks=np.asarray(chunks, dtype=np.float64),
+        tokens_per_chunk=np.asarray(shape.prefill_tokens / np.where(has_prompt, chunks, 1.0), dtype=np.float64),
+        first_token_passes=np.asarray(
+            np.where(has_prompt, shape.first_token_passes, np.maximum(1.0, shape.first_token_passes)), dtype=np.float64
+        ),
     )
 
 
@@ -216,9 +240,9 @@ def pass_time_function(
 
     ``t(B, C) = iteration_time(B, S_avg, C, (T_in+1)/2)``: the main pass of
     :func:`~economics.iteration.iteration_time` (``forward_time`` with the prompt tokens riding along at
-    ``mfu_prefill``) plus the draft passes of a speculative scheme. For a dense model without a separate
-    draft (and ``allow_affine``) the same numbers come from :func:`affine_pass_terms`, which is several
-    times cheaper inside the bisections.
+    ``mfu_prefill``) plus the draft passes of a speculative scheme. For a dense model (with or without a
+    draft) and ``allow_affine`` the same numbers come from :func:`affine_pass_terms`, which is several
+    times cheaper.
     """
     affine = affine_pass_terms(model, deployment, efficiency, shape) if allow_affine else None
     if affine is not None:
@@ -249,135 +273,44 @@ def iteration_time_at(
     return pass_time(x * shape.passes_per_request, x * shape.prefill_tokens)
 
 
-@dataclass(frozen=True)
-class AffineIteration:
-    """``h(x) = max_i (a_i + k_i·x)`` over the branch combinations of the roofline's max terms.
-
-    Axis 0 enumerates (linear: memory | compute) × (attention: memory | compute); the remaining axes are
-    the broadcast shape of the workload arrays.
-    """
-
-    intercept_s: FloatArray  # a_i: x-independent time (weights, all-reduce latency, tau0) [s]
-    slope_s: FloatArray  # k_i: time per request arriving per iteration [s]
-
-    def broadcast_to(self, shape: tuple[int, ...]) -> AffineIteration:
-        """The same branches with trailing axes broadcast to ``shape`` (axis 0 stays the branch axis)."""
-        full = (self.slope_s.shape[0], *shape)
-        return AffineIteration(
-            intercept_s=np.broadcast_to(_lead(self.intercept_s, len(shape)), full),
-            slope_s=np.broadcast_to(_lead(self.slope_s, len(shape)), full),
-        )
-
-    def time(self, requests_per_iteration: ArrayLike) -> FloatArray:
-        """``h(x) = max_i (a_i + k_i·x)`` [s]."""
-        x = _f(requests_per_iteration)
-        shape = np.broadcast_shapes(x.shape, self.slope_s.shape[1:])
-        b = self.broadcast_to(shape)
-        return np.asarray(np.max(b.intercept_s + b.slope_s * x[None, ...], axis=0), dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class AffinePass:
-    """``t(B, C) = max_i (a_i + kB_i·B + kC_i·C)`` over the branch combinations of the roofline's max terms.
-
-    Axis 0 enumerates (linear: memory | compute) × (attention: memory | compute).
-    """
-
-    intercept_s: FloatArray  # a_i: time of an empty pass (weights, all-reduce latency, tau0) [s]
-    per_sequence_s: FloatArray  # kB_i: time per sequence in decode [s]
-    per_prompt_token_s: FloatArray  # kC_i: time per prompt token riding along [s]
-
-    def time(self, batch: FloatArray, prompt_tokens: FloatArray) -> FloatArray:
-        """``t(B, C) = max_i (a_i + kB_i·B + kC_i·C)`` [s]."""
-        B, C = _f(batch), _f(prompt_tokens)
-        shape = np.broadcast_shapes(B.shape, C.shape, self.intercept_s.shape[1:])
-        n = len(shape)
-        t = _lead(self.intercept_s, n) + _lead(self.per_sequence_s, n) * B + _lead(self.per_prompt_token_s, n) * C
-        return np.asarray(np.broadcast_to(np.max(t, axis=0), shape), dtype=np.float64)
-
-    def along(self, shape: ServingShape) -> AffineIteration:
-        """Restrict to Little's law, ``B = x·T_out/e`` and ``C = x·T_in``: ``k_i = kB_i·T_out/e + kC_i·T_in``."""
-        slope = self.per_sequence_s * shape.passes_per_request + self.per_prompt_token_s * shape.prefill_tokens
-        return AffineIteration(intercept_s=self.intercept_s + np.zeros_like(slope), slope_s=slope)
-
-
-def _lead(branches: FloatArray, ndim: int) -> FloatArray:
-    """Insert axes after the branch axis so that the trailing axes right-align with an ``ndim`` shape."""
-    extra = ndim - (branches.ndim - 1)
-    return branches.reshape((branches.shape[0],) + (1,) * max(extra, 0) + branches.shape[1:])
-
-
 def affine_pass_terms(
     model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
 ) -> AffinePass | None:
-    """Affine branches of the iteration time for a dense model without a separate draft; ``None`` otherwise.
+    """The iteration time as a sum of maxima of affine branches for a dense model; ``None`` for MoE.
 
-    Written out from MODEL_SPEC §3.2 for ``B`` sequences adding ``q`` tokens at context ``S`` and ``C``
-    prompt tokens attending to ``S_pre`` earlier ones (``n = B·q + C``)::
-
-        linear, memory     W/BW_eff              + n·4·L·d·b_act / BW_eff
-        linear, compute                            B·q·2P_mm/F_dec + C·2P_mm/F_pre
-        attention, memory                          r_kv·kv_tok·(B·(S+q) + C) / BW_eff
-        attention, compute                         L·n_q·d_h·(B·(4qS + pairs(q))/F_dec + C·4·S_pre/F_pre)
-        comm (N > 1)       (1−ovl)·2L·alpha_ar   + (1−ovl)·2L·2(N−1)/N·n·d·b_act / BW_link
-        overhead           tau0
-
-    ``pairs(q) = 4q²`` bidirectional, ``2q(q+1)`` causal, as in :func:`~economics.roofline.forward_time`.
-    The pass time ``max(lin) + max(att) + comm + tau0`` is the maximum of the four sums. Tests pin these
-    coefficients to ``forward_time`` (closed form == iteration) so that the two cannot drift apart.
+    The main pass (decode, verify or denoise, with the prompt tokens riding along) is one
+    :func:`~economics.serving_affine.forward_term`; an EAGLE-style draft adds ``draft_steps`` passes of the
+    dense :func:`~economics.specdec.draft_model` over the decoding sequences at the same context, with the
+    draft's own per-pass overhead and no prompt tokens, exactly as :func:`~economics.specdec.draft_time`.
     """
-    if model.is_moe or shape.draft is not None:
+    if model.is_moe:
         return None
-    L, d = float(model.n_layers), float(model.d_model)
-    N = deployment.n_gpus
-    bw = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
-    f_dec = deployment.peak_flops_per_s * efficiency.mfu_decode
-    f_pre = deployment.peak_flops_per_s * efficiency.mfu_prefill
-    flop_tok = model.flops_linear_per_token
-    att_unit = L * model.n_heads * model.head_dim
-    kv = kv_replication(model, N) * model.kv_bytes_per_token
-    q, S = shape.new_tokens, shape.decode_context_tokens
-    zero = np.zeros(np.broadcast_shapes(q.shape, S.shape, shape.prefill_context_tokens.shape))
-    act = 4.0 * L * d * model.bytes_per_activation / bw  # per token
-    pairs = 4.0 * q * q if shape.bidirectional else 2.0 * q * (q + 1.0)
-    # (per sequence, per prompt token) of each branch
-    lin_mem = (q * act + zero, act + zero)
-    lin_cmp = (q * flop_tok / f_dec + zero, flop_tok / f_pre + zero)
-    att_mem = (kv * (S + q) / bw + zero, kv / bw + zero)
-    att_cmp = (
-        att_unit * (4.0 * q * S + pairs) / f_dec + zero,
-        att_unit * 4.0 * shape.prefill_context_tokens / f_pre + zero,
+    main = forward_term(
+        model,
+        deployment,
+        efficiency,
+        shape.new_tokens,
+        shape.decode_context_tokens,
+        shape.prefill_context_tokens,
+        bidirectional=shape.bidirectional,
+        step_overhead_s=efficiency.step_overhead_s,
     )
-    if N == 1:
-        comm_a, comm = 0.0, (zero, zero)
-    else:
-        ovl = 1.0 - efficiency.comm_overlap
-        comm_a = ovl * 2.0 * L * efficiency.allreduce_latency_s
-        per_tok = (
-            ovl
-            * 2.0
-            * L
-            * 2.0
-            * (N - 1)
-            / N
-            * d
-            * model.bytes_per_activation
-            / deployment.gpu.link_bandwidth_bytes_per_s
-        )
-        comm = (q * per_tok + zero, per_tok + zero)
-    common_a = comm_a + efficiency.step_overhead_s
-    weights = model.weight_bytes / bw
-    combos = [
-        (lin_mem, att_mem, weights),
-        (lin_mem, att_cmp, weights),
-        (lin_cmp, att_mem, 0.0),
-        (lin_cmp, att_cmp, 0.0),
-    ]
-    return AffinePass(
-        intercept_s=np.stack([zero + a + common_a for _, _, a in combos]),
-        per_sequence_s=np.stack([lin[0] + att[0] + comm[0] for lin, att, _ in combos]),
-        per_prompt_token_s=np.stack([lin[1] + att[1] + comm[1] for lin, att, _ in combos]),
+    drafter = None if shape.draft is None else draft_model(model, shape.draft)
+    if shape.draft is None or drafter is None:
+        return AffinePass((main,))
+    draft = forward_term(
+        drafter,
+        deployment,
+        efficiency,
+        1.0,
+        shape.decode_context_tokens,
+        0.0,
+        bidirectional=False,
+        step_overhead_s=shape.draft.draft_step_overhead_s,
+        sees_prompt=False,
+        passes=float(shape.draft.draft_steps),
     )
+    return AffinePass((main, draft))
 
 
 def affine_iteration_terms(
@@ -385,7 +318,7 @@ def affine_iteration_terms(
 ) -> AffineIteration | None:
     """``h(x) = max_i (a_i + k_i·x)`` along Little's law (:meth:`AffinePass.along`); ``None`` if not affine."""
     affine = affine_pass_terms(model, deployment, efficiency, shape)
-    return None if affine is None else affine.along(shape)
+    return None if affine is None else affine.along(shape.passes_per_request, shape.prefill_tokens)
 
 
 def kv_bytes_per_sequence(model: ModelSpec, deployment: Deployment, shape: ServingShape) -> FloatArray:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from economics.hardware import GPU, Deployment, Efficiency
 from economics.model import ModelSpec
+from economics.schemes import SpeculativeScheme
 
 PROPERTIES = settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -87,3 +88,18 @@ def models(draw: st.DrawFn, moe: bool | None = None) -> ModelSpec:
 def deployments(draw: st.DrawFn) -> Deployment:
     """A random GPU in a tensor-parallel group of 1–16."""
     return Deployment(gpu=draw(gpus()), n_gpus=draw(st.sampled_from([1, 2, 4, 8, 16])))
+
+
+@st.composite
+def speculative_schemes(draw: st.DrawFn) -> SpeculativeScheme:
+    """Chains and trees with fused heads (Medusa, no draft) or a 1–4-layer draft run 0–8 times (EAGLE)."""
+    verify = draw(st.integers(2, 64))
+    return SpeculativeScheme(
+        draft_tokens=draw(st.integers(1, 16)),
+        verify_tokens=verify,
+        mean_accepted_tokens=draw(st.floats(1.0, float(verify))),
+        draft_layers=draw(st.integers(0, 4)),
+        draft_vocab=draw(st.integers(1_000, 256_000)),
+        draft_steps=draw(st.integers(0, 8)),
+        draft_step_overhead_s=draw(st.floats(0.0, 1e-3)),
+    )

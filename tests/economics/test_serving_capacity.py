@@ -17,11 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from economics.hardware import Deployment, Efficiency
+from economics.iteration import AnyScheme
 from economics.model import ModelSpec
-from economics.schemes import ARScheme, SpeculativeScheme
+from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import BINDING, continuous_batching, replicas_for_peak, slo_capacity
 from tests.economics.configs import DEFAULT, LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, h100
-from tests.strategies import PROPERTIES, deployments, efficiencies, models
+from tests.strategies import PROPERTIES, deployments, efficiencies, models, speculative_schemes
 
 T_IN, T_OUT = 1000.0, 500.0
 TPOT_SLOS = [0.02, 0.05, 0.1]
@@ -135,6 +136,18 @@ def test_moe_capacity_uses_the_iteration() -> None:
     assert float(cb.tpot_s[0]) <= 0.03 < float(cb.tpot_s[1])
 
 
+def test_closed_form_capacity_with_speculation_matches_the_bisection() -> None:
+    # §8.2's EAGLE case (70B, q = 8, τ = 3, TPOT ≤ 20/50/100 ms, plus TTFT and deadline SLOs): the exact
+    # capacity of the affine pass equals the 60-step bisection on forward_time + draft_time.
+    kwargs = {"tpot_max_s": [0.02, 0.05, 0.1], "ttft_max_s": [0.3, np.inf, 0.2], "deadline_s": [np.inf, 8.0, np.inf]}
+    closed = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, method="closed_form", **kwargs)
+    bisected = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, method="bisect", **kwargs)
+    np.testing.assert_allclose(closed.max_arrival_rate_per_s, bisected.max_arrival_rate_per_s, rtol=1e-9)
+    assert closed.binding.tolist() == bisected.binding.tolist()
+    with pytest.raises(ValueError, match="closed form"):
+        slo_capacity(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), T_IN, T_OUT, method="closed_form")
+
+
 def test_bad_slo_is_rejected() -> None:
     with pytest.raises(ValueError, match="SLO"):
         slo_capacity(LLAMA_31_8B, h100(1), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=0.0)
@@ -201,6 +214,59 @@ def test_capacity_is_the_edge_of_the_slo(
     assert bool(cb.feasible[0])
     assert float(cb.tpot_s[0]) <= tpot * (1 + 1e-9)
     assert not bool(cb.feasible[1]) or float(cb.tpot_s[1]) > tpot
+
+
+DENSE_SCHEMES = st.one_of(
+    st.sampled_from(
+        [
+            ARScheme(),
+            DiffusionScheme(block_tokens=32, denoising_steps=8, refresh_passes=1),
+            DiffusionScheme(block_tokens=64, denoising_steps=16, prefix_cache=False),
+        ]
+    ),
+    speculative_schemes(),
+)
+
+
+@PROPERTIES
+@given(
+    models(moe=False),
+    deployments(),
+    efficiencies(),
+    st.integers(1, 8000),
+    st.integers(1, 4000),
+    DENSE_SCHEMES,
+    st.sampled_from([512.0, 8192.0, np.inf]),
+    st.floats(1e-3, 0.2),
+    st.floats(0.05, 20.0),
+    st.floats(1.0, 3600.0),
+)
+def test_closed_form_capacity_equals_the_bisection(
+    model: ModelSpec,
+    dep: Deployment,
+    eff: Efficiency,
+    t_in: int,
+    t_out: int,
+    scheme: AnyScheme,
+    chunk: float,
+    tpot: float,
+    ttft: float,
+    deadline: float,
+) -> None:
+    # §8.2 on dense models (AR, diffusion, speculation with and without a draft): TPOT, TTFT and E2E are sums of
+    # maxima of affine functions of x = λ·t, so λ_max has a closed form; it must equal the 60-step bisection on
+    # forward_time (+ draft_time) to 1e-6, for each SLO alone and for all of them at once (seeded examples).
+    slos = {
+        "tpot_max_s": [tpot, np.inf, np.inf, np.inf, tpot],
+        "ttft_max_s": [np.inf, ttft, np.inf, np.inf, ttft],
+        "deadline_s": [np.inf, np.inf, deadline, np.inf, deadline],
+    }
+    args = (model, dep, eff, scheme, t_in, t_out)
+    closed = slo_capacity(*args, prefill_chunk_tokens=chunk, method="closed_form", **slos)
+    bisected = slo_capacity(*args, prefill_chunk_tokens=chunk, method="bisect", **slos)
+    assert closed.reason.tolist() == bisected.reason.tolist()
+    np.testing.assert_allclose(closed.max_arrival_rate_per_s, bisected.max_arrival_rate_per_s, rtol=1e-6)
+    np.testing.assert_allclose(closed.tpot_s, bisected.tpot_s, rtol=1e-6)
 
 
 @PROPERTIES
