@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable
 
 import pandas as pd
-import plotly.graph_objects as go  # noqa: TID251  (reporting/ is the plotly layer beside economics/)
-import plotly.io as pio  # noqa: TID251
+import plotly.graph_objects as go
+import plotly.io as pio
 
 from economics.share import scenario_json
 from reporting import tables
