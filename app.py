@@ -42,7 +42,7 @@ reviews = [
 ]
 page = st.navigation({"Decide": decide, **({"Price reviews": reviews} if reviews else {})})
 
-panel = st.sidebar.container()  # filled after the page ran, so the link holds this run's edits
+scenario_panel.render(default_scenario)
 notice = state.notice()
 if notice is not None:
     body = f"**{notice.title}**\n\n" + "\n".join(f"- {md_escape(line)}" for line in notice.lines)
@@ -50,4 +50,3 @@ if notice is not None:
     st.button("Dismiss this message", key="dismiss_notice", on_click=state.dismiss_notice)
 state.sync_url()
 page.run()
-scenario_panel.render(default_scenario, panel)

@@ -22,42 +22,48 @@ s = state.scenario()
 st.subheader("1 · Node price")
 defaults = {n.id: n for n in default_scenario().nodes}
 tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
-node_charts = {}
+edited_nodes = []
 for tab, node in zip(tabs, s.nodes, strict=True):
     with tab:
         edited = node_inputs(node, defaults.get(node.id))
         s = state.with_item(s, "nodes", edited) if edited != node else s
-        node_charts[node.id] = st.container()
+        edited_nodes.append((edited.id, st.container()))
         st.caption(
             f"As of {fmt.md_escape(node.as_of or 'undated')}. Source: {fmt.md_escape(node.source or 'not given')}"
         )
 state.update(s)
+for node_cost in compute.node_costs(s):
+    where = dict(edited_nodes)[node_cost.node_id]
+    compute.chart(charts.node_cost_figure, node_cost, key=f"chart_node_{node_cost.node_id}", where=where)
 
 st.subheader("2 · Throughput")
 workload_id = workload_select(s)
 measured = throughput_inputs(s)
 st.subheader("3 · Utilization → effective cost")
-u = utilization_slider()
-a = compute.cost(s, cost_inputs(s, workload_id, measured, u))
 
-for node in a.nodes:
-    compute.chart(charts.node_cost_figure, node, key=f"chart_node_{node.node_id}", where=node_charts[node.node_id])
 
-compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
-if a.sovereign:
-    st.info(
-        "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show what "
-        "sovereignty costs.",
-        icon=":material/lock:",
+@st.fragment
+def at_utilization() -> None:
+    """The utilization marker and what depends on it; moving it reruns only this part of the page."""
+    a = compute.cost(s, cost_inputs(s, workload_id, measured, utilization_slider()))
+    compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
+    if a.sovereign:
+        st.info(
+            "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show what "
+            "sovereignty costs.",
+            icon=":material/lock:",
+        )
+    table(
+        tables.cost_curves_frame(a),
+        key="cost_curves",
+        file_name="cost_per_token.csv",
+        column_config={
+            "Capacity [output tok/s per replica]": number(),
+            "Replica cost at full load [USD/h]": money(),
+            f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": money(),
+            "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
+        },
     )
-table(
-    tables.cost_curves_frame(a),
-    key="cost_curves",
-    file_name="cost_per_token.csv",
-    column_config={
-        "Capacity [output tok/s per replica]": number(),
-        "Replica cost at full load [USD/h]": money(),
-        f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": money(),
-        "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
-    },
-)
+
+
+at_utilization()

@@ -22,9 +22,18 @@ from economics.evaluate import evaluate as evaluate_scenario
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.share import canonical_json
-from ui.analysis.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from ui.analysis.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
 from ui.analysis.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
-from ui.analysis.cost import CostAnalysis, CostInputs, VariantCapacity, capacity_key, cost_analysis, variant_capacities
+from ui.analysis.cost import (
+    CostAnalysis,
+    CostInputs,
+    NodeCost,
+    VariantCapacity,
+    capacity_key,
+    cost_analysis,
+    variant_capacities,
+)
+from ui.analysis.cost import node_costs as node_cost_table
 from ui.analysis.quadrant import Quadrant
 from ui.analysis.quadrant import quadrant as quadrant_analysis
 
@@ -51,6 +60,18 @@ def batching(scenario: Scenario, inputs: BatchingInputs) -> BatchingAnalysis:
     return _batching(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
+@st.cache_resource(max_entries=4 * _ENTRIES, show_spinner=False)
+def _batch_point(
+    scenario_json: str, inputs_json: str, batch: int, _scenario: Scenario, _inputs: BatchingInputs
+) -> BatchPoint:
+    return batch_point(_scenario, _inputs, batch, batching(_scenario, _inputs))
+
+
+def batch_point_at(scenario: Scenario, inputs: BatchingInputs, batch: int) -> BatchPoint:
+    """:func:`ui.analysis.batching.batch_point`, cached."""
+    return _batch_point(canonical_json(scenario), inputs.model_dump_json(), batch, scenario, inputs)
+
+
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
 def _capacities(key: str, workload_id: str, _scenario: Scenario) -> tuple[VariantCapacity, ...]:
     return variant_capacities(_scenario, workload_id)
@@ -69,6 +90,16 @@ def _cost(scenario_json: str, inputs_json: str, _scenario: Scenario, _inputs: Co
 def cost(scenario: Scenario, inputs: CostInputs) -> CostAnalysis:
     """:func:`ui.analysis.cost.cost_analysis`, cached."""
     return _cost(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
+
+
+@st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
+def _node_costs(scenario_json: str, _scenario: Scenario) -> tuple[NodeCost, ...]:
+    return node_cost_table(_scenario)
+
+
+def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
+    """:func:`ui.analysis.cost.node_costs`, cached."""
+    return _node_costs(canonical_json(scenario), scenario)
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)

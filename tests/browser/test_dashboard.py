@@ -57,7 +57,8 @@ def test_share_link_reproduces_every_page_in_a_new_context(browser: Browser, app
     set_number_input(a, 48, key="v_bt_batch")
     expect(fresh(a, "stPlotlyChart").filter(has_text="Cost per token while busy")).to_contain_text("batch 48")
     a.get_by_test_id("stSidebar").get_by_text("Share this scenario").click()
-    link = fresh(a, "stCode").first.inner_text().strip()
+    link = a.get_by_test_id("stDialog").get_by_test_id("stCode").inner_text().strip()
+    a.keyboard.press("Escape")
     assert link.startswith(app_url)
     assert "s=v1." in link
     assert "bt_batch=48" in link
@@ -97,7 +98,9 @@ def test_downloads_parse_and_uploads_are_checked(page: Page, app_url: str, tmp_p
     goto_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_text("Share this scenario").click()
     with page.expect_download() as info:
-        page.get_by_test_id("stSidebar").get_by_text("Download scenario [JSON]").click()
+        page.get_by_test_id("stDialog").get_by_text("Download scenario [JSON]").click()
+    page.keyboard.press("Escape")
+    page.get_by_test_id("stSidebar").get_by_text("Load or reset a scenario").click()
     downloaded = Scenario.model_validate(json.loads(Path(info.value.path()).read_text(encoding="utf-8")))
     assert downloaded == default_scenario()
 

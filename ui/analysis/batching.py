@@ -101,18 +101,25 @@ class BatchingAnalysis:
     workload_name: str
     input_tokens: int
     output_tokens: int
-    selected_batch: int
     roofs: tuple[Roof, ...]
     points: tuple[RooflinePoint, ...]
     batch_series: tuple[BatchSeries, ...]
     concurrency_series: tuple[ConcurrencySeries, ...]
     crossover_concurrency: float  # clients where AR (best of plain and speculation) catches diffusion; inf if never
     memory: MemoryBudget
-    ar_tokens_per_s_at_batch: float
-    ar_cost_usd_per_mtok_at_batch: float
-    cost_swing: float  # $/Mtok at batch 1 over $/Mtok at the selected batch [1]
-    ar_compute_bound_at_batch: bool
-    ar_intensity_at_batch: float
+    ar_cost_usd_per_mtok_at_batch_1: float  # while busy [USD/Mtok output]
+
+
+@dataclass(frozen=True)
+class BatchPoint:
+    """The AR option at the batch size the user marks."""
+
+    batch: int  # [sequences]
+    tokens_per_s: float  # one replica [tok/s]
+    cost_usd_per_mtok: float  # while busy [USD/Mtok output]
+    cost_swing: float  # $/Mtok at batch 1 over $/Mtok at this batch [1]
+    compute_bound: bool
+    intensity_flop_per_byte: float
 
 
 def _deployment(scenario: Scenario, option: OwnedOption) -> tuple[ModelSpec, Deployment]:
@@ -160,7 +167,7 @@ def _roof(scenario: Scenario, option: OwnedOption) -> Roof:
 
 class BatchingInputs(BaseModel):
     """What the Batching page studies: one AR option, the speculation it is compared with, one diffusion
-    option, the request shape of one workload, and the batch size marked on the charts."""
+    option and the request shape of one workload (the batch size marked is a :class:`BatchPoint`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -168,7 +175,6 @@ class BatchingInputs(BaseModel):
     speculation_option_id: str | None = Field(description="owned AR option whose speculation is drawn [-]")
     diffusion_option_id: str | None = Field(description="owned diffusion option [-]")
     workload_id: str = Field(description="workload giving T_in and T_out [-]")
-    batch: int = Field(ge=1, le=MAX_GRID * 2, description="batch size marked on the charts [sequences]")
 
 
 def _short(name: str) -> str:
@@ -186,7 +192,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     spec_option = None if inputs.speculation_option_id is None else _option(scenario, inputs.speculation_option_id)
     diffusion = None if inputs.diffusion_option_id is None else _option(scenario, inputs.diffusion_option_id)
     workload = next(w for w in scenario.workloads if w.id == inputs.workload_id)
-    input_tokens, output_tokens, selected_batch = workload.input_tokens, workload.output_tokens, inputs.batch
+    input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
     eff = scenario.efficiency
     ar_model, ar_dep = _deployment(scenario, ar)
     ar_cost_h = _replica_cost_usd_per_hour(scenario, ar)
@@ -270,10 +276,6 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
         if ahead.any():
             crossover = float(common[np.argmax(ahead)])
 
-    at_b = steady_decode(ar_model, ar_dep, eff, ARScheme(), float(selected_batch), input_tokens, output_tokens)
-    main_b = _pass(ar_model, ar_dep, eff, ARScheme(), np.asarray(float(selected_batch)), input_tokens, output_tokens)
-    x_b = float(at_b.output_tokens_per_s)
-    cost_b = float(cost_per_mtok_capacity_form(ar_cost_h, x_b, 1.0))
     cost_1 = float(cost_per_mtok_capacity_form(ar_cost_h, plain.output_tokens_per_s, 1.0))
     roofs = {_roof(scenario, ar).gpu_name: _roof(scenario, ar)}
     if diffusion is not None:
@@ -282,7 +284,6 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
         workload_name=workload.name,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
-        selected_batch=selected_batch,
         roofs=tuple(roofs.values()),
         points=tuple(points),
         batch_series=tuple(series),
@@ -294,9 +295,24 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
             kv_bytes_per_sequence=kv_per_seq,
             max_batch=ar_cap,
         ),
-        ar_tokens_per_s_at_batch=x_b,
-        ar_cost_usd_per_mtok_at_batch=cost_b,
-        cost_swing=cost_1 / cost_b if cost_b > 0 else float("inf"),
-        ar_compute_bound_at_batch=bool(main_b.compute_bound),
-        ar_intensity_at_batch=float(main_b.arithmetic_intensity_flop_per_byte),
+        ar_cost_usd_per_mtok_at_batch_1=cost_1,
+    )
+
+
+def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis: BatchingAnalysis) -> BatchPoint:
+    """The AR option's throughput, cost while busy and intensity at ``batch`` (steady decode, §3.3)."""
+    ar = _option(scenario, inputs.ar_option_id)
+    model, dep = _deployment(scenario, ar)
+    eff = scenario.efficiency
+    at = steady_decode(model, dep, eff, ARScheme(), float(batch), analysis.input_tokens, analysis.output_tokens)
+    main = _pass(model, dep, eff, ARScheme(), np.asarray(float(batch)), analysis.input_tokens, analysis.output_tokens)
+    x = float(at.output_tokens_per_s)
+    cost = float(cost_per_mtok_capacity_form(_replica_cost_usd_per_hour(scenario, ar), x, 1.0))
+    return BatchPoint(
+        batch=batch,
+        tokens_per_s=x,
+        cost_usd_per_mtok=cost,
+        cost_swing=analysis.ar_cost_usd_per_mtok_at_batch_1 / cost if cost > 0 else float("inf"),
+        compute_bound=bool(main.compute_bound),
+        intensity_flop_per_byte=float(main.arithmetic_intensity_flop_per_byte),
     )

@@ -104,7 +104,6 @@ class CostAnalysis:
     curves: tuple[CostCurve, ...]
     apis: tuple[ApiLine, ...]
     cheapest_api: ApiLine | None
-    nodes: tuple[NodeCost, ...]
 
 
 def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
@@ -267,5 +266,4 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
         curves=tuple(curves),
         apis=tuple(apis),
         cheapest_api=cheapest,
-        nodes=node_costs(scenario),
     )

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from economics.units import GB, TFLOPS
-from ui.analysis.batching import BatchingAnalysis
+from ui.analysis.batching import BatchingAnalysis, BatchPoint
 from ui.theme import KIND_COLOR, LIMIT_COLOR, LOG_AXIS, Chart
 
 
@@ -93,7 +93,7 @@ def _kv_caps(c: Chart, a: BatchingAnalysis) -> None:
         )
 
 
-def batch_throughput_figure(a: BatchingAnalysis) -> go.Figure:
+def batch_throughput_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
     """Tokens per second of one replica against batch size, up to the KV-memory cap."""
     c = Chart(
         "Throughput of one replica vs batch size",
@@ -117,14 +117,14 @@ def batch_throughput_figure(a: BatchingAnalysis) -> go.Figure:
             ),
         )
     _kv_caps(c, a)
-    c.vline(a.selected_batch, log_x=True, width=1, text=f"batch {a.selected_batch}", position="bottom right")
+    c.vline(p.batch, log_x=True, width=1, text=f"batch {p.batch}", position="bottom right")
     return c.figure()
 
 
-def batch_cost_figure(a: BatchingAnalysis) -> go.Figure:
+def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
     """Cost per million output tokens while the replica is busy, against batch size."""
     c = Chart(
-        f"Cost per token while busy: ÷{a.cost_swing:,.0f} from batch 1 to batch {a.selected_batch}",
+        f"Cost per token while busy: ÷{p.cost_swing:,.0f} from batch 1 to batch {p.batch}",
         "batch size [concurrent sequences] (log)",
         "cost while busy [USD per Mtok output] (log)",
         legend_rows=len(a.batch_series),
@@ -141,7 +141,7 @@ def batch_cost_figure(a: BatchingAnalysis) -> go.Figure:
             hovertemplate="batch %{x:,.0f}<br>$%{y:,.3g} per Mtok<extra>%{fullData.name}</extra>",
         )
     _kv_caps(c, a)
-    c.vline(a.selected_batch, log_x=True, width=1, text=f"batch {a.selected_batch}", position="bottom right")
+    c.vline(p.batch, log_x=True, width=1, text=f"batch {p.batch}", position="bottom right")
     c.axis("yaxis", tickprefix="$")
     return c.figure()
 
@@ -208,10 +208,10 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
     return c.figure()
 
 
-def memory_figure(a: BatchingAnalysis) -> go.Figure:
+def memory_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
     """The AR replica's usable memory split into weights and the KV cache of the batch."""
     m = a.memory
-    batch = min(float(a.selected_batch), m.max_batch)
+    batch = min(float(p.batch), m.max_batch)
     kv = batch * m.kv_bytes_per_sequence
     free = max(0.0, m.usable_bytes - m.weight_bytes - kv)
     c = Chart(

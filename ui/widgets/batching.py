@@ -20,7 +20,7 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
         ref = s.model(diff_options[0].model_id).params_total
         ar_options.sort(key=lambda o: abs(s.model(o.model_id).params_total - ref))
     names = {o.id: f"{o.name} ({o.gpus_per_replica} × {s.gpu(s.node(o.node_id).gpu_id).name})" for o in s.owned_options}
-    cols = st.columns([3, 3, 3, 2])
+    cols = st.columns(3)
     ar_id = view_select(
         "Autoregressive option",
         "bt_ar",
@@ -56,19 +56,23 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
         "prefill share. Edit them on the Workloads page.",
         container=cols[2],
     )
-    batch = view_number(
-        "Batch size marked [sequences]",
-        "bt_batch",
-        step=1,
-        integer=True,
-        help_text="Sequences decoded together in one forward pass; marked on the charts and used for the "
-        "numbers above them. Beyond the KV-memory cap it is drawn at the cap.",
-        container=cols[3],
-    )
     return BatchingInputs(
         ar_option_id=ar.id,
         speculation_option_id=None if spec is None else spec.id,
         diffusion_option_id=diff_id,
         workload_id=workload_id,
-        batch=int(batch),
+    )
+
+
+def batch_input() -> int:
+    """The batch size marked on the charts [sequences]."""
+    return int(
+        view_number(
+            "Batch size marked [sequences]",
+            "bt_batch",
+            step=1,
+            integer=True,
+            help_text="Sequences decoded together in one forward pass of the AR option; marked on the charts "
+            "and used for the numbers next to it.",
+        )
     )

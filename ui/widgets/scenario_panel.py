@@ -1,10 +1,14 @@
-"""The sidebar's scenario panel: what is loaded, the share link, JSON download/upload, reset."""
+"""The sidebar's scenario panel: what is loaded, a share dialog (link and JSON), upload and reset.
+
+The share link is built when the dialog opens, from the session's current scenario and view settings, so
+it holds every edit, including those made inside a fragment (a partial rerun that does not redraw the
+sidebar).
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -28,7 +32,30 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "scenario"
 
 
-def _apply_upload(default: Callable[[], Scenario]) -> None:
+@st.dialog("Share this scenario", width="large")
+def share_dialog() -> None:
+    """The link (with a copy button) and the scenario as a JSON file, as of this moment."""
+    s = state.scenario()
+    if share.fits_in_link(state.token()):
+        st.caption(
+            "This link opens the dashboard on this page with every input of every page as it is now. "
+            "Copy it with the button at the right of the box."
+        )
+        st.code(share_link(), language=None, wrap_lines=True)
+    else:
+        st.warning("This scenario is too large for a link; share the JSON file instead.")
+    st.download_button(
+        "Download scenario [JSON]",
+        data=share.scenario_json(s),
+        file_name=f"{_slug(s.name)}.json",
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/download:",
+        key="scenario_download",
+    )
+
+
+def _upload() -> None:
     uploaded = st.file_uploader(
         "Load a scenario [JSON file]",
         type=["json"],
@@ -39,8 +66,7 @@ def _apply_upload(default: Callable[[], Scenario]) -> None:
     )
     if uploaded is None:
         st.session_state.pop(_APPLIED_UPLOAD, None)
-        return
-    if st.session_state.get(_APPLIED_UPLOAD) != uploaded.file_id:
+    elif st.session_state.get(_APPLIED_UPLOAD) != uploaded.file_id:
         st.session_state[_APPLIED_UPLOAD] = uploaded.file_id
         parsed, messages = share.parse_json(uploaded.getvalue())
         if parsed is None:
@@ -58,31 +84,16 @@ def _apply_upload(default: Callable[[], Scenario]) -> None:
         )
 
 
-def render(default: Callable[[], Scenario], container: Any) -> None:
-    """Draw the panel into ``container`` (in the sidebar) after the page ran, so that the link and the
-    download hold every edit of this run. Loading or resetting a scenario reruns the page."""
+def render(default: Callable[[], Scenario]) -> None:
+    """Draw the panel in the sidebar (before the page: loading or resetting a scenario applies at once)."""
     s = state.scenario()
-    with container:
+    with st.sidebar:
         st.markdown(f"**Scenario:** {md_escape(s.name)}")
         st.caption(f"Prices reviewed as of {s.review_date:%d %b %Y} · {len(s.workloads)} workloads")
-        with st.expander("Share this scenario", icon=":material/link:"):
-            link = share_link()
-            st.caption(
-                "The link holds every input of every page. Copy it with the button at the right of the box."
-                if share.fits_in_link(state.token())
-                else "This scenario is too large for a link; share the JSON file instead."
-            )
-            st.code(link, language=None, wrap_lines=True)
-            st.download_button(
-                "Download scenario [JSON]",
-                data=share.scenario_json(s),
-                file_name=f"{_slug(s.name)}.json",
-                mime="application/json",
-                on_click="ignore",
-                icon=":material/download:",
-                key="scenario_download",
-            )
-            _apply_upload(default)
+        if st.button("Share this scenario", key="share_open", icon=":material/link:", width="stretch"):
+            share_dialog()
+        with st.expander("Load or reset a scenario", icon=":material/upload_file:"):
+            _upload()
             if st.button("Reset to the default scenario", key="scenario_reset", icon=":material/restart_alt:"):
                 state.replace(default())
                 st.session_state.pop(_UPLOAD_RESULT, None)
