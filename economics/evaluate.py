@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, fields, replace
-from typing import Any, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -83,23 +83,29 @@ def evaluate_arrays(scenario: Scenario) -> Evaluation:
     return _assemble(scenario, w, arrays, _quality_matrix(scenario, option_ids, base))
 
 
-def _assemble(
+def _assemble(scenario: Scenario, w: WorkloadArrays, arrays: list[OptionArrays], quality: FloatArray) -> Evaluation:
+    table, reasons = _option_table(scenario, w, arrays, quality)
+    names = tuple(o.name for o in scenario.owned_options) + tuple(a.name for a in scenario.apis)
+    return Evaluation(scenario, w, tuple(arrays), names, table, table.route(), reasons)
+
+
+def _option_table(
     scenario: Scenario,
     w: WorkloadArrays,
     arrays: list[OptionArrays],
     quality: FloatArray,
     with_reasons: bool = True,
-) -> Evaluation:
+) -> tuple[OptionTable, NDArray[np.object_]]:
+    """The (workload × option) table the router reads, and why each infeasible option is (``with_reasons``)."""
     owned = scenario.owned_options
     option_ids = tuple(o.id for o in owned) + tuple(a.id for a in scenario.apis)
-    names = tuple(o.name for o in owned) + tuple(a.name for a in scenario.apis)
     kind = np.array([a.kind for a in arrays], dtype=np.int8)
     node_ids = tuple(n.id for n in scenario.nodes)
     node_index = np.array([node_ids.index(o.node_id) for o in owned] + [-1] * len(scenario.apis), dtype=np.intp)
     frontier = np.array([False] * len(owned) + [a.tier in FRONTIER_TIERS for a in scenario.apis], dtype=bool)
 
     def stack(name: str) -> FloatArray:
-        return np.stack([getattr(a, name) for a in arrays], axis=1).astype(np.float64)
+        return np.stack([getattr(a, name) for a in arrays], axis=1).astype(np.float64, copy=False)
 
     allowed = allowed_options(w.sovereign, kind == API)
     able = np.stack([a.feasible for a in arrays], axis=1)
@@ -143,7 +149,7 @@ def _assemble(
         pooled=scenario.policy.cost_mode == "pooled",
         pool_utilization=scenario.policy.pool_utilization,
     )
-    return Evaluation(scenario, w, tuple(arrays), names, table, table.route(), reasons)
+    return table, reasons
 
 
 def coordinates(ev: Evaluation) -> Coordinates:
@@ -392,16 +398,35 @@ class DecisionGrid:
         return ROUTE_LABELS
 
 
-_T = TypeVar("_T", OptionArrays, WorkloadArrays)
+#: OptionTable fields with one row per workload; the others are per option ``(O,)`` or scalars.
+_TABLE_ROWS = (
+    "cost_usd",
+    "quality",
+    "allowed",
+    "feasible",
+    "tpot_s",
+    "capacity_requests_per_s",
+    "replicas",
+    "utilization",
+    "achieved_batch",
+    "api_price_multiplier",
+    "failure_cost_usd",
+    "max_attempts",
+    "avg_requests_per_s",
+    "peak_requests_per_s",
+    "output_tokens",
+    "sovereign",
+)
 
 
-def _tile_rows(obj: _T, ny: int) -> _T:
-    """Repeat every array field ``ny`` times along the workload axis (grid rows), scalars as they are."""
+def _tile_table(table: OptionTable, ny: int, failure_cost_usd: FloatArray) -> OptionTable:
+    """The table repeated ``ny`` times along the workload axis (grid rows), with one failure cost per row."""
     values: dict[str, Any] = {}
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        values[f.name] = np.tile(v, ny) if isinstance(v, np.ndarray) else v
-    return replace(obj, **values)
+    for name in _TABLE_ROWS:
+        v = getattr(table, name)
+        values[name] = np.tile(v, (ny,) + (1,) * (v.ndim - 1))
+    values["failure_cost_usd"] = failure_cost_usd
+    return replace(table, **values)
 
 
 def evaluate_grid(
@@ -434,14 +459,15 @@ def evaluate_grid(
     base = np.array([o.quality for o in scenario.owned_options] + [a.quality for a in scenario.apis])
     q = np.array([wl.quality_overrides.get(oid, float(b)) for oid, b in zip(option_ids, base, strict=True)])
     ny, nx = len(y), len(x)
-    tiled = [_tile_rows(a, ny) for a in arrays]
-    w_grid = replace(_tile_rows(w_x, ny), failure_cost=np.repeat(y, nx))
-    ev = _assemble(scenario, w_grid, tiled, np.tile(q, (ny * nx, 1)), with_reasons=False)
-    co = coordinates(ev)
-    r = ev.route
+    # Everything but J depends on the demand alone: assemble the nx columns once, then tile the table rows.
+    table_x, _ = _option_table(scenario, w_x, arrays, np.tile(q, (nx, 1)), with_reasons=False)
+    table = _tile_table(table_x, ny, np.repeat(y, nx))
+    r = table.route()
+    beta = np.stack([a.batchability for a in arrays], axis=1)
+    co = quadrant_coordinates(table, r, np.tile(beta, (ny, 1)))
     best_j = np.where(r.chosen >= 0, _take(r.expected_cost_usd, r.chosen), np.inf)
     cost_x = np.stack(
-        [np.where(a.feasible & ev.table.allowed[:nx, i], a.cost, np.inf) for i, a in enumerate(arrays)], axis=1
+        [np.where(a.feasible & table_x.allowed[:, i], a.cost, np.inf) for i, a in enumerate(arrays)], axis=1
     )
     return DecisionGrid(
         workload_id=wl.id,

@@ -80,6 +80,47 @@ def _order(j: FloatArray, tpot_s: ArrayLike, is_api: ArrayLike) -> IntArray:
     return np.asarray(np.lexsort((position, api, tpot, j), axis=-1), dtype=np.intp)
 
 
+def _first_rows(jt: FloatArray, options: IntArray, tpot_s: ArrayLike, is_api: ArrayLike) -> IntArray:
+    """The first option of :func:`_order` per workload among the rows of ``jt``, −1 where none has a finite J.
+
+    ``jt`` is ``(k, W)``: J of the options ``options`` (indices into the ``O`` columns of ``tpot_s`` and
+    ``is_api``), one row each, laid out so that reducing over the options is elementwise over workloads.
+    The lowest J wins; only workloads whose lowest J is shared pay for the tie-breaks (lower TPOT, then
+    owned before API, then the option listed first), which reproduces the lexsort order without sorting.
+    Options with a non-finite J never count, so their place in the order is irrelevant.
+    """
+    w = jt.shape[1]
+    if options.size == 0:
+        return np.full(w, -1, dtype=np.intp)
+    low = np.fmin.reduce(jt, axis=0)  # NaN never wins (and never ties)
+    ok = np.isfinite(low)
+    tie = jt == low
+    first = np.where(ok, options[np.argmax(tie, axis=0)], -1).astype(np.intp)
+    shared = np.flatnonzero(ok & (np.count_nonzero(tie, axis=0) > 1))
+    if shared.size:
+        o = max(int(options.max()) + 1, np.shape(is_api)[-1] if np.ndim(is_api) else 0)
+        tpot = np.broadcast_to(np.asarray(tpot_s, dtype=np.float64), (w, o))[shared][:, options]
+        api = np.broadcast_to(np.asarray(is_api, dtype=bool), (w, o))[shared][:, options]
+        sub = tie[:, shared].T
+        tm = np.where(sub, np.nan_to_num(tpot, nan=np.inf), np.inf)
+        sub &= tm == np.min(tm, axis=1, keepdims=True)
+        owned = sub & ~api
+        sub = np.where(owned.any(axis=1, keepdims=True), owned, sub)
+        first[shared] = options[np.argmax(sub, axis=1)]
+    return first
+
+
+def _first(j: FloatArray, tpot_s: ArrayLike, is_api: ArrayLike, mask: ArrayLike) -> IntArray:
+    """The first option of :func:`_order` among ``mask`` (``(O,)`` or ``(W, O)``), −1 where none is finite."""
+    w, o = j.shape
+    m = np.asarray(mask, dtype=bool)
+    if m.ndim == 1:  # a set of options: select their rows
+        options = np.flatnonzero(np.broadcast_to(m, (o,)))
+        return _first_rows(np.ascontiguousarray(j.T[options]), options, tpot_s, is_api)
+    jt = np.ascontiguousarray(np.where(np.broadcast_to(m, (w, o)), j, np.inf).T)
+    return _first_rows(jt, np.arange(o), tpot_s, is_api)
+
+
 def route(
     cost_usd_per_request: ArrayLike,
     quality: ArrayLike,
@@ -115,14 +156,15 @@ def route(
     fail = np.asarray(failure_cost_usd, dtype=np.float64).reshape(w, 1)
     attempts = np.asarray(max_attempts, dtype=np.float64).reshape(w, 1)
     j = np.where(ok & np.isfinite(c), expected_cost_per_task(np.where(ok, c, 0.0), q, fail, attempts), np.inf)
-    order = _order(j, tpot_s, is_api)
     rows = np.arange(w)
-    first, second = order[:, 0], order[:, 1] if o > 1 else np.zeros(w, dtype=np.intp)
-    j_first = j[rows, first]
-    j_second = j[rows, second] if o > 1 else np.full(w, np.inf)
-    chosen = np.where(np.isfinite(j_first), first, -1).astype(np.intp)
-    has_second = np.isfinite(j_second) & (o > 1)
-    runner_up = np.where(has_second, second, -1).astype(np.intp)
+    options = np.arange(o)
+    jt = j.T.copy()  # (O, W), C order; a copy: the runner-up search knocks the chosen entries out
+    chosen = _first_rows(jt, options, tpot_s, is_api)
+    jt[np.maximum(chosen, 0), rows] = np.where(chosen >= 0, np.inf, jt[np.maximum(chosen, 0), rows])
+    runner_up = _first_rows(jt, options, tpot_s, is_api)
+    has_second = runner_up >= 0
+    j_first = j[rows, np.maximum(chosen, 0)]
+    j_second = j[rows, np.maximum(runner_up, 0)]
     with np.errstate(invalid="ignore"):
         margin = np.where(has_second, j_second - j_first, np.inf)
     return Route(expected_cost_usd=j, chosen=chosen, runner_up=runner_up, margin_usd=margin.astype(np.float64))
@@ -130,11 +172,7 @@ def route(
 
 def best_of(j: FloatArray, mask: ArrayLike, tpot_s: ArrayLike, is_api: ArrayLike) -> IntArray:
     """The router's best option among those in ``mask`` ``(O,)`` or ``(W, O)``, −1 where none is feasible."""
-    m = np.broadcast_to(np.asarray(mask, dtype=bool), j.shape)
-    jm = np.where(m, j, np.inf)
-    order = _order(jm, tpot_s, is_api)
-    first = order[:, 0]
-    return np.where(np.isfinite(jm[np.arange(j.shape[0]), first]), first, -1).astype(np.intp)
+    return _first(j, tpot_s, is_api, np.broadcast_to(np.asarray(mask, dtype=bool), j.shape))
 
 
 def batchability(peak_requests_per_s: ArrayLike, output_tokens: ArrayLike, tpot_batch1_s: ArrayLike) -> FloatArray:

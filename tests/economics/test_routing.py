@@ -30,6 +30,7 @@ from economics.routing import (
     OptionTable,
     allowed_options,
     batchability,
+    best_of,
     route,
     route_labels,
 )
@@ -204,6 +205,41 @@ def test_nothing_feasible() -> None:
     assert r.chosen.tolist() == [-1]
     assert r.runner_up.tolist() == [-1]
     assert not np.isnan(r.margin_usd).any()
+
+
+@PROPS
+@given(
+    st.integers(1, 6).flatmap(
+        lambda o: st.tuples(
+            st.lists(
+                st.lists(st.sampled_from([0.01, 0.02, 0.05, np.inf]), min_size=o, max_size=o), min_size=1, max_size=8
+            ),
+            st.lists(
+                st.lists(st.sampled_from([0.01, 0.02, np.inf, np.nan]), min_size=o, max_size=o), min_size=8, max_size=8
+            ),
+            st.lists(st.booleans(), min_size=o, max_size=o),
+            st.lists(st.lists(st.booleans(), min_size=o, max_size=o), min_size=8, max_size=8),
+        )
+    )
+)
+def test_route_and_best_of_follow_the_full_order(
+    case: tuple[list[list[float]], list[list[float]], list[bool], list[list[bool]]],
+) -> None:
+    # route() and best_of() pick the first (and second) option without sorting; with ties in J and in TPOT
+    # (NaN counts as inf), infinite costs and an owned/API mix, they must agree with the lexsort order of
+    # Route.order: chosen = first entry with a finite J, runner-up = the next one, best_of = the first
+    # finite entry inside the mask.
+    cost, tpot_rows, api, mask_rows = case
+    w, o = len(cost), len(cost[0])
+    tpot, mask = np.array(tpot_rows[:w]), np.array(mask_rows[:w])
+    r = route(cost, np.ones(o), np.ones((w, o), dtype=bool), np.zeros(w), np.ones(w), tpot, api)
+    order = r.order(tpot, api)
+    for i in range(w):
+        finite = [int(k) for k in order[i] if np.isfinite(r.expected_cost_usd[i, k])]
+        assert r.chosen[i] == (finite[0] if finite else -1)
+        assert r.runner_up[i] == (finite[1] if len(finite) > 1 else -1)
+        masked = [k for k in finite if mask[i, k]]
+        assert best_of(r.expected_cost_usd, mask, tpot, api)[i] == (masked[0] if masked else -1)
 
 
 def test_batchability_by_hand() -> None:
