@@ -20,9 +20,9 @@ from economics.serving_passes import (
     affine_pass_terms,
     iteration_time_at,
     kv_bytes_per_sequence,
-    pass_time_function,
     prompt_chunks,
     request_latency,
+    roofline_pass_time,
     serving_shape,
 )
 from economics.serving_solvers import largest_within
@@ -162,7 +162,7 @@ def slo_capacity(
     affine = None if method == "bisect" else affine_pass_terms(model, deployment, efficiency, shape)
     if method == "closed_form" and affine is None:
         raise ValueError("the closed form needs a dense model (MoE expert coverage is not affine)")
-    pass_time = pass_time_function(model, deployment, efficiency, shape, allow_affine=affine is not None)
+    pass_time = affine.time if affine is not None else roofline_pass_time(model, deployment, efficiency, shape)
 
     def h(x: FloatArray) -> FloatArray:
         return iteration_time_at(pass_time, shape, x)

@@ -23,13 +23,13 @@ from economics.serving_passes import (
     DEFAULT_PREFILL_CHUNK_TOKENS,
     PassTimeFunction,
     ServingShape,
-    affine_iteration_terms,
+    affine_pass_terms,
+    along_littles_law,
     iteration_time_at,
     kv_bytes_per_sequence,
-    pass_time_function,
     request_latency,
+    roofline_pass_time,
     serving_shape,
-    single_sequence_iteration_time,
 )
 from economics.serving_solvers import least_fixed_point
 
@@ -167,18 +167,18 @@ def continuous_batching(
     shape = serving_shape(scheme, input_tokens, output_tokens)
     full = np.broadcast_shapes(lam.shape, shape.input_tokens.shape, chunk.shape)
     lam = np.broadcast_to(lam, full)
-    affine = None if method == "iterate" else affine_iteration_terms(model, deployment, efficiency, shape)
+    affine = None if method == "iterate" else affine_pass_terms(model, deployment, efficiency, shape)
     if method == "closed_form" and affine is None:
         raise ValueError("the closed form needs a dense model (MoE expert coverage is not affine)")
 
-    pass_time = pass_time_function(model, deployment, efficiency, shape, allow_affine=affine is not None)
+    pass_time = affine.time if affine is not None else roofline_pass_time(model, deployment, efficiency, shape)
 
     def f(t: FloatArray) -> FloatArray:
         return iteration_time_at(pass_time, shape, lam * t)
 
     t0 = np.broadcast_to(iteration_time_at(pass_time, shape, np.zeros(full)), full).astype(np.float64)
     if affine is not None:
-        branches = affine.broadcast_to(full)
+        branches = along_littles_law(affine, shape).broadcast_to(full)
         t_raw = _closed_form(lam, branches.intercept_s, branches.slope_s)
         t_raw = np.where(t_raw > max_iteration_s, np.inf, t_raw)
     else:
@@ -216,7 +216,7 @@ def _steady_state(
     kv_bytes = inf_or(batch * kv_seq)
     one_fits = shape.input_tokens + shape.output_tokens <= cap.max_tokens  # a request at its longest
     kv_ok = cap.feasible & one_fits & (kv_bytes <= cap.free_bytes)
-    t1 = single_sequence_iteration_time(model, deployment, efficiency, shape)
+    t1 = pass_time(np.ones(()), np.zeros(()))  # one sequence, no prompt: the batch-1 speed of β (§8.1)
     return ContinuousBatching(
         arrival_rate_per_s=np.asarray(lam, dtype=np.float64),
         iteration_time_s=np.asarray(t, dtype=np.float64),

@@ -242,11 +242,18 @@ def pass_time_function(
     :func:`~economics.iteration.iteration_time` (``forward_time`` with the prompt tokens riding along at
     ``mfu_prefill``) plus the draft passes of a speculative scheme. For a dense model (with or without a
     draft) and ``allow_affine`` the same numbers come from :func:`affine_pass_terms`, which is several
-    times cheaper.
+    times cheaper; otherwise from :func:`roofline_pass_time`.
     """
     affine = affine_pass_terms(model, deployment, efficiency, shape) if allow_affine else None
     if affine is not None:
         return affine.time
+    return roofline_pass_time(model, deployment, efficiency, shape)
+
+
+def roofline_pass_time(
+    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
+) -> PassTimeFunction:
+    """``(B, C) ↦ iteration_time(B, S_avg, C, (T_in+1)/2)`` evaluated with ``forward_time`` (any model) [s]."""
     canvas = shape.input_tokens + shape.output_tokens
 
     def t(batch: FloatArray, prompt_tokens: FloatArray) -> FloatArray:
@@ -318,27 +325,14 @@ def affine_iteration_terms(
 ) -> AffineIteration | None:
     """``h(x) = max_i (a_i + k_i·x)`` along Little's law (:meth:`AffinePass.along`); ``None`` if not affine."""
     affine = affine_pass_terms(model, deployment, efficiency, shape)
-    return None if affine is None else affine.along(shape.passes_per_request, shape.prefill_tokens)
+    return None if affine is None else along_littles_law(affine, shape)
+
+
+def along_littles_law(affine: AffinePass, shape: ServingShape) -> AffineIteration:
+    """The pass on Little's law, ``B = x·T_out/e`` and ``C = x·T_in``: ``h(x) = max_c (a_c + k_c·x)``."""
+    return affine.along(shape.passes_per_request, shape.prefill_tokens)
 
 
 def kv_bytes_per_sequence(model: ModelSpec, deployment: Deployment, shape: ServingShape) -> FloatArray:
     """KV bytes one resident sequence holds, ``S_avg·r_kv·kv_tok`` (MODEL_SPEC §4) [B]."""
     return shape.resident_tokens * kv_replication(model, deployment.n_gpus) * model.kv_bytes_per_token
-
-
-def single_sequence_iteration_time(
-    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, shape: ServingShape
-) -> FloatArray:
-    """Pass time with one sequence in decode and no prompt riding along, ``t(B = 1, C = 0)`` [s].
-
-    The batch-1 speed that the batchability index of MODEL_SPEC §8.1 refers to.
-    """
-    return iteration_time(
-        model,
-        deployment,
-        efficiency,
-        shape.scheme,
-        1.0,
-        shape.decode_context_tokens,
-        canvas_tokens=shape.input_tokens + shape.output_tokens,
-    ).time_s
