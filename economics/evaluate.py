@@ -229,40 +229,36 @@ def _option_results(ev: Evaluation) -> tuple[OptionResult, ...]:
     w = ev.workloads
     c = t.cost_usd
     feasible = t.feasible
-    cols = {
-        "allowed": t.allowed.tolist(),
-        "cost_usd_per_request": c.tolist(),
-        "cost_usd_per_mtok_output": cost_per_mtok(c, w.output_tokens[:, None]).tolist(),
-        "cost_usd_per_mtok_total": cost_per_mtok(c, (w.input_tokens + w.output_tokens)[:, None]).tolist(),
-        "expected_cost_usd_per_request": ev.route.expected_cost_usd.tolist(),
-        "quality": t.quality.tolist(),
-        "tpot_s": t.tpot_s.tolist(),
-        "ttft_s": np.stack([a.ttft for a in ev.options], axis=1).tolist(),
-        "replicas": np.where(feasible, t.replicas, 0).astype(int).tolist(),
-        "gpus": np.where(feasible, np.stack([a.gpus for a in ev.options], axis=1), 0).astype(int).tolist(),
-        "utilization": t.utilization.tolist(),
-        "capacity_requests_per_s": t.capacity_requests_per_s.tolist(),
-        "achieved_batch": t.achieved_batch.tolist(),
-        "speculation_on": np.stack([a.speculation_on for a in ev.options], axis=1).tolist(),
-        "batch_tier": np.stack([a.batch_tier for a in ev.options], axis=1).tolist(),
+    cols: dict[str, NDArray[Any]] = {
+        "allowed": t.allowed,
+        "cost_usd_per_request": c,
+        "cost_usd_per_mtok_output": cost_per_mtok(c, w.output_tokens[:, None]),
+        "cost_usd_per_mtok_total": cost_per_mtok(c, (w.input_tokens + w.output_tokens)[:, None]),
+        "expected_cost_usd_per_request": ev.route.expected_cost_usd,
+        "quality": t.quality,
+        "tpot_s": t.tpot_s,
+        "ttft_s": np.stack([a.ttft for a in ev.options], axis=1),
+        "replicas": np.where(feasible, t.replicas, 0).astype(int),
+        "gpus": np.where(feasible, np.stack([a.gpus for a in ev.options], axis=1), 0).astype(int),
+        "utilization": t.utilization,
+        "capacity_requests_per_s": t.capacity_requests_per_s,
+        "achieved_batch": t.achieved_batch,
+        "speculation_on": np.stack([a.speculation_on for a in ev.options], axis=1),
+        "batch_tier": np.stack([a.batch_tier for a in ev.options], axis=1),
     }
-    ok_rows = feasible.tolist()
-    reasons = ev.reasons.tolist()
+    n_options = len(t.option_ids)
+    ok_flat = feasible.ravel().tolist()
     kinds: list[OptionKind] = [OPTION_KINDS[int(k)] for k in t.kind]
-    rows: list[dict[str, Any]] = []
-    for wi, wl in enumerate(s.workloads):
-        for o, oid in enumerate(t.option_ids):
-            ok = ok_rows[wi][o]
-            row = {name: col[wi][o] for name, col in cols.items()}
-            row.update(
-                workload_id=wl.id,
-                option_id=oid,
-                option_name=ev.option_names[o],
-                kind=kinds[o],
-                feasible=ok,
-                reason="" if ok else str(reasons[wi][o]),
-            )
-            rows.append(row)
+    # one flat list per field, row-major (workload, option) like the loop it replaces; rows are zipped from them
+    columns: dict[str, list[Any]] = {name: col.ravel().tolist() for name, col in cols.items()}
+    columns["workload_id"] = [wl.id for wl in s.workloads for _ in range(n_options)]
+    columns["option_id"] = list(t.option_ids) * len(s.workloads)
+    columns["option_name"] = list(ev.option_names) * len(s.workloads)
+    columns["kind"] = kinds * len(s.workloads)
+    columns["feasible"] = ok_flat
+    columns["reason"] = ["" if ok else str(why) for ok, why in zip(ok_flat, ev.reasons.ravel().tolist(), strict=True)]
+    names = list(columns)
+    rows = [dict(zip(names, values, strict=True)) for values in zip(*columns.values(), strict=True)]
     return _OPTION_RESULTS.validate_python(rows)
 
 
