@@ -137,7 +137,12 @@ def format_table(result: Result) -> str:
         f"total {_usd(f.total_cost_usd_per_month)}/month",
     ]
     if f.all_api_cost_usd_per_month is not None:
-        lines.append(f"  everything allowed on the cheapest API instead: {_usd(f.all_api_cost_usd_per_month)}/month")
+        savings = f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
+        lines.append(
+            f"  all-API baseline (each workload that may use an API on its cheapest one, the rest as planned): "
+            f"{_usd(f.all_api_cost_usd_per_month)}/month; this plan "
+            + (f"saves {_usd(savings)}/month" if savings >= 0 else f"costs {_usd(-savings)}/month more")
+        )
     if result.warnings:
         lines += ["", "Warnings", *("  " + w for w in result.warnings)]
     return "\n".join(lines)

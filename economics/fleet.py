@@ -7,6 +7,7 @@ it as a first-class output of :func:`economics.evaluate.evaluate`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,16 +41,26 @@ def _money(x: float) -> str:
     return f"${x:,.2f}"
 
 
-def fleet_summary(s: Scenario, t: OptionTable, r: Route) -> tuple[FleetSummary, list[str]]:
-    """The fleet the chosen routes need, with workloads on the same owned option sharing its replicas.
+@dataclass(frozen=True)
+class _Bill:
+    """What one set of routes costs per month, consolidated as :func:`fleet_summary` describes."""
 
-    Per owned option: ``replicas = ceil(Σ λ_peak/(u_target·λ_max))`` over the workloads routed to it (each
-    takes its share of a replica's SLO capacity) and busy GPU-equivalents ``Σ λ_avg/λ_max · N``. An owned
-    node offer runs ``max(nodes bought, nodes needed)`` nodes, paid in full, busy or idle; rented GPUs are
-    paid per GPU-hour. Per-workload costs in dedicated mode are stand-alone (own replicas), so they can add
-    up to more than the consolidated fleet.
-    """
-    chosen = r.chosen
+    owned_nodes: int
+    owned_gpus: int
+    owned_usd: float  # owned nodes, busy or idle [USD/month]
+    idle_usd: float  # the owned bill's idle share [USD/month]
+    busy_gpus: float  # busy GPU-equivalents on owned nodes [count]
+    rented_usd: float  # rented GPUs [USD/month]
+    api_usd: float  # API spend [USD/month]
+    warnings: tuple[str, ...]
+
+    @property
+    def total_usd(self) -> float:
+        return self.owned_usd + self.rented_usd + self.api_usd
+
+
+def _bill(s: Scenario, t: OptionTable, chosen: IntArray, monthly: FloatArray) -> _Bill:
+    """The fleet the routes ``chosen`` need (−1: not served) and its monthly bill; ``monthly`` per workload."""
     u_t = s.policy.target_utilization
     n_owned = len(s.owned_options)
     gpus_needed = np.zeros(len(s.nodes))
@@ -93,23 +104,42 @@ def fleet_summary(s: Scenario, t: OptionTable, r: Route) -> tuple[FleetSummary, 
                 )
         elif isinstance(node, RentedNode):
             rented += float(gpus_needed[i]) * node.price_usd_per_gpu_hour * HOURS_PER_MONTH
-    monthly = monthly_cost(_take(t.cost_usd, chosen), t.avg_requests_per_s)
     on_api = (chosen >= n_owned) & (chosen >= 0)
     api = float(monthly[on_api].sum())
-    no_api = ~np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
+    return _Bill(owned_nodes, owned_gpus, owned_cost, idle, busy_owned, rented, api, tuple(warnings))
+
+
+def fleet_summary(s: Scenario, t: OptionTable, r: Route) -> tuple[FleetSummary, list[str]]:
+    """The fleet the chosen routes need, with workloads on the same owned option sharing its replicas.
+
+    Per owned option: ``replicas = ceil(Σ λ_peak/(u_target·λ_max))`` over the workloads routed to it (each
+    takes its share of a replica's SLO capacity) and busy GPU-equivalents ``Σ λ_avg/λ_max · N``. An owned
+    node offer runs ``max(nodes bought, nodes needed)`` nodes, paid in full, busy or idle; rented GPUs are
+    paid per GPU-hour. Per-workload costs in dedicated mode are stand-alone (own replicas), so they can add
+    up to more than the consolidated fleet.
+
+    The all-API baseline is comparable with this total: every workload that has a feasible API (never a
+    sovereign one) moves to its cheapest feasible API, and the others (sovereign, or no API meets their
+    SLOs) keep their chosen routes, consolidated the same way: shared replicas, ``max(bought, needed)``
+    owned nodes (bought nodes are paid in both), rented GPUs. Savings = baseline − total, so a scenario in
+    which nothing can move saves exactly 0.
+    """
+    chosen = r.chosen
+    monthly = monthly_cost(_take(t.cost_usd, chosen), t.avg_requests_per_s)
+    plan = _bill(s, t, chosen, monthly)
+    movable = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
+    stay = _bill(s, t, np.where(movable, -1, chosen).astype(np.intp), monthly)
     best_api = best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)
-    api_only = monthly_cost(
-        np.where(no_api, _take(t.cost_usd, chosen), _take(t.cost_usd, best_api)), t.avg_requests_per_s
-    )
+    moved = float(monthly_cost(_take(t.cost_usd, best_api), t.avg_requests_per_s)[movable].sum())
     fleet = FleetSummary(
-        owned_nodes=owned_nodes,
-        owned_gpus=owned_gpus,
-        owned_cost_usd_per_month=owned_cost,
-        owned_utilization=busy_owned / owned_gpus if owned_gpus else 0.0,
-        idle_cost_usd_per_month=idle,
-        rented_cost_usd_per_month=rented,
-        api_cost_usd_per_month=api,
-        total_cost_usd_per_month=owned_cost + rented + api,
-        all_api_cost_usd_per_month=float(api_only.sum()),
+        owned_nodes=plan.owned_nodes,
+        owned_gpus=plan.owned_gpus,
+        owned_cost_usd_per_month=plan.owned_usd,
+        owned_utilization=plan.busy_gpus / plan.owned_gpus if plan.owned_gpus else 0.0,
+        idle_cost_usd_per_month=plan.idle_usd,
+        rented_cost_usd_per_month=plan.rented_usd,
+        api_cost_usd_per_month=plan.api_usd,
+        total_cost_usd_per_month=plan.total_usd,
+        all_api_cost_usd_per_month=stay.total_usd + moved,
     )
-    return fleet, warnings
+    return fleet, list(plan.warnings)

@@ -72,9 +72,18 @@ class WorkloadDecision(Frozen):
         description="λ* above which the best owned option's replicas beat the best API; None when they never "
         "do (the replicas cannot carry the break-even volume) or either is missing [req/s]",
     )
-    monthly_cost_usd: float = Field(description="cost of the chosen route per month [USD/month]")
-    all_api_monthly_cost_usd: float | None = Field(description="cost if sent to the cheapest allowed API [USD/month]")
-    savings_vs_api_usd_per_month: float | None = Field(description="all-API cost minus chosen cost [USD/month]")
+    monthly_cost_usd: float = Field(
+        description="cost of the chosen route per month, stand-alone (in dedicated mode the workload pays for its "
+        "own replicas; the fleet summary consolidates them) [USD/month]"
+    )
+    all_api_monthly_cost_usd: float | None = Field(
+        description="cost if sent to its cheapest feasible API; None when it has none (sovereign, or no API meets "
+        "its SLOs): the all-API baseline then keeps it on its chosen route [USD/month]"
+    )
+    savings_vs_api_usd_per_month: float | None = Field(
+        description="all_api_monthly_cost_usd minus monthly_cost_usd, both stand-alone; negative when the route "
+        "costs more than the cheapest API (e.g. chosen for quality); None without a feasible API [USD/month]"
+    )
     flips: tuple[FlipThreshold, ...] = ()
 
 
@@ -88,10 +97,13 @@ class FleetSummary(Frozen):
     idle_cost_usd_per_month: float = Field(description="owned fleet cost paid for idle GPUs [USD/month]")
     rented_cost_usd_per_month: float = Field(description="rented nodes for the chosen routes [USD/month]")
     api_cost_usd_per_month: float = Field(description="API spend of the chosen routes [USD/month]")
-    total_cost_usd_per_month: float = Field(description="all of the above [USD/month]")
+    total_cost_usd_per_month: float = Field(description="owned + rented + API spend of the chosen routes [USD/month]")
     all_api_cost_usd_per_month: float | None = Field(
-        description="everything allowed on the cheapest feasible API, sovereign work on its best owned option "
-        "[USD/month]"
+        description="the all-API baseline, comparable with total_cost_usd_per_month: every workload with a feasible "
+        "API (never a sovereign one) on its cheapest feasible API, every other workload on its chosen route with "
+        "the fleet consolidated as in the plan (shared replicas, max(bought, needed) owned nodes, bought nodes paid "
+        "in full, rented GPUs). Savings vs all-API = this minus total_cost_usd_per_month: exactly 0 when no "
+        "workload can move [USD/month]"
     )
 
 
