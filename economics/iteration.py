@@ -64,12 +64,17 @@ def new_tokens_per_iteration(scheme: AnyScheme, canvas_tokens: ArrayLike | None 
 
 
 def passes_to_first_token(scheme: AnyScheme) -> int:
-    """Iterations after the prompt is in the cache until the first output token is final [count].
+    """Iterations after the last prompt chunk until the first output token is final [count].
 
-    1 for AR and speculative decoding (MODEL_SPEC §3.4: the first token comes after one decode step); ``S``
-    for diffusion (the first block is committed after its ``S`` denoising passes).
+    0 for AR and speculative decoding: engines (vLLM, SGLang, TensorRT-LLM) sample the first token from the
+    logits of the last prefill chunk, so TTFT = queueing + prefill. MODEL_SPEC §3.4 adds one decode step
+    (``TTFT = W_queue + t_prefill + TPOT``); that step produces the second token. ``S`` for diffusion: the
+    first block is final after its ``S`` denoising passes (``S`` passes over the canvas without a cache).
+
+    >>> passes_to_first_token(ARScheme()), passes_to_first_token(DiffusionScheme(block_tokens=32, denoising_steps=8))
+    (0, 8)
     """
-    return scheme.denoising_steps if isinstance(scheme, DiffusionScheme) else 1
+    return scheme.denoising_steps if isinstance(scheme, DiffusionScheme) else 0
 
 
 def needs_prefill(scheme: AnyScheme) -> bool:

@@ -108,7 +108,8 @@ def serving_shape(scheme: AnyScheme, input_tokens: ArrayLike, output_tokens: Arr
     the ``2·L·n_q·d_h·C·T_in`` prefill attention of §8.1. A diffusion model without a prefix cache has no
     separate prefill: every pass runs over the whole canvas ``T_in + T_out`` with no cached context. The
     first token of a diffusion request is visible after the ``S`` denoising passes of its first block;
-    AR and speculative decoding sample it from the last prompt chunk's logits (§8.1).
+    AR and speculative decoding sample it from the last prompt chunk's logits (§8.1), the rule of
+    :func:`~economics.iteration.passes_to_first_token` that :mod:`economics.throughput` uses too.
 
     >>> from economics.schemes import ARScheme
     >>> s = serving_shape(ARScheme(), 1000, 500)
@@ -136,7 +137,7 @@ def serving_shape(scheme: AnyScheme, input_tokens: ArrayLike, output_tokens: Arr
         prefill_tokens=t_in if prefilled else np.zeros_like(t_in),
         prefill_context_tokens=0.5 * (t_in + 1.0) if prefilled else np.zeros_like(t_in),
         resident_tokens=resident_tokens(scheme, t_in, t_out),
-        first_token_passes=float(passes_to_first_token(scheme)) if diffusion else 0.0,
+        first_token_passes=float(passes_to_first_token(scheme)),
     )
 
 

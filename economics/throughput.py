@@ -19,7 +19,9 @@
   CUDA-graph batch TensorRT-LLM's benchmark captures (the calibration set's offline rows).
 
 Prefill is included in both loaded regimes; TTFT is the prefill iteration plus the passes until the first
-token is final (one decode step for AR, ``S`` passes for diffusion, §3.4), plus any queueing.
+token is final, plus any queueing. AR and speculative decoding sample the first token from the prefill's
+logits (no decode step, unlike MODEL_SPEC §3.4's ``+ TPOT``; as :mod:`economics.serving` does); diffusion needs
+the ``S`` denoising passes of the first block (:func:`~economics.iteration.passes_to_first_token`).
 """
 
 from __future__ import annotations
@@ -123,7 +125,8 @@ def steady_decode(
     """Decode throughput with ``batch`` sequences resident at context ``T_in + T_out/2`` (MODEL_SPEC §3.3).
 
     ``X = B·e / t_iter`` [tok/s per replica], ``TPOT = t_iter/e`` [s] and
-    ``TTFT = t_prefill(T_in, B=1) + passes_to_first_token·t_iter`` [s] (§3.4; no queueing). Prefill does not
+    ``TTFT = t_prefill(T_in, B=1) + passes_to_first_token·t_iter`` [s] (no queueing; 0 passes for AR and
+    speculative decoding, whose first token comes from the prefill, ``S`` for diffusion). Prefill does not
     slow the decoding batch here: this is the decode-only view of the §3.3 table.
 
     Example: Llama-3.1-70B in BF16 on 8×H100, ideal efficiency, 1000 in / 500 out, batch 1: ≈189 tok/s,
