@@ -4,13 +4,16 @@ What it measures
     Llama-3.1-70B in BF16 on one 8×H100 replica (MODEL_SPEC §8.1–§8.2), default efficiency. Ten thousand
     workloads at once, as the routing layer sees them: average demand from 0.01 to 100 req/s (peak = 2×),
     prompts 200–8000 tokens, outputs 50–2000 tokens, TPOT SLOs 15–100 ms and TTFT SLOs 0.2–2 s. One pass of
-    the pipeline is :func:`economics.serving.slo_capacity` (bisection in ``x = λ·t``, 60 steps, vectorised
-    over all points) → :func:`economics.serving.replicas_for_peak` → :func:`economics.serving.continuous_batching`
-    at the average load per replica (closed form for a dense model). The median of ``--repeats`` timed
-    passes (``time.perf_counter``) is printed; target ≤ 200 ms on one core (issue 3).
+    the pipeline is :func:`economics.serving.slo_capacity` (closed form in ``x = λ·t`` for a dense model,
+    vectorised over all points) → :func:`economics.serving.replicas_for_peak` →
+    :func:`economics.serving.continuous_batching` at the average load per replica (closed form for a dense
+    model). The median of ``--repeats`` timed passes (``time.perf_counter``) is printed; target ≤ 200 ms on
+    one core (issue 3).
 
-    For comparison it also times the same sweep on Mixtral-8x7B on 2×H100 and with EAGLE-like speculation on
-    the 70B replica, where the fixed point has no closed form (monotone iteration with a bisection finish).
+    For comparison (``--all``) it also times the same sweep with EAGLE-like speculation on the 70B replica
+    (a dense draft: still closed forms, over 16 branch combinations instead of 4) and on Mixtral-8x7B on
+    2×H100, where MoE has no closed form (60-step bisection for the capacity, monotone iteration with a
+    bisection finish for the fixed point).
 
 Usage
     .venv/bin/python benchmarks/bench_serving.py [--points 10000] [--repeats 15] [--all]
@@ -107,7 +110,7 @@ def main() -> int:
     if args.all:
         cases += [
             ("Mixtral MoE, 2xH100, AR (iteration)", MIXTRAL, Deployment(gpu=H100, n_gpus=2), ARScheme()),
-            ("70B dense, 8xH100, EAGLE (iteration)", LLAMA_70B, Deployment(gpu=H100, n_gpus=8), EAGLE),
+            ("70B dense, 8xH100, EAGLE (closed form)", LLAMA_70B, Deployment(gpu=H100, n_gpus=8), EAGLE),
         ]
     status = 0
     for i, (name, model, dep, scheme) in enumerate(cases):

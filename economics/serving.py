@@ -10,9 +10,11 @@
 * :func:`erlang_c`, :func:`admission_queueing` — M/M/c waiting probability and percentile waits (§8.2).
 
 Every function broadcasts its array arguments (arrival rates, token counts, SLOs) and is vectorised: the
-only loops are fixed iteration counts (fixed point ≤ 300, bisection 60, Erlang recursion ≤ ``c``).
-The implementation lives in ``serving_passes`` (the scheme → pass mapping and the affine closed form),
-``serving_solvers``, ``serving_continuous``, ``serving_capacity`` and ``serving_queues``.
+only loops are fixed iteration counts (fixed point ≤ 300, bisection 60, Erlang recursion ≤ ``c``), and for
+dense models (EAGLE's dense draft included) the fixed point and the SLO capacity are exact closed forms
+without any loop. The implementation lives in ``serving_passes`` (the scheme → pass mapping),
+``serving_affine`` (the closed forms), ``serving_solvers``, ``serving_continuous``, ``serving_capacity`` and
+``serving_queues``.
 """
 
 from __future__ import annotations
