@@ -21,6 +21,7 @@ from economics.costs import (
     node_cost_fixed_and_variable,
 )
 from economics.hardware import Deployment
+from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode
 from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
 from economics.scenario import OwnedOption, Scenario
@@ -133,18 +134,49 @@ class OptionArrays:
     replica_share_of_node: float  # N / GPUs per node [1]
 
 
+@dataclass(frozen=True)
+class _Replica:
+    """What an owned option's variants (plain AR, speculation) share: the replica and the distinct shapes."""
+
+    model: ModelSpec
+    deployment: Deployment
+    share: float  # N / GPUs per node [1]
+    fixed_usd_per_hour: float  # C_fixed of one replica [USD/h]
+    variable_usd_per_hour: float  # C_var of one replica at full load [USD/h]
+    shapes: FloatArray  # (S, 5) distinct (T_in, T_out, TPOT SLO, TTFT SLO, deadline) rows
+    inverse: NDArray[np.intp]  # (W,) row of ``shapes`` of each workload
+
+    @classmethod
+    def of(cls, scenario: Scenario, option: OwnedOption, w: WorkloadArrays) -> _Replica:
+        node = scenario.node(option.node_id)
+        gpu = scenario.gpu(node.gpu_id)
+        share = option.gpus_per_replica / node.gpus_per_node
+        fixed_node, variable_node = node_cost_fixed_and_variable(node)
+        # SLO capacity depends only on the workload's shape and SLOs: solve it once per distinct shape
+        rows = np.stack([w.input_tokens, w.output_tokens, w.tpot_slo, w.ttft_slo, w.deadline_or_inf], axis=1)
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return cls(
+            model=scenario.model(option.model_id).at_precision(option.precision),
+            deployment=Deployment(gpu=gpu, n_gpus=option.gpus_per_replica, precision=option.precision),
+            share=share,
+            fixed_usd_per_hour=fixed_node * share,
+            variable_usd_per_hour=variable_node * share,
+            shapes=unique,
+            inverse=np.asarray(inverse, dtype=np.intp).reshape(-1),
+        )
+
+
 def _owned_variant(
-    scenario: Scenario, option: OwnedOption, scheme: ARScheme | SpeculativeScheme | DiffusionScheme, w: WorkloadArrays
+    scenario: Scenario,
+    option: OwnedOption,
+    replica: _Replica,
+    scheme: ARScheme | SpeculativeScheme | DiffusionScheme,
+    w: WorkloadArrays,
 ) -> OptionArrays:
-    node = scenario.node(option.node_id)
-    model = scenario.model(option.model_id).at_precision(option.precision)
-    deployment = Deployment(gpu=scenario.gpu(node.gpu_id), n_gpus=option.gpus_per_replica, precision=option.precision)
+    model, deployment = replica.model, replica.deployment
     eff = scenario.efficiency
     policy = scenario.policy
-    # SLO capacity depends only on the workload's shape and SLOs: solve it once per distinct shape
-    shapes = np.stack([w.input_tokens, w.output_tokens, w.tpot_slo, w.ttft_slo, w.deadline_or_inf], axis=1)
-    unique, inverse = np.unique(shapes, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    unique, inverse = replica.shapes, replica.inverse
     cap = slo_capacity(
         model,
         deployment,
@@ -168,9 +200,7 @@ def _owned_variant(
     replicas = np.where(feasible, plan.replicas, 1.0)
     per_replica = w.avg / replicas
     cb = continuous_batching(model, deployment, eff, scheme, per_replica, w.input_tokens, w.output_tokens)
-    share = option.gpus_per_replica / node.gpus_per_node
-    fixed_node, variable_node = node_cost_fixed_and_variable(node)
-    fixed, variable = fixed_node * share, variable_node * share
+    fixed, variable = replica.fixed_usd_per_hour, replica.variable_usd_per_hour
     util = np.where(feasible, plan.utilization, 0.0)
     if policy.cost_mode == "pooled":
         c_h = fixed + variable * policy.pool_utilization
@@ -199,7 +229,7 @@ def _owned_variant(
         price_multiplier=np.ones_like(w.avg),
         replica_fixed_usd_per_hour=fixed,
         replica_variable_usd_per_hour=variable,
-        replica_share_of_node=share,
+        replica_share_of_node=replica.share,
     )
 
 
@@ -235,10 +265,11 @@ def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArra
     An AR option with speculation is "optimized AR" (MODEL_SPEC §6.3): both settings are evaluated and each
     workload gets the one that is feasible and cheaper per request (then faster per token).
     """
-    plain = _owned_variant(scenario, option, option.scheme, w)
+    replica = _Replica.of(scenario, option, w)
+    plain = _owned_variant(scenario, option, replica, option.scheme, w)
     if option.speculation is None:
         return plain
-    spec = _owned_variant(scenario, option, option.speculation, w)
+    spec = _owned_variant(scenario, option, replica, option.speculation, w)
     better = spec.feasible & (
         ~plain.feasible | (spec.cost < plain.cost) | ((spec.cost == plain.cost) & (spec.tpot < plain.tpot))
     )
