@@ -10,7 +10,7 @@ from ui.charts import overview as charts
 from ui.widgets.decisions import decision_cards
 from ui.widgets.table import money, number, table
 
-s = state.scenario()
+s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 r = compute.evaluate(s)
 f = r.fleet
 

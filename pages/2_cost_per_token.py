@@ -12,13 +12,13 @@ from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, 
 from ui.widgets.nodes import node_inputs
 from ui.widgets.table import money, number, table
 
+s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Cost per token")
 st.caption(
     "Effective cost per token = node cost per hour ÷ (throughput × utilization). An API charges per token "
     "whatever the load; an owned or rented node charges per hour whether it works or not."
 )
 
-s = state.scenario()
 st.subheader("1 · Node price")
 defaults = {n.id: n for n in default_scenario().nodes}
 tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
@@ -42,28 +42,31 @@ measured = throughput_inputs(s)
 st.subheader("3 · Utilization → effective cost")
 
 
+a = compute.cost(s, cost_inputs(workload_id, measured))
+compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
+
+
 @st.fragment
 def at_utilization() -> None:
-    """The utilization marker and what depends on it; moving it reruns only this part of the page."""
-    a = compute.cost(s, cost_inputs(s, workload_id, measured, utilization_slider()))
-    compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
-    if a.sovereign:
-        st.info(
-            "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show what "
-            "sovereignty costs.",
-            icon=":material/lock:",
-        )
-    table(
-        tables.cost_curves_frame(a),
-        key="cost_curves",
-        file_name="cost_per_token.csv",
-        column_config={
-            "Capacity [output tok/s per replica]": number(),
-            "Replica cost at full load [USD/h]": money(),
-            f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": money(),
-            "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
-        },
-    )
+    """The utilization marker and the costs read off at it; moving it reruns only this part of the page."""
+    at = compute.cost_at_utilization(a, utilization_slider())
+    compute.chart(charts.cost_at_utilization_figure, at, key="chart_cost_at_u")
 
 
 at_utilization()
+if a.sovereign:
+    st.info(
+        "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show what "
+        "sovereignty costs.",
+        icon=":material/lock:",
+    )
+table(
+    tables.cost_curves_frame(a),
+    key="cost_curves",
+    file_name="cost_per_token.csv",
+    column_config={
+        "Capacity [output tok/s per replica]": number(),
+        "Replica cost at full load [USD/h]": money(),
+        "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
+    },
+)

@@ -9,6 +9,7 @@ from ui import format as fmt
 from ui.charts import breakeven as charts
 from ui.widgets.breakeven import break_even_inputs
 
+s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Break-even: when owning beats the API")
 st.caption(
     "Owned capacity costs the same every hour; the API costs the same every token. Owned wins once enough of "
@@ -16,7 +17,6 @@ st.caption(
     "can never exceed peak-to-average × target utilization: that limit is drawn on every chart."
 )
 
-s = state.scenario()
 inputs = break_even_inputs(s)
 if inputs is not None:
     a = compute.break_even(s, inputs)

@@ -9,6 +9,7 @@ from ui import format as fmt
 from ui.charts import batching as charts
 from ui.widgets.batching import batch_input, batching_inputs
 
+s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Batching and the memory wall")
 st.caption(
     "An autoregressive decode step streams every weight from GPU memory to produce one token per sequence, "
@@ -16,7 +17,6 @@ st.caption(
     "diffusion does real arithmetic on a whole block per pass, so it is efficient even at batch 1."
 )
 
-s = state.scenario()
 inputs = batching_inputs(s)
 if inputs is not None:
     a = compute.batching(s, inputs)
@@ -28,41 +28,47 @@ if inputs is not None:
     @st.fragment
     def at_batch() -> None:
         """The batch size and what depends on it; a change reruns only this part of the page."""
-        left, right = st.columns([1, 4], vertical_alignment="bottom")
-        with left:
-            p = compute.batch_point_at(s, inputs, batch_input())
-        m = right.columns(4)
+        p = compute.batch_point_at(s, inputs, batch_input())
+        m = st.columns(3)
         m[0].metric(
-            f"AR at batch {p.batch}",
-            fmt.tok_per_s(p.tokens_per_s),
+            f"AR tok/s at batch {p.batch}",
+            fmt.count(p.tokens_per_s),
             help="Output tokens per second of one AR replica, steady decode.",
         )
         m[1].metric(
-            "AR while busy",
-            fmt.usd_per_mtok(p.cost_usd_per_mtok),
+            "AR, USD/Mtok while busy",
+            fmt.usd(p.cost_usd_per_mtok),
             help="Replica cost per hour ÷ throughput at this batch, at 100% utilization.",
         )
         m[2].metric(
-            f"Cost swing, batch 1 → {p.batch}",
+            f"Swing, batch 1 → {p.batch}",
             f"÷{p.cost_swing:,.1f}",
             help="Cost per Mtok at batch 1 divided by cost per Mtok at this batch.",
         )
-        m[3].metric(
+        m = st.columns(3)
+        m[0].metric(
             f"FLOP/B, {'compute' if p.compute_bound else 'memory'}-bound",
             f"{p.intensity_flop_per_byte:,.0f}",
             help="Arithmetic intensity of the AR decode pass; the GPU's ridge point is on the roofline.",
         )
-        c1, c2 = st.columns(2)
-        compute.chart(charts.batch_throughput_figure, a, p, key="chart_batch_tput", where=c1)
-        compute.chart(charts.batch_cost_figure, a, p, key="chart_batch_cost", where=c2)
-        compute.chart(charts.memory_figure, a, p, key="chart_memory")
+        m[1].metric(
+            f"KV cache, batch {p.batch}",
+            fmt.gb(p.kv_bytes),
+            help=f"The KV caches of the batch; room for {fmt.count(a.memory.max_batch)} sequences at this shape.",
+        )
+        m[2].metric(
+            "KV cap [sequences]",
+            fmt.count(a.memory.max_batch),
+            help="Largest batch whose KV caches fit next to the weights at this request shape.",
+        )
+        compute.chart(charts.batch_cost_figure, a, p, key="chart_batch_cost")
 
-    at_batch()
-    st.metric(
-        "KV-memory cap of the AR replica [sequences]",
-        fmt.count(a.memory.max_batch),
-        help="Largest batch whose KV cache fits next to the weights, at this request shape.",
-    )
+    left, right = st.columns(2)
+    with left:
+        at_batch()
+    with right:
+        compute.chart(charts.batch_throughput_figure, a, key="chart_batch_tput")
+        compute.chart(charts.memory_figure, a, key="chart_memory")
     compute.chart(charts.roofline_figure, a, key="chart_roofline")
     compute.chart(charts.concurrency_figure, a, key="chart_concurrency")
     st.caption(

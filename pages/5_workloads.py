@@ -10,6 +10,7 @@ from ui.widgets.common import view_select
 from ui.widgets.table import money, number, table
 from ui.widgets.workloads import workloads_editor
 
+s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Workloads and routing")
 st.caption(
     "Each workload goes where its expected cost per task is lowest: inference cost plus the cost of failures. "
@@ -22,7 +23,6 @@ st.caption(
     "Edit cells, add rows at the bottom, delete rows with the checkbox at the left. "
     "Changes apply when every row is valid."
 )
-s = state.scenario()
 s = workloads_editor(s)
 state.update(s)
 r = compute.evaluate(s)

@@ -26,11 +26,13 @@ from ui.analysis.batching import BatchingAnalysis, BatchingInputs, BatchPoint, b
 from ui.analysis.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
 from ui.analysis.cost import (
     CostAnalysis,
+    CostAtUtilization,
     CostInputs,
     NodeCost,
     VariantCapacity,
     capacity_key,
     cost_analysis,
+    cost_at,
     variant_capacities,
 )
 from ui.analysis.cost import node_costs as node_cost_table
@@ -90,6 +92,24 @@ def _cost(scenario_json: str, inputs_json: str, _scenario: Scenario, _inputs: Co
 def cost(scenario: Scenario, inputs: CostInputs) -> CostAnalysis:
     """:func:`ui.analysis.cost.cost_analysis`, cached."""
     return _cost(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
+
+
+_COST_AT: OrderedDict[tuple[int, float], tuple[CostAnalysis, CostAtUtilization]] = OrderedDict()
+
+
+def cost_at_utilization(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
+    """:func:`ui.analysis.cost.cost_at` memoized on the (cached) analysis object, so figures memoize too."""
+    key = (id(analysis), utilization)
+    with _FIGURES_LOCK:
+        hit = _COST_AT.get(key)
+        if hit is not None and hit[0] is analysis:
+            return hit[1]
+    value = cost_at(analysis, utilization)
+    with _FIGURES_LOCK:
+        _COST_AT[key] = (analysis, value)
+        while len(_COST_AT) > _MAX_FIGURES:
+            _COST_AT.popitem(last=False)
+    return value
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)

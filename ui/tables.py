@@ -90,7 +90,8 @@ def fleet_savings(fleet: FleetSummary) -> float | None:
 
 
 def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
-    """One row per owned variant: throughput, replica cost, cost at the marked utilization, break-even."""
+    """One row per owned variant: throughput, replica cost and break-even (the chart shows the cost at any
+    utilization)."""
     rows = []
     for c in a.curves:
         u_star = c.break_even_utilization
@@ -103,7 +104,6 @@ def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
                 "Throughput source": c.source,
                 "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
                 "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,
-                f"Cost at {100 * a.marker_utilization:.0f}% [USD/Mtok output]": _finite(c.cost_at_marker),
                 "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
                 "Break-even": (
                     "no API to compare"

@@ -55,7 +55,7 @@ OWNED_WINS_COLOR = KIND_COLOR["owned-ar"]
 API_WINS_COLOR = KIND_COLOR["api-frontier"]
 INFEASIBLE_COLOR = "#BBBBBB"
 
-FONT_FAMILY = "Inter, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+FONT_FAMILY = '"Source Sans 3", "Source Sans Pro", sans-serif'  # Streamlit's own font: already loaded, cheap to measure
 TEMPLATE_NAME = "llm_economics"
 
 

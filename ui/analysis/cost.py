@@ -35,13 +35,12 @@ UTILIZATION_GRID: FloatArray = np.linspace(0.02, 1.0, 99)
 
 
 class CostInputs(BaseModel):
-    """What the Cost-per-token page prices: one workload, the utilization marked, and an optional measured
-    throughput for one owned option."""
+    """What the Cost-per-token page prices: one workload and an optional measured throughput for one owned
+    option (the utilization marked is applied afterwards by :func:`cost_at`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     workload_id: str = Field(description="workload giving T_in, T_out and the SLOs [-]")
-    utilization: float = Field(ge=0.01, le=1.0, description="utilization marked on the chart [1]")
     measured_option_id: str | None = Field(default=None, description="owned option with a measured throughput [-]")
     measured_tokens_per_s: float | None = Field(
         default=None, gt=0, le=1e7, description="measured SLO throughput of one replica [tok/s]"
@@ -62,7 +61,8 @@ class CostCurve:
     replica_cost_usd_per_hour: float  # at full load [USD/h]
     utilization: FloatArray  # [1]
     cost_usd_per_mtok: FloatArray  # [USD/Mtok output]
-    cost_at_marker: float  # at the marked utilization [USD/Mtok output]
+    replica_fixed_usd_per_hour: float  # C_fixed of one replica [USD/h]
+    replica_variable_usd_per_hour: float  # load-dependent power of one replica at full load [USD/h]
     break_even_utilization: float  # vs the cheapest allowed API; inf = never; nan = no API [1]
 
 
@@ -100,7 +100,6 @@ class CostAnalysis:
     input_tokens: int
     output_tokens: int
     sovereign: bool
-    marker_utilization: float
     curves: tuple[CostCurve, ...]
     apis: tuple[ApiLine, ...]
     cheapest_api: ApiLine | None
@@ -251,9 +250,8 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
                 replica_cost_usd_per_hour=fixed + var,
                 utilization=u,
                 cost_usd_per_mtok=cost_per_mtok_capacity_form(fixed + var * u, x_cap, u),
-                cost_at_marker=float(
-                    cost_per_mtok_capacity_form(fixed + var * inputs.utilization, x_cap, inputs.utilization)
-                ),
+                replica_fixed_usd_per_hour=fixed,
+                replica_variable_usd_per_hour=var,
                 break_even_utilization=u_star,
             )
         )
@@ -262,8 +260,32 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
         input_tokens=wl.input_tokens,
         output_tokens=wl.output_tokens,
         sovereign=wl.sovereign,
-        marker_utilization=inputs.utilization,
         curves=tuple(curves),
         apis=tuple(apis),
         cheapest_api=cheapest,
     )
+
+
+@dataclass(frozen=True)
+class CostAtUtilization:
+    """Every option's $/Mtok output at one utilization: owned variants on their curve, APIs at their price."""
+
+    utilization: float  # [1]
+    rows: tuple[tuple[str, DisplayKind, float, str], ...]  # (label, kind, USD/Mtok output, "owned"/"API"/…)
+
+
+def cost_at(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
+    """Read every curve at ``utilization`` (the capacity form of §9.2), cheapest first."""
+    rows: list[tuple[str, DisplayKind, float, str]] = []
+    for cv in analysis.curves:
+        if not cv.feasible:
+            continue
+        c_h = cv.replica_fixed_usd_per_hour + cv.replica_variable_usd_per_hour * utilization
+        rows.append(
+            (cv.label, cv.kind, float(cost_per_mtok_capacity_form(c_h, cv.capacity_tokens_per_s, utilization)), "owned")
+        )
+    for api in analysis.apis:
+        if api.feasible and np.isfinite(api.cost_usd_per_mtok):
+            rows.append((api.label, api.kind, api.cost_usd_per_mtok, "API" if api.allowed else "API, not allowed"))
+    rows.sort(key=lambda r: r[2])
+    return CostAtUtilization(utilization, tuple(rows))

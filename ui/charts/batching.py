@@ -93,7 +93,7 @@ def _kv_caps(c: Chart, a: BatchingAnalysis) -> None:
         )
 
 
-def batch_throughput_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
+def batch_throughput_figure(a: BatchingAnalysis) -> go.Figure:
     """Tokens per second of one replica against batch size, up to the KV-memory cap."""
     c = Chart(
         "Throughput of one replica vs batch size",
@@ -117,7 +117,6 @@ def batch_throughput_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
             ),
         )
     _kv_caps(c, a)
-    c.vline(p.batch, log_x=True, width=1, text=f"batch {p.batch}", position="bottom right")
     return c.figure()
 
 
@@ -156,9 +155,11 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
         x_log=True,
         y_log=True,
     )
-    c.axis("xaxis", domain=[0, 0.44])
+    lo = min(float(s.concurrency[0]) for s in a.concurrency_series)
+    hi = max(float(s.concurrency[-1]) for s in a.concurrency_series)
+    c.axis("xaxis", domain=[0, 0.44], range=[math.log10(lo), math.log10(hi)])
     c.axis("xaxis2", domain=[0.56, 1], anchor="y2", title={"text": "concurrent clients per replica [count] (log)"})
-    c.axis("xaxis2", **LOG_AXIS)
+    c.axis("xaxis2", range=[math.log10(lo), math.log10(hi)], **LOG_AXIS)
     c.axis("yaxis2", anchor="x2", title={"text": "aggregate throughput [tok/s per GPU] (log)"}, **LOG_AXIS)
     for s in a.concurrency_series:
         style = {"color": KIND_COLOR[s.kind], "width": 3}
@@ -208,23 +209,20 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
     return c.figure()
 
 
-def memory_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
-    """The AR replica's usable memory split into weights and the KV cache of the batch."""
+def memory_figure(a: BatchingAnalysis) -> go.Figure:
+    """The AR replica's usable memory: the weights, and the room left for KV caches (the memory wall)."""
     m = a.memory
-    batch = min(float(p.batch), m.max_batch)
-    kv = batch * m.kv_bytes_per_sequence
-    free = max(0.0, m.usable_bytes - m.weight_bytes - kv)
+    room = max(0.0, m.usable_bytes - m.weight_bytes)
     c = Chart(
-        f"Usable memory of the AR replica: {m.usable_bytes / GB:,.0f} GB "
-        f"(KV cache {m.kv_bytes_per_sequence / GB:,.2f} GB per sequence)",
+        f"AR replica memory: {m.usable_bytes / GB:,.0f} GB usable, "
+        f"{m.kv_bytes_per_sequence / GB:,.2f} GB KV per sequence",
         "memory [GB, decimal]",
         "",
         height=190,
     )
     for name, value, color in (
         ("weights", m.weight_bytes, LIMIT_COLOR),
-        (f"KV cache of batch {batch:,.0f}", kv, KIND_COLOR["owned-ar"]),
-        ("free for more sequences", free, "#DDDDDD"),
+        (f"room for KV caches: {m.max_batch:,.0f} sequences", room, KIND_COLOR["owned-ar"]),
     ):
         c.add(
             "bar",
@@ -234,6 +232,8 @@ def memory_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
             name=name,
             marker={"color": color},
             hovertemplate=f"{name}: %{{x:,.1f}} GB<extra></extra>",
+            text=[f"{value / GB:,.0f} GB"],
+            textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     c.axis("yaxis", visible=False)

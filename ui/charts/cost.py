@@ -7,14 +7,15 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.analysis.cost import CostAnalysis, NodeCost
+from ui.analysis.cost import CostAnalysis, CostAtUtilization, NodeCost
 from ui.theme import DASHES, KIND_COLOR, LIMIT_COLOR, Chart
 
 BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
 
 
 def cost_curve_figure(a: CostAnalysis) -> go.Figure:
-    """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens."""
+    """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens.
+    Independent of the marked utilization, so moving the marker does not redraw it."""
     c = Chart(
         f"Effective cost per token vs utilization: {a.workload_name}",
         "utilization of the replica's SLO capacity [%]",
@@ -67,18 +68,42 @@ def cost_curve_figure(a: CostAnalysis) -> go.Figure:
                 text=[f"{cv.label}: owned cheaper above {100 * cv.break_even_utilization:.0f}%" for cv in marks],
                 hovertemplate="%{text}<extra></extra>",
             )
-    c.vline(
-        100 * a.marker_utilization,
-        log_x=False,
-        width=1,
-        text=f"marked: {100 * a.marker_utilization:.0f}%",
-        position="top right",
-    )
     if finite:
         lo, hi = max(min(finite) / 2, 1e-4), max(finite) * 1.5
         c.axis("yaxis", range=[math.log10(lo), math.log10(min(hi * 20, max(lo * 1e4, hi)))])
     c.axis("yaxis", tickprefix="$")
     c.axis("xaxis", range=[0, 100], ticksuffix="%")
+    return c.figure()
+
+
+def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
+    """Every option's $/Mtok output at the marked utilization, cheapest first; APIs at their flat price."""
+    rows = at.rows
+    c = Chart(
+        f"At {100 * at.utilization:.0f}% utilization: cost per Mtok output, cheapest first",
+        "effective cost [USD per Mtok output] (log)",
+        "",
+        height=max(260, 70 + 34 * len(rows)),
+        legend_rows=0,
+        x_log=True,
+    )
+    c.add(
+        "bar",
+        y=[r[0] for r in rows],
+        x=[r[2] for r in rows],
+        orientation="h",
+        marker={
+            "color": [KIND_COLOR[r[1]] for r in rows],
+            "pattern": {"shape": ["/" if "not" in r[3] else "" for r in rows]},
+        },
+        text=[f"${r[2]:,.3g}" for r in rows],
+        textposition="outside",
+        customdata=[r[3] for r in rows],
+        hovertemplate="%{y}<br>$%{x:,.3g} per Mtok output (%{customdata})<extra></extra>",
+        showlegend=False,
+    )
+    c.axis("yaxis", autorange="reversed")
+    c.axis("xaxis", tickprefix="$")
     return c.figure()
 
 

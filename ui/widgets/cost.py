@@ -79,7 +79,7 @@ def utilization_slider() -> float:
     return percent / 100
 
 
-def cost_inputs(s: Scenario, workload_id: str, measured: tuple[str | None, float | None], u: float) -> CostInputs:
+def cost_inputs(workload_id: str, measured: tuple[str | None, float | None]) -> CostInputs:
     """The validated inputs model of the page."""
     option_id, tok_s = measured
-    return CostInputs(workload_id=workload_id, utilization=u, measured_option_id=option_id, measured_tokens_per_s=tok_s)
+    return CostInputs(workload_id=workload_id, measured_option_id=option_id, measured_tokens_per_s=tok_s)
