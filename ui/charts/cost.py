@@ -96,13 +96,16 @@ def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
             "color": [KIND_COLOR[r[1]] for r in rows],
             "pattern": {"shape": ["/" if "not" in r[3] else "" for r in rows]},
         },
-        text=[f"${r[2]:,.3g}" for r in rows],
+        text=[f"${r[2]:,.2f}" for r in rows],
         textposition="outside",
         customdata=[r[3] for r in rows],
         hovertemplate="%{y}<br>$%{x:,.3g} per Mtok output (%{customdata})<extra></extra>",
         showlegend=False,
     )
     c.axis("yaxis", autorange="reversed")
+    costs = [r[2] for r in rows if r[2] > 0]
+    if costs:  # room on the right for the value labels
+        c.axis("xaxis", range=[math.log10(min(costs) / 1.5), math.log10(max(costs) * 4)])
     c.axis("xaxis", tickprefix="$")
     return c.figure()
 
