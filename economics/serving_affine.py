@@ -37,7 +37,8 @@ from economics.model import FloatArray, ModelSpec
 from economics.roofline import kv_replication
 
 Lines = tuple[FloatArray, FloatArray]
-"""``(a, k)``: the lines ``a_c + k_c·x``, axis 0 enumerating them, trailing axes the workload shape."""
+"""``(a, k)``: the lines ``a_c + k_c·x``, axis 0 enumerating them; the trailing axes (the workload shape) of
+``a`` and ``k`` broadcast against each other."""
 
 
 def _f(x: ArrayLike) -> FloatArray:
@@ -71,14 +72,9 @@ class AffineTerm:
     def on_ray(self, batch_per_x: ArrayLike, prompt_per_x: ArrayLike, prompt_fixed: ArrayLike = 0.0) -> Lines:
         """The term along ``B = b·x``, ``C = c·x + c0``: lines ``(a + kC·c0) + (kB·b + kC·c)·x``."""
         b, c, c0 = _f(batch_per_x), _f(prompt_per_x), _f(prompt_fixed)
-        shape = np.broadcast_shapes(b.shape, c.shape, c0.shape, self.intercept_s.shape[1:])
-        n = len(shape)
+        n = max(b.ndim, c.ndim, c0.ndim, self.intercept_s.ndim - 1)
         a, kb, kc = (_lead(v, n) for v in (self.intercept_s, self.per_sequence_s, self.per_prompt_token_s))
-        full = (a.shape[0], *shape)
-        return (
-            np.asarray(np.broadcast_to(a + kc * c0, full), dtype=np.float64),
-            np.asarray(np.broadcast_to(kb * b + kc * c, full), dtype=np.float64),
-        )
+        return np.asarray(a + kc * c0, dtype=np.float64), np.asarray(kb * b + kc * c, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -139,13 +135,12 @@ def sum_of_maxima(parts: Sequence[Lines]) -> Lines:
     >>> a.tolist(), k.tolist()
     ([3.0, 2.0], [3.0, 4.0])
     """
-    shape = np.broadcast_shapes(*(p.shape[1:] for part in parts for p in part))
-    total_a, total_k = np.zeros((1, *shape)), np.zeros((1, *shape))
-    for a, k in parts:
-        a_full = np.broadcast_to(a, (a.shape[0], *shape))
-        k_full = np.broadcast_to(k, (k.shape[0], *shape))
-        total_a = (total_a[:, None] + a_full[None, :]).reshape(-1, *shape)
-        total_k = (total_k[:, None] + k_full[None, :]).reshape(-1, *shape)
+    n = max(p.ndim - 1 for part in parts for p in part)
+    total_a, total_k = _lead(parts[0][0], n), _lead(parts[0][1], n)
+    for a, k in parts[1:]:
+        sum_a = total_a[:, None] + _lead(a, n)[None, :]  # (lines so far, this term's lines, *shape)
+        sum_k = total_k[:, None] + _lead(k, n)[None, :]
+        total_a, total_k = sum_a.reshape(-1, *sum_a.shape[2:]), sum_k.reshape(-1, *sum_k.shape[2:])
     return total_a, total_k
 
 
