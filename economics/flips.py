@@ -9,7 +9,8 @@ api_output_price   list output price of the chosen API, or of the best API     c
 node_price         $/node-hour of the node behind the chosen (or best) owned   closed form: lower
                    option; every option on that node moves with it             envelope of lines
 utilization        utilisation of that owned option (U_pool when pooled)       closed form in 1/U
-quality_gap        best API quality minus that owned option's quality          bisection on q (retries)
+quality_gap        best API quality minus that owned option's quality          closed form if m = 1,
+                                                                               else bisection on q
 throughput         SLO capacity per replica of that owned option               bisection on log scale
 =================  ==========================================================  ========================
 
@@ -194,10 +195,11 @@ def utilization_flip(table: OptionTable, r: Route) -> FlipArrays:
 
 
 def quality_gap_flip(table: OptionTable, r: Route) -> FlipArrays:
-    """Quality gap (best API minus the owned pivot) at which the route changes [1] (bisection on q).
+    """Quality gap (best API minus the owned pivot) at which the route changes [1].
 
-    ``J(q) = c·g(q, m) + (1 − q)^m·C_fail`` is non-increasing in q, so the pivot's quality that meets the
-    target is found by 60 bisection steps on [0, 1] for all workloads at once.
+    ``J(q) = c·g(q, m) + (1 − q)^m·C_fail`` is non-increasing in q. With one attempt it is affine,
+    ``c + (1 − q)·C_fail``, and the pivot's quality that meets the target is ``1 − (target − c)/C_fail``;
+    with retries (m > 1) it is found by 60 bisection steps on [0, 1] for those workloads at once.
     """
     pivot, api, _ = _pivots(table, r)
     target, new, is_chosen = _target(r, pivot)
@@ -206,17 +208,21 @@ def quality_gap_flip(table: OptionTable, r: Route) -> FlipArrays:
     fail, m = table.failure_cost_usd, table.max_attempts
     q_ref = _take(table.quality, api)
 
-    def j_of(q: FloatArray) -> FloatArray:
-        return expected_cost_per_task(c, q, fail, m)
-
-    lo, hi = np.zeros_like(c), np.ones_like(c)
-    j_lo, j_hi = j_of(lo), j_of(hi)
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        above_target = j_of(mid) > target
-        lo = np.where(above_target, mid, lo)
-        hi = np.where(above_target, hi, mid)
-    q_star = 0.5 * (lo + hi)
+    j_lo = expected_cost_per_task(c, np.zeros_like(c), fail, m)
+    j_hi = expected_cost_per_task(c, np.ones_like(c), fail, m)
+    # one attempt: J = c + (1 − q)·C_fail is affine in q, q* = 1 − (target − c)/C_fail
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q_star = 1.0 - (target - c) / fail
+    retried = np.flatnonzero(m > 1)
+    if retried.size:  # retries: J = c·(1 − (1−q)^m)/q + (1−q)^m·C_fail, bisection on those rows only
+        c_r, fail_r, m_r, target_r = c[retried], fail[retried], m[retried], target[retried]
+        lo, hi = np.zeros_like(c_r), np.ones_like(c_r)
+        for _ in range(BISECTION_STEPS):
+            mid = 0.5 * (lo + hi)
+            above_target = expected_cost_per_task(c_r, mid, fail_r, m_r) > target_r
+            lo = np.where(above_target, mid, lo)
+            hi = np.where(above_target, hi, mid)
+        q_star[retried] = 0.5 * (lo + hi)
     ok = has & np.isfinite(c) & np.isfinite(target) & (j_lo > target) & (j_hi <= target)
     ok &= (table.failure_cost_usd > 0) | (table.max_attempts > 1)
     gap_now = q_ref - _take(table.quality, pivot)
