@@ -211,8 +211,8 @@ def quality_gap_flip(table: OptionTable, r: Route) -> FlipArrays:
     j_lo = expected_cost_per_task(c, np.zeros_like(c), fail, m)
     j_hi = expected_cost_per_task(c, np.ones_like(c), fail, m)
     # one attempt: J = c + (1 − q)·C_fail is affine in q, q* = 1 − (target − c)/C_fail
-    with np.errstate(invalid="ignore", divide="ignore"):
-        q_star = 1.0 - (target - c) / fail
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        q_star = np.clip(1.0 - (target - c) / fail, 0.0, 1.0)  # [0, 1] like the bisection, whatever the rounding
     retried = np.flatnonzero(m > 1)
     if retried.size:  # retries: J = c·(1 − (1−q)^m)/q + (1−q)^m·C_fail, bisection on those rows only
         c_r, fail_r, m_r, target_r = c[retried], fail[retried], m[retried], target[retried]
