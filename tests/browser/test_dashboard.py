@@ -16,21 +16,31 @@ from economics.scenario import Scenario
 from economics.scenarios import default_scenario
 from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, set_number_input, wait_for_app
 
-PAGES = ("Overview", "Cost per token", "Break-even", "Batching and the memory wall", "Workloads and routing")
+#: Sidebar label → the page's heading, to know the new page (not the previous one) is on screen.
+HEADINGS = {
+    "Overview": "Where each workload should run",
+    "Cost per token": "Cost per token",
+    "Break-even": "Break-even: when owning beats the API",
+    "Batching and the memory wall": "Batching and the memory wall",
+    "Workloads and routing": "Workloads and routing",
+}
+PAGES = tuple(HEADINGS)
 
 
 def open_page(page: Page, title: str) -> None:
-    """Navigate with the sidebar (same browser session, no reload) and wait for the run to finish."""
+    """Navigate with the sidebar (same browser session, no reload) and wait for the new page's run to end."""
     page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    expect(page.locator(f"{FRESH_CONTAINER} h1").first).to_contain_text(HEADINGS[title])
     wait_for_app(page)
-    expect(page.locator(f'{FRESH_CONTAINER} h1, [data-testid="stHeading"] h1').first).to_be_visible()
 
 
 def numbers(page: Page) -> list[str]:
     """What a reviewer reads: every metric and every chart title on the page, in order."""
-    page.locator(f'{FRESH_CONTAINER} [data-testid="stPlotlyChart"] .gtitle').last.wait_for()
+    charts = page.locator(f"{FRESH_CONTAINER} .js-plotly-plot")
+    expect(charts.first).to_be_visible()
+    expect(page.locator(f"{FRESH_CONTAINER} .js-plotly-plot .gtitle")).to_have_count(charts.count())
     metrics = fresh(page, "stMetricValue").all_inner_texts()
-    titles = page.locator(f'{FRESH_CONTAINER} [data-testid="stPlotlyChart"] .gtitle').all_inner_texts()
+    titles = page.locator(f"{FRESH_CONTAINER} .js-plotly-plot .gtitle").all_inner_texts()
     return metrics + titles
 
 
