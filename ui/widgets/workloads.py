@@ -75,6 +75,15 @@ def workloads_editor(s: Scenario) -> Scenario:
         column_config=_column_config(),
         width="stretch",
     )
+    st.download_button(
+        f"Download the workloads [CSV, {len(s.workloads)} rows]",
+        data=workloads_frame(s.workloads).to_csv(index=False).encode("utf-8"),
+        file_name="workloads.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        key="csv_workloads",
+    )
     if edited.equals(base):
         return s
     workloads, messages = read_workloads(edited, s.workloads)
