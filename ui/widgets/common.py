@@ -39,51 +39,6 @@ def describe(model: type[BaseModel], name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def field_number(
-    model: type[BaseModel],
-    name: str,
-    value: float,
-    *,
-    label: str,
-    key: str,
-    step: float,
-    fmt: str | None = None,
-    default_note: str = "",
-    integer: bool = False,
-    container: Any = None,
-) -> float:
-    """A number input for one model field, bounded by the field, with its description as help."""
-    lo, hi = bounds(model, name)
-    help_text = describe(model, name)
-    if lo is not None or hi is not None:
-        help_text += f". Allowed: {_fmt(lo)} to {_fmt(hi)}."
-    if default_note:
-        help_text += f" {default_note}"
-    where = container if container is not None else st
-    if integer:
-        out = where.number_input(
-            label,
-            min_value=None if lo is None else int(lo),
-            max_value=None if hi is None else int(hi),
-            value=int(value),
-            step=int(step),
-            key=state.key(key),
-            help=help_text,
-        )
-        return float(out)
-    out = where.number_input(
-        label,
-        min_value=lo,
-        max_value=hi,
-        value=float(value),
-        step=float(step),
-        format=fmt,
-        key=state.key(key),
-        help=help_text,
-    )
-    return float(out)
-
-
 def _fmt(x: float | None) -> str:
     if x is None:
         return "any"
@@ -143,33 +98,6 @@ def view_number(
         min_value=lo,
         max_value=hi,
         value=float(current),
-        step=step,
-        format=fmt,
-        key=state.key(f"v_{name}"),
-        help=help_text,
-    )
-    view.set_value(name, float(value))
-    return float(value)
-
-
-def view_slider(
-    label: str,
-    name: str,
-    *,
-    step: float,
-    help_text: str,
-    fmt: str | None = None,
-    container: Any = None,
-) -> float:
-    """A slider for a numeric view setting, bounded by the View model."""
-    lo, hi = bounds(view.View, name)
-    current = float(getattr(view.get(), name))
-    where = container if container is not None else st
-    value = where.slider(
-        label,
-        min_value=lo,
-        max_value=hi,
-        value=current,
         step=step,
         format=fmt,
         key=state.key(f"v_{name}"),
