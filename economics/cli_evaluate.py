@@ -139,7 +139,7 @@ def format_table(result: Result) -> str:
     if f.all_api_cost_usd_per_month is not None:
         savings = f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
         lines.append(
-            f"  all-API baseline (each workload that may use an API on its cheapest one, the rest as planned): "
+            f"  all-API baseline (each workload that may use an API on the best API for it, the rest as planned): "
             f"{_usd(f.all_api_cost_usd_per_month)}/month; this plan "
             + (f"saves {_usd(savings)}/month" if savings >= 0 else f"costs {_usd(-savings)}/month more")
         )

@@ -42,7 +42,7 @@ from economics.routing import (
     OptionTable,
     Route,
     allowed_options,
-    best_of,
+    best_api,
     quadrant_coordinates,
 )
 from economics.scenario import Scenario
@@ -269,9 +269,7 @@ def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
     t, r, s = ev.table, ev.route, ev.scenario
     chosen = r.chosen.tolist()
     monthly = monthly_cost(_take(t.cost_usd, r.chosen), t.avg_requests_per_s).tolist()
-    api_monthly = monthly_cost(
-        _take(t.cost_usd, best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)), t.avg_requests_per_s
-    ).tolist()
+    api_monthly = monthly_cost(_take(t.cost_usd, best_api(t, r)), t.avg_requests_per_s).tolist()
     has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool).tolist()
     flips = flip_rows(all_flips(t, r), t.option_ids, ev.option_names)
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()

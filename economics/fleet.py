@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from economics.costs import idle_cost_usd_per_month, node_cost_usd_per_hour
 from economics.offers import OwnedNode, RentedNode
 from economics.result import FleetSummary
-from economics.routing import OptionTable, Route, best_of
+from economics.routing import OptionTable, Route, best_api
 from economics.scenario import Scenario
 from economics.units import HOURS_PER_MONTH, SECONDS_PER_HOUR
 
@@ -119,7 +119,8 @@ def fleet_summary(s: Scenario, t: OptionTable, r: Route) -> tuple[FleetSummary, 
     up to more than the consolidated fleet.
 
     The all-API baseline is comparable with this total: every workload that has a feasible API (never a
-    sovereign one) moves to its cheapest feasible API, and the others (sovereign, or no API meets their
+    sovereign one) moves to the API the router would pick among APIs (lowest expected cost per task, so
+    quality counts), and the others (sovereign, or no API meets their
     SLOs) keep their chosen routes, consolidated the same way: shared replicas, ``max(bought, needed)``
     owned nodes (bought nodes are paid in both), rented GPUs. Savings = baseline − total, so a scenario in
     which nothing can move saves exactly 0.
@@ -129,8 +130,7 @@ def fleet_summary(s: Scenario, t: OptionTable, r: Route) -> tuple[FleetSummary, 
     plan = _bill(s, t, chosen, monthly)
     movable = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
     stay = _bill(s, t, np.where(movable, -1, chosen).astype(np.intp), monthly)
-    best_api = best_of(t.cost_usd, t.is_api & t.feasible, 0.0, t.is_api)
-    moved = float(monthly_cost(_take(t.cost_usd, best_api), t.avg_requests_per_s)[movable].sum())
+    moved = float(monthly_cost(_take(t.cost_usd, best_api(t, r)), t.avg_requests_per_s)[movable].sum())
     fleet = FleetSummary(
         owned_nodes=plan.owned_nodes,
         owned_gpus=plan.owned_gpus,

@@ -77,12 +77,13 @@ class WorkloadDecision(Frozen):
         "own replicas; the fleet summary consolidates them) [USD/month]"
     )
     all_api_monthly_cost_usd: float | None = Field(
-        description="cost if sent to its cheapest feasible API; None when it has none (sovereign, or no API meets "
-        "its SLOs): the all-API baseline then keeps it on its chosen route [USD/month]"
+        description="cost if sent to the best feasible API for it (lowest expected cost per task); None when it "
+        "has none (sovereign, or no API meets its SLOs): the all-API baseline then keeps it on its chosen "
+        "route [USD/month]"
     )
     savings_vs_api_usd_per_month: float | None = Field(
         description="all_api_monthly_cost_usd minus monthly_cost_usd, both stand-alone; negative when the route "
-        "costs more than the cheapest API (e.g. chosen for quality); None without a feasible API [USD/month]"
+        "costs more than that API; None without a feasible API [USD/month]"
     )
     flips: tuple[FlipThreshold, ...] = ()
 
@@ -100,7 +101,8 @@ class FleetSummary(Frozen):
     total_cost_usd_per_month: float = Field(description="owned + rented + API spend of the chosen routes [USD/month]")
     all_api_cost_usd_per_month: float | None = Field(
         description="the all-API baseline, comparable with total_cost_usd_per_month: every workload with a feasible "
-        "API (never a sovereign one) on its cheapest feasible API, every other workload on its chosen route with "
+        "API (never a sovereign one) on the best feasible API for it (lowest expected cost per task), every "
+        "other workload on its chosen route with "
         "the fleet consolidated as in the plan (shared replicas, max(bought, needed) owned nodes, bought nodes paid "
         "in full, rented GPUs). Savings vs all-API = this minus total_cost_usd_per_month: exactly 0 when no "
         "workload can move [USD/month]"

@@ -175,6 +175,13 @@ def best_of(j: FloatArray, mask: ArrayLike, tpot_s: ArrayLike, is_api: ArrayLike
     return _first(j, tpot_s, is_api, np.broadcast_to(np.asarray(mask, dtype=bool), j.shape))
 
 
+def best_api(t: OptionTable, r: Route) -> IntArray:
+    """Per workload, the API the router would pick if only APIs were allowed: lowest expected cost per task
+    ``J`` (so quality counts), −1 where no API is allowed and feasible. The all-API baseline uses it."""
+    allowed = t.is_api[None, :] & t.feasible & np.isfinite(r.expected_cost_usd)
+    return best_of(r.expected_cost_usd, allowed, t.tpot_s, t.is_api)
+
+
 def batchability(peak_requests_per_s: ArrayLike, output_tokens: ArrayLike, tpot_batch1_s: ArrayLike) -> FloatArray:
     """The quadrant's first axis: ``β = λ_peak · T_out · TPOT_AR(1)`` [1] (MODEL_SPEC §8.1, §11).
 

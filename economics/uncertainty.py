@@ -27,8 +27,9 @@ The approximation (a *surrogate*, so that 10⁴ draws take milliseconds instead 
     ``tests/reviews/test_uncertainty.py`` checks the surrogate against full ``evaluate`` calls: exact for
     price multipliers and at the MBU/MFU range ends, within tolerance in between.
 
-Savings are "all on the cheapest allowed API" minus "on the chosen route", summed over workloads that have
-an allowed API (sovereign workloads have none), the same definition as ``WorkloadDecision.savings_vs_api``.
+Savings are "all on the best allowed API" (lowest expected cost per task) minus "on the chosen route", summed
+over workloads that have an allowed API (sovereign workloads have none), the same definition as
+``WorkloadDecision.savings_vs_api``.
 
 >>> Range(low=0.8, base=1.0, high=1.25).multipliers
 (0.8, 1.25)
@@ -233,7 +234,7 @@ class _Outcome:
     chosen: NDArray[np.intp]  # (N, W) among allowed options, −1 if none
     chosen_cost: FloatArray  # (N, W) [USD]
     monthly_cost: FloatArray  # (N, W) chosen route, priced stand-alone; 0 if none [USD/month]
-    savings: FloatArray  # (N, W) cheapest allowed API minus chosen; 0 without an allowed API [USD/month]
+    savings: FloatArray  # (N, W) best allowed API (lowest J) minus chosen; 0 without an allowed API [USD/month]
     owned_beats_api: NDArray[np.bool_]  # (N, W) best owned J < best API J, the API allowed or not
 
 
@@ -274,7 +275,10 @@ def _propagate(sg: Surrogate, d: _Draws) -> _Outcome:
     picked = np.take_along_axis(cost, np.maximum(chosen, 0)[..., None], axis=2)[..., 0]
     chosen_cost = np.where(chosen >= 0, picked, np.inf)
     monthly = np.where(np.isfinite(chosen_cost), chosen_cost * avg[..., 0] * SECONDS_PER_MONTH, 0.0)
-    api_cost = np.where(is_api & t.allowed, cost, np.inf).min(axis=2)
+    # The API the router would pick among APIs (lowest J, so quality counts), as in evaluate's baseline.
+    j_api = np.where(is_api & t.allowed, j, np.inf)
+    api_pick = np.argmin(j_api, axis=2)[..., None]
+    api_cost = np.where(np.isfinite(j_api.min(axis=2)), np.take_along_axis(cost, api_pick, axis=2)[..., 0], np.inf)
     has_api = np.isfinite(api_cost) & np.isfinite(chosen_cost)
     savings = np.where(has_api, api_cost * avg[..., 0] * SECONDS_PER_MONTH - monthly, 0.0)
     best_owned_j, best_api_j = np.where(is_api, np.inf, j).min(axis=2), np.where(is_api, j, np.inf).min(axis=2)

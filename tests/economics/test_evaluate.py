@@ -148,12 +148,16 @@ def test_monthly_costs_add_up(bank_result: Result) -> None:
 
 
 # ---- the all-API baseline -------------------------------------------------------------------------------------
-# Hand arithmetic for the bank's two non-sovereign workloads on their cheapest feasible API (a month is 730 h):
+# Hand arithmetic for the bank's two non-sovereign workloads on the API the router would pick among APIs
+# (lowest expected cost per task J = c + (1 − q)·C_fail, so quality counts; a month is 730 h):
 #   code completion, 1500 in / 40 out at 0.5 req/s: only Mercury meets TTFT ≤ 0.3 s (frontier 0.8 s, hosted
 #     0.5 s): (1500·0.25 + 40·0.75)/1e6 = $405e-6 per request × 0.5 × 3600 × 730 = $532.17 per month;
-#   analyst research, 8000 in / 1000 out at 0.02 req/s: all three meet TTFT ≤ 10 s; Mercury is the cheapest,
-#     (8000·0.25 + 1000·0.75)/1e6 = $0.00275 (hosted $0.00792, frontier $0.039) × 0.02 × 3600 × 730 = $144.54.
-MOVABLE_TO_API = 405e-6 * 0.5 * 3600 * 730 + 0.00275 * 0.02 * 3600 * 730  # $676.71 per month
+#   analyst research, 8000 in / 1000 out at 0.02 req/s, C_fail = $20: all three meet TTFT ≤ 10 s;
+#     frontier c = (8000·3 + 1000·15)/1e6 = $0.039, q = 0.95 → J = 0.039 + 0.05·20 = $1.039;
+#     hosted c = $0.00792, q = 0.75 → J = $5.008; Mercury c = $0.00275, q = 0.60 → J = $8.003.
+#     Frontier wins: $0.039 × 0.02 × 3600 × 730 = $2,049.84 per month (the cheapest-by-price API would be
+#     Mercury at $144.54, which would make a quality-driven route look like a loss).
+MOVABLE_TO_API = 405e-6 * 0.5 * 3600 * 730 + 0.039 * 0.02 * 3600 * 730  # $2,582.01 per month
 
 
 def _without_sovereignty(s: Scenario, *, nodes_owned: int) -> Scenario:
@@ -172,8 +176,8 @@ def test_all_api_baseline_saves_nothing_when_every_workload_is_sovereign(bank: S
     assert f.all_api_cost_usd_per_month - f.total_cost_usd_per_month == 0.0
 
 
-def test_all_api_baseline_without_sovereign_work_is_the_cheapest_apis_by_hand(bank: Scenario) -> None:
-    assert round(MOVABLE_TO_API, 2) == 676.71
+def test_all_api_baseline_without_sovereign_work_is_the_best_apis_by_hand(bank: Scenario) -> None:
+    assert round(MOVABLE_TO_API, 2) == 2582.01
     f = evaluate(_without_sovereignty(bank, nodes_owned=0)).fleet
     assert f.all_api_cost_usd_per_month == pytest.approx(MOVABLE_TO_API, rel=1e-12)
     # A bought node is paid whatever the routes, in the plan and in the baseline alike (idle in both here).
@@ -185,18 +189,19 @@ def test_all_api_baseline_without_sovereign_work_is_the_cheapest_apis_by_hand(ba
 
 
 def test_all_api_baseline_of_the_bank_keeps_the_sovereign_fleet(bank_result: Result) -> None:
-    # The three sovereign workloads stay on the owned node exactly as planned; the two others move to Mercury.
-    # The plan sends the analyst to the frontier API for quality ($0.039 per request), so it costs more than
-    # the all-API baseline: savings are negative, and the per-workload savings say the same.
+    # The three sovereign workloads stay on the owned node exactly as planned; the two others move to the API
+    # the router picks among APIs: Mercury for code completion, the frontier API for research (quality).
+    # That is already the plan, so the bank's plan saves exactly nothing against all-API: its real number is
+    # the idle owned capacity, not an API saving.
     f = bank_result.fleet
     assert f.all_api_cost_usd_per_month == pytest.approx(
         f.owned_cost_usd_per_month + f.rented_cost_usd_per_month + MOVABLE_TO_API, rel=1e-12
     )
-    assert f.all_api_cost_usd_per_month < f.total_cost_usd_per_month
+    assert f.all_api_cost_usd_per_month == pytest.approx(f.total_cost_usd_per_month, rel=1e-12)
     d = {x.workload_id: x for x in bank_result.decisions}
     assert d["kyc-overnight"].all_api_monthly_cost_usd is None
     assert d["kyc-overnight"].savings_vs_api_usd_per_month is None
-    assert d["analyst-research"].all_api_monthly_cost_usd == pytest.approx(0.00275 * 0.02 * 3600 * 730, rel=1e-12)
+    assert d["analyst-research"].all_api_monthly_cost_usd == pytest.approx(0.039 * 0.02 * 3600 * 730, rel=1e-12)
     moved = sum(x.savings_vs_api_usd_per_month or 0.0 for x in bank_result.decisions)
     assert f.all_api_cost_usd_per_month - f.total_cost_usd_per_month == pytest.approx(moved, rel=1e-9)
 

@@ -143,11 +143,13 @@ def test_tornado_bars_are_sorted_and_api_prices_move_bank_savings(bank_surrogate
         "diffusion_quality",
     }
     api = next(b for b in t.bars if b.input == "api_price")
-    # The bank's non-sovereign work is on APIs (code completion on the cheapest API, research on the frontier
-    # API for quality): savings vs the cheapest API are −$1,905/month at base and scale with API prices.
-    assert t.base_savings_usd_per_month == pytest.approx(-1905.3, abs=0.5)
-    assert api.savings_at_low_usd_per_month == pytest.approx(0.6 * t.base_savings_usd_per_month)
-    assert api.savings_at_high_usd_per_month == pytest.approx(1.2 * t.base_savings_usd_per_month)
+    # The bank's non-sovereign work is already on the API the router picks among APIs (Mercury for code
+    # completion, the frontier API for research, for quality), so the all-API baseline is the plan: savings
+    # are 0 at base and stay 0 when every API price moves together. The API bill itself moves (0.6× to 1.2×).
+    assert t.base_savings_usd_per_month == 0.0
+    assert api.savings_at_low_usd_per_month == pytest.approx(0.0, abs=1e-6)
+    assert api.savings_at_high_usd_per_month == pytest.approx(0.0, abs=1e-6)
+    assert api.cost_at_high_usd_per_month > t.base_cost_usd_per_month > api.cost_at_low_usd_per_month
     node = next(b for b in t.bars if b.input == "node_price")
     assert node.cost_at_high_usd_per_month > t.base_cost_usd_per_month > node.cost_at_low_usd_per_month
 
