@@ -27,8 +27,7 @@ def test_messages_name_row_and_column() -> None:
     workloads, messages = read_workloads(frame, WORKLOADS)
     assert workloads is None
     assert messages == [
-        "Row 1 ('Overnight KYC document batch'), column 'Output [tokens]': "
-        "Input should be greater than or equal to 1",
+        "Row 1 ('Overnight KYC document batch'), column 'Output [tokens]': Input should be greater than or equal to 1",
         "Row 3 ('Letter-of-credit clearing'): Peak [req/s] must be at least Average [req/s]",
     ]
 

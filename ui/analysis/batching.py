@@ -120,6 +120,7 @@ class BatchPoint:
     cost_swing: float  # $/Mtok at batch 1 over $/Mtok at this batch [1]
     compute_bound: bool
     intensity_flop_per_byte: float
+    kv_bytes: float  # KV cache of the batch (capped at the KV-memory limit) [B]
 
 
 def _deployment(scenario: Scenario, option: OwnedOption) -> tuple[ModelSpec, Deployment]:
@@ -315,4 +316,5 @@ def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis
         cost_swing=analysis.ar_cost_usd_per_mtok_at_batch_1 / cost if cost > 0 else float("inf"),
         compute_bound=bool(main.compute_bound),
         intensity_flop_per_byte=float(main.arithmetic_intensity_flop_per_byte),
+        kv_bytes=min(float(batch), analysis.memory.max_batch) * analysis.memory.kv_bytes_per_sequence,
     )
