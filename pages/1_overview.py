@@ -24,14 +24,15 @@ m[0].metric(
     help="Owned fleet (bought and needed nodes), rented nodes and API spend of the recommended routes.",
 )
 m[1].metric(
-    "All on APIs, $/month",
+    "API baseline, $/month",
     fmt.usd(f.all_api_cost_usd_per_month),
-    help="Every workload that may leave on its cheapest feasible API; sovereign work stays on its best owned option.",
+    help="Every workload that may leave on the API the router would pick for it; sovereign work stays on its "
+    "best owned option, and owned nodes already bought are paid either way.",
 )
 m[2].metric(
-    "Savings, $/month",
+    "Savings vs baseline, $/month",
     fmt.usd(tables.fleet_savings(f)),
-    help="All-API cost minus the recommended routes' cost; positive means the recommendation is cheaper.",
+    help="API baseline minus the recommended routes; 0 means the owned fleet carries only what may not leave.",
 )
 m[3].metric(
     "Fleet utilization",
@@ -63,7 +64,7 @@ with st.expander("Routes as a table"):
             "Why": st.column_config.TextColumn(width="large"),
             "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
             "Cost of route [USD/month]": money(),
-            "All on cheapest API [USD/month]": money(),
+            "On its best API [USD/month]": money(),
             "Savings vs API [USD/month]": money(),
         },
     )

@@ -48,7 +48,7 @@ table(
         "Why": st.column_config.TextColumn(width="large"),
         "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
         "Cost of route [USD/month]": money(),
-        "All on cheapest API [USD/month]": money(),
+        "On its best API [USD/month]": money(),
         "Savings vs API [USD/month]": money(),
     },
 )

@@ -40,7 +40,7 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
             "Why": d.reason,
             "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
             "Cost of route [USD/month]": d.monthly_cost_usd,
-            "All on cheapest API [USD/month]": d.all_api_monthly_cost_usd,
+            "On its best API [USD/month]": d.all_api_monthly_cost_usd,
             "Savings vs API [USD/month]": d.savings_vs_api_usd_per_month,
             "Sovereign": sovereign.get(d.workload_id, False),
         }

@@ -69,7 +69,7 @@ def monthly_figure(result: Result) -> go.Figure:
     decisions = list(result.decisions)
     names = [d.workload_name for d in decisions]
     c = Chart(
-        "Monthly cost per workload: recommended route vs cheapest API",
+        "Monthly cost per workload: recommended route vs its best API",
         "cost [USD per month]",
         "",
         height=max(300, 90 + 56 * len(decisions)),
@@ -89,10 +89,10 @@ def monthly_figure(result: Result) -> go.Figure:
         y=names,
         x=[d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0 for d in decisions],
         orientation="h",
-        name="cheapest allowed API (none for sovereign data)",
+        name="its best API (none for sovereign data)",
         marker={"color": API_WINS_COLOR},
         opacity=0.75,
-        hovertemplate="<b>%{y}</b><br>cheapest API: $%{x:,.0f}/month<extra></extra>",
+        hovertemplate="<b>%{y}</b><br>best API: $%{x:,.0f}/month<extra></extra>",
     )
     c.layout["barmode"] = "group"
     c.axis("xaxis", tickprefix="$", separatethousands=True)

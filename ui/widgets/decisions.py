@@ -38,12 +38,14 @@ def decision_cards(result: Result, scenario: Scenario) -> None:
             left.caption(f"Runs on: {fmt.md_escape(names.get(d.chosen_option_id or '', 'nothing feasible'))}")
             mid.markdown(fmt.md_escape(d.reason))
             right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, stand-alone")
-            if d.savings_vs_api_usd_per_month is None:
+            if d.chosen_kind == "api":
+                right.caption("pay per token: no owned capacity needed")
+            elif d.savings_vs_api_usd_per_month is None:
                 right.caption("no API allowed or feasible")
             elif d.savings_vs_api_usd_per_month >= 0:
-                right.caption(f"saves {fmt.usd(d.savings_vs_api_usd_per_month)}/month vs the cheapest API")
+                right.caption(f"saves {fmt.usd(d.savings_vs_api_usd_per_month)}/month vs its best API")
             else:
                 right.caption(
-                    f"costs {fmt.usd(-d.savings_vs_api_usd_per_month)}/month more than the cheapest API, "
-                    "which is worth it for quality"
+                    f"costs {fmt.usd(-d.savings_vs_api_usd_per_month)}/month more than its best API, "
+                    "which the quality gain pays for"
                 )
