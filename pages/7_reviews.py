@@ -31,7 +31,7 @@ if subject.review is not None:
 f = subject.result.fleet
 m = st.columns(4)
 m[0].metric("Total cost [USD/month]", fmt.usd(f.total_cost_usd_per_month))
-m[1].metric("All on the cheapest API [USD/month]", fmt.usd(f.all_api_cost_usd_per_month))
+m[1].metric("All movable work on APIs [USD/month]", fmt.usd(f.all_api_cost_usd_per_month))
 m[2].metric("Savings vs all-API [USD/month]", fmt.usd(tables.fleet_savings(f)))
 m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
 
@@ -70,7 +70,10 @@ metric = st.radio(
     ["savings", "cost"],
     horizontal=True,
     key="rv_tornado_metric",
-    format_func={"savings": "savings vs the cheapest API", "cost": "monthly cost of the chosen routes"}.__getitem__,
+    format_func={
+        "savings": "savings vs the best API per workload",
+        "cost": "monthly cost of the chosen routes",
+    }.__getitem__,
 )
 st.plotly_chart(charts.tornado_chart(tornado, metric), key="rv_chart_tornado")
 st.plotly_chart(charts.monte_carlo_chart(mc, subject.scenario), key="rv_chart_mc")
@@ -87,7 +90,7 @@ table(
 )
 st.caption(
     f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point; "
-    f"savings vs the cheapest API 5–95 %: {fmt.usd_per_month(mc.savings_p05_usd_per_month)} to "
+    f"savings vs the best API per workload, 5–95 %: {fmt.usd_per_month(mc.savings_p05_usd_per_month)} to "
     f"{fmt.usd_per_month(mc.savings_p95_usd_per_month)}."
 )
 

@@ -129,7 +129,7 @@ def _kpis(pack: MeetingPack) -> str:
         mc = pack.monte_carlo
         items.append(
             (
-                "Savings vs cheapest API, 5–95 %",
+                "Savings vs best API, 5–95 %",
                 f"{usd_per_month(mc.savings_p05_usd_per_month)} … {usd_per_month(mc.savings_p95_usd_per_month)}",
             )
         )

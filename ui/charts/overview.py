@@ -65,7 +65,7 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
 
 
 def monthly_figure(result: Result) -> go.Figure:
-    """Monthly cost per workload: recommended route against sending it to the cheapest allowed API."""
+    """Monthly cost per workload: recommended route against the best allowed API (lowest J)."""
     decisions = list(result.decisions)
     names = [d.workload_name for d in decisions]
     c = Chart(

@@ -54,7 +54,7 @@ def base_figure(title: str, x_title: str, y_title: str, *, height: int) -> go.Fi
 
 
 def workload_cost_chart(scenario: Scenario, result: Result) -> go.Figure:
-    """Monthly cost per workload on its chosen route, next to everything on the cheapest allowed API.
+    """Monthly cost per workload on its chosen route, next to the best allowed API (lowest J).
 
     Bars are colored by the chosen option's kind (owned blues/green, API warm colors).
     """
@@ -81,7 +81,7 @@ def workload_cost_chart(scenario: Scenario, result: Result) -> go.Figure:
             y=names,
             x=[d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0.0 for d in decisions],
             orientation="h",
-            name="cheapest allowed API",
+            name="best allowed API",
             marker={"color": "rgba(0,0,0,0)", "line": {"color": API_WINS_COLOR, "width": 2}},
             hovertemplate="%{y}<br>all-API: $%{x:,.0f}/month<extra></extra>",
         )
@@ -193,7 +193,7 @@ def tornado_chart(tornado: Tornado, metric: str = "savings") -> go.Figure:
     labels = [f"{b.label} ({b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]})" for b in bars]
     low = [b.savings_at_low_usd_per_month if savings else b.cost_at_low_usd_per_month for b in bars]
     high = [b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month for b in bars]
-    what = "savings vs the cheapest allowed API" if savings else "monthly cost of the chosen routes"
+    what = "savings vs the best allowed API" if savings else "monthly cost of the chosen routes"
     fig = base_figure(
         f"Tornado: {what} (base {usd_per_month(base)}; workloads priced stand-alone)",
         f"{what} [USD/month]",
