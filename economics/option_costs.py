@@ -134,6 +134,15 @@ class OptionArrays:
     replica_share_of_node: float  # N / GPUs per node [1]
 
 
+def replica_cost_split(scenario: Scenario, option: OwnedOption) -> tuple[float, float]:
+    """``(C_fixed, C_var)`` of one replica of ``option``: its GPUs' share ``N / GPUs per node`` of the node's
+    ``C_h(U) = C_fixed + C_var·U`` (:func:`economics.costs.node_cost_fixed_and_variable`) [USD/h, USD/h at U = 1]."""
+    node = scenario.node(option.node_id)
+    share = option.gpus_per_replica / node.gpus_per_node
+    fixed_node, variable_node = node_cost_fixed_and_variable(node)
+    return fixed_node * share, variable_node * share
+
+
 @dataclass(frozen=True)
 class _Replica:
     """What an owned option's variants (plain AR, speculation) share: the replica and the distinct shapes."""
@@ -150,17 +159,16 @@ class _Replica:
     def of(cls, scenario: Scenario, option: OwnedOption, w: WorkloadArrays) -> _Replica:
         node = scenario.node(option.node_id)
         gpu = scenario.gpu(node.gpu_id)
-        share = option.gpus_per_replica / node.gpus_per_node
-        fixed_node, variable_node = node_cost_fixed_and_variable(node)
+        fixed, variable = replica_cost_split(scenario, option)
         # SLO capacity depends only on the workload's shape and SLOs: solve it once per distinct shape
         rows = np.stack([w.input_tokens, w.output_tokens, w.tpot_slo, w.ttft_slo, w.deadline_or_inf], axis=1)
         unique, inverse = np.unique(rows, axis=0, return_inverse=True)
         return cls(
             model=scenario.model(option.model_id).at_precision(option.precision),
             deployment=Deployment(gpu=gpu, n_gpus=option.gpus_per_replica, precision=option.precision),
-            share=share,
-            fixed_usd_per_hour=fixed_node * share,
-            variable_usd_per_hour=variable_node * share,
+            share=option.gpus_per_replica / node.gpus_per_node,
+            fixed_usd_per_hour=fixed,
+            variable_usd_per_hour=variable,
             shapes=unique,
             inverse=np.asarray(inverse, dtype=np.intp).reshape(-1),
         )

@@ -22,9 +22,9 @@ from economics.evaluate import evaluate as evaluate_scenario
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.share import canonical_json
-from ui.analysis.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
-from ui.analysis.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
-from ui.analysis.cost import (
+from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
+from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
+from economics.views.cost import (
     CostAnalysis,
     CostAtUtilization,
     CostInputs,
@@ -35,9 +35,9 @@ from ui.analysis.cost import (
     cost_at,
     variant_capacities,
 )
-from ui.analysis.cost import node_costs as node_cost_table
-from ui.analysis.quadrant import Quadrant
-from ui.analysis.quadrant import quadrant as quadrant_analysis
+from economics.views.cost import node_costs as node_cost_table
+from economics.views.quadrant import Quadrant
+from economics.views.quadrant import quadrant as quadrant_analysis
 
 _ENTRIES = 64
 
@@ -58,7 +58,7 @@ def _batching(scenario_json: str, inputs_json: str, _scenario: Scenario, _inputs
 
 
 def batching(scenario: Scenario, inputs: BatchingInputs) -> BatchingAnalysis:
-    """:func:`ui.analysis.batching.batching_analysis`, cached."""
+    """:func:`economics.views.batching.batching_analysis`, cached."""
     return _batching(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
@@ -70,7 +70,7 @@ def _batch_point(
 
 
 def batch_point_at(scenario: Scenario, inputs: BatchingInputs, batch: int) -> BatchPoint:
-    """:func:`ui.analysis.batching.batch_point`, cached."""
+    """:func:`economics.views.batching.batch_point`, cached."""
     return _batch_point(canonical_json(scenario), inputs.model_dump_json(), batch, scenario, inputs)
 
 
@@ -90,7 +90,7 @@ def _cost(scenario_json: str, inputs_json: str, _scenario: Scenario, _inputs: Co
 
 
 def cost(scenario: Scenario, inputs: CostInputs) -> CostAnalysis:
-    """:func:`ui.analysis.cost.cost_analysis`, cached."""
+    """:func:`economics.views.cost.cost_analysis`, cached."""
     return _cost(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
@@ -98,7 +98,7 @@ _COST_AT: OrderedDict[tuple[int, float], tuple[CostAnalysis, CostAtUtilization]]
 
 
 def cost_at_utilization(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
-    """:func:`ui.analysis.cost.cost_at` memoized on the (cached) analysis object, so figures memoize too."""
+    """:func:`economics.views.cost.cost_at` memoized on the (cached) analysis object, so figures memoize too."""
     key = (id(analysis), utilization)
     with _FIGURES_LOCK:
         hit = _COST_AT.get(key)
@@ -118,7 +118,7 @@ def _node_costs(scenario_json: str, _scenario: Scenario) -> tuple[NodeCost, ...]
 
 
 def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
-    """:func:`ui.analysis.cost.node_costs`, cached."""
+    """:func:`economics.views.cost.node_costs`, cached."""
     return _node_costs(canonical_json(scenario), scenario)
 
 
@@ -130,7 +130,7 @@ def _break_even(
 
 
 def break_even(scenario: Scenario, inputs: BreakEvenInputs) -> BreakEvenAnalysis:
-    """:func:`ui.analysis.breakeven.break_even_analysis`, cached."""
+    """:func:`economics.views.breakeven.break_even_analysis`, cached."""
     return _break_even(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
@@ -140,7 +140,7 @@ def _quadrant(scenario_json: str, region: str, _scenario: Scenario, _result: Res
 
 
 def quadrant(scenario: Scenario, result: Result, region_workload_id: str) -> Quadrant:
-    """:func:`ui.analysis.quadrant.quadrant`, cached per scenario and region workload."""
+    """:func:`economics.views.quadrant.quadrant`, cached per scenario and region workload."""
     return _quadrant(canonical_json(scenario), region_workload_id, scenario, result)
 
 

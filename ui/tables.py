@@ -13,8 +13,9 @@ import pandas as pd
 from economics.result import FleetSummary, Result
 from economics.scenario import Scenario
 from economics.units import MS
-from ui.analysis.cost import CostAnalysis
-from ui.theme import KIND_LABEL, option_kinds
+from economics.views.cost import CostAnalysis
+from economics.views.kinds import option_kinds
+from ui.theme import KIND_LABEL
 
 
 def _finite(x: float | None) -> float | None:

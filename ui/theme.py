@@ -8,26 +8,13 @@ are blues and green, APIs are warm colors, so "owned vs API" reads at a glance. 
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from economics.offers import ApiOffer
-from economics.scenario import OwnedOption, Scenario
+from economics.scenario import Scenario
+from economics.views.kinds import KIND_ORDER, DisplayKind, option_kinds
 
-DisplayKind = Literal[
-    "owned-ar", "owned-ar-spec", "owned-diffusion", "api-frontier", "api-hosted-open", "api-diffusion"
-]
-
-KIND_ORDER: tuple[DisplayKind, ...] = (
-    "owned-ar",
-    "owned-ar-spec",
-    "owned-diffusion",
-    "api-frontier",
-    "api-hosted-open",
-    "api-diffusion",
-)
 KIND_COLOR: dict[DisplayKind, str] = {
     "owned-ar": "#0072B2",  # blue
     "owned-ar-spec": "#56B4E9",  # sky blue
@@ -57,30 +44,6 @@ INFEASIBLE_COLOR = "#BBBBBB"
 
 FONT_FAMILY = '"Source Sans 3", "Source Sans Pro", sans-serif'  # Streamlit's own font: already loaded, cheap to measure
 TEMPLATE_NAME = "llm_economics"
-
-
-def owned_kind(option: OwnedOption) -> DisplayKind:
-    """Display kind of an owned option: AR, AR with speculation, or diffusion."""
-    if option.scheme.kind == "diffusion":
-        return "owned-diffusion"
-    return "owned-ar-spec" if option.speculation is not None else "owned-ar"
-
-
-def api_kind(api: ApiOffer) -> DisplayKind:
-    """Display kind of an API: diffusion and hosted-open tiers have their own color; every other tier
-    (frontier, reasoning, mid, small) is a proprietary "frontier API"."""
-    if api.tier == "diffusion":
-        return "api-diffusion"
-    if api.tier == "hosted-open":
-        return "api-hosted-open"
-    return "api-frontier"
-
-
-def option_kinds(scenario: Scenario) -> dict[str, DisplayKind]:
-    """Option id → display kind for every owned option and API of the scenario."""
-    kinds: dict[str, DisplayKind] = {o.id: owned_kind(o) for o in scenario.owned_options}
-    kinds.update({a.id: api_kind(a) for a in scenario.apis})
-    return kinds
 
 
 def option_styles(scenario: Scenario) -> dict[str, tuple[str, str, str]]:

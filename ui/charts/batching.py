@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from economics.units import GB, TFLOPS
-from ui.analysis.batching import BatchingAnalysis, BatchPoint
+from economics.views.batching import BatchingAnalysis, BatchPoint
 from ui.theme import KIND_COLOR, LIMIT_COLOR, LOG_AXIS, Chart
 
 

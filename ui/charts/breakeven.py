@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.analysis.breakeven import AXIS_LABEL, AXIS_NAME, BreakEvenAnalysis
+from economics.views.breakeven import AXIS_LABEL, AXIS_NAME, BreakEvenAnalysis
 from ui.theme import API_WINS_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, Chart
 
 _LOG_AXES = {"api_price", "node_price", "demand"}

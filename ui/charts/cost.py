@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.analysis.cost import CostAnalysis, CostAtUtilization, NodeCost
+from economics.views.cost import CostAnalysis, CostAtUtilization, NodeCost
 from ui.theme import DASHES, KIND_COLOR, LIMIT_COLOR, Chart
 
 BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")

@@ -8,8 +8,9 @@ import plotly.graph_objects as go
 
 from economics.result import Result
 from economics.scenario import Scenario
+from economics.views.kinds import KIND_ORDER, option_kinds
 from ui.tables import option_names
-from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, KIND_ORDER, LIMIT_COLOR, Chart, option_kinds, option_styles
+from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, LIMIT_COLOR, Chart, option_styles
 
 
 def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.analysis.quadrant import Quadrant
+from economics.views.quadrant import Quadrant
 from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, Chart
 
 #: Region colors by route label: owned diffusion green, owned AR blue, APIs warm, none gray.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from economics.scenario import Scenario
-from ui.analysis.batching import BatchingInputs
+from economics.views.batching import BatchingInputs
 from ui.widgets.common import view_number, view_select
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from economics.scenario import Scenario
-from ui.analysis.breakeven import AXIS_NAME, Axis, BreakEvenInputs
+from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
 from ui.widgets.common import view_select
 
 AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]

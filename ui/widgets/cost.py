@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from economics.scenario import Scenario
+from economics.views.cost import CostInputs
 from ui import state, view
-from ui.analysis.cost import CostInputs
 from ui.widgets.common import view_number, view_select
 
 

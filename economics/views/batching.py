@@ -13,15 +13,16 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from economics.capacity import kv_capacity
-from economics.costs import cost_per_mtok_capacity_form, node_cost_usd_per_hour
+from economics.costs import cost_per_mtok_capacity_form
 from economics.hardware import Deployment, Efficiency
 from economics.iteration import AnyScheme, iteration_time
 from economics.model import FloatArray, ModelSpec
+from economics.option_costs import replica_cost_split
 from economics.roofline import PassTime
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import ARScheme, SpeculativeScheme
 from economics.throughput import closed_loop, steady_decode
-from ui.theme import DisplayKind
+from economics.views.kinds import DisplayKind
 
 #: Batches placed on the roofline for AR and speculative verify, and for diffusion passes [sequences].
 ROOFLINE_BATCHES: tuple[int, ...] = (1, 8, 64, 256)
@@ -145,9 +146,9 @@ def _pass(
 
 
 def _replica_cost_usd_per_hour(scenario: Scenario, option: OwnedOption) -> float:
-    """Busy replica cost: its share of a node (or its nodes) at full load [USD/h]."""
-    node = scenario.node(option.node_id)
-    return float(node_cost_usd_per_hour(node, 1.0)) * option.gpus_per_replica / node.gpus_per_node
+    """Busy replica cost: its share of a node (or its nodes) at full load, ``C_fixed + C_var`` [USD/h]."""
+    fixed, variable = replica_cost_split(scenario, option)
+    return fixed + variable
 
 
 def _grid(cap: float) -> FloatArray:
@@ -206,12 +207,12 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     series: list[BatchSeries] = []
     conc: list[ConcurrencySeries] = []
 
-    def add_batch(option: OwnedOption, label: str, kind: DisplayKind, scheme: object, best_of_ar: bool) -> None:
+    def add_batch(option: OwnedOption, label: str, kind: DisplayKind, scheme: AnyScheme, best_of_ar: bool) -> None:
         model, dep = _deployment(scenario, option)
         cost_h = _replica_cost_usd_per_hour(scenario, option)
-        first = steady_decode(model, dep, eff, scheme, 1.0, input_tokens, output_tokens)  # type: ignore[arg-type]
+        first = steady_decode(model, dep, eff, scheme, 1.0, input_tokens, output_tokens)
         b = _grid(float(first.max_batch_kv))
-        run = steady_decode(model, dep, eff, scheme, b, input_tokens, output_tokens)  # type: ignore[arg-type]
+        run = steady_decode(model, dep, eff, scheme, b, input_tokens, output_tokens)
         x = run.output_tokens_per_s
         per_stream = 1.0 / run.tpot_s
         if best_of_ar:  # speculation only where it helps: the "optimized AR" baseline (MODEL_SPEC §6.3)
@@ -232,7 +233,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
             )
         )
         c = _grid(float(MAX_GRID) if np.isinf(first.max_batch_kv) else 4.0 * float(first.max_batch_kv))
-        loop = closed_loop(model, dep, eff, scheme, c, input_tokens, output_tokens)  # type: ignore[arg-type]
+        loop = closed_loop(model, dep, eff, scheme, c, input_tokens, output_tokens)
         agg, stream = loop.output_tokens_per_s_per_gpu, 1.0 / loop.tpot_s
         if best_of_ar:
             base_loop = closed_loop(model, dep, eff, ARScheme(), c, input_tokens, output_tokens)
@@ -306,7 +307,6 @@ def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis
     model, dep = _deployment(scenario, ar)
     eff = scenario.efficiency
     at = steady_decode(model, dep, eff, ARScheme(), float(batch), analysis.input_tokens, analysis.output_tokens)
-    main = _pass(model, dep, eff, ARScheme(), np.asarray(float(batch)), analysis.input_tokens, analysis.output_tokens)
     x = float(at.output_tokens_per_s)
     cost = float(cost_per_mtok_capacity_form(_replica_cost_usd_per_hour(scenario, ar), x, 1.0))
     return BatchPoint(
@@ -314,7 +314,7 @@ def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis
         tokens_per_s=x,
         cost_usd_per_mtok=cost,
         cost_swing=analysis.ar_cost_usd_per_mtok_at_batch_1 / cost if cost > 0 else float("inf"),
-        compute_bound=bool(main.compute_bound),
-        intensity_flop_per_byte=float(main.arithmetic_intensity_flop_per_byte),
+        compute_bound=bool(at.compute_time_share),  # steady decode: 1.0 when its main pass is compute-bound
+        intensity_flop_per_byte=float(at.arithmetic_intensity_flop_per_byte),
         kv_bytes=min(float(batch), analysis.memory.max_batch) * analysis.memory.kv_bytes_per_sequence,
     )

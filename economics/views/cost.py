@@ -18,17 +18,16 @@ from economics.costs import (
     break_even_utilization,
     cost_per_mtok,
     cost_per_mtok_capacity_form,
-    node_cost_fixed_and_variable,
     owned_node_cost_breakdown,
 )
 from economics.hardware import Deployment
 from economics.model import FloatArray
 from economics.offers import OwnedNode, RentedNode
-from economics.option_costs import WorkloadArrays, api_option_arrays
+from economics.option_costs import WorkloadArrays, api_option_arrays, replica_cost_split
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import slo_capacity
-from ui.theme import DisplayKind, api_kind
+from economics.views.kinds import DisplayKind, api_kind
 
 #: Utilizations drawn [1]; the curve starts at 2% because cost per token is unbounded at zero load.
 UTILIZATION_GRID: FloatArray = np.linspace(0.02, 1.0, 99)
@@ -111,7 +110,7 @@ def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
     for node in scenario.nodes:
         if isinstance(node, OwnedNode):
             b = owned_node_cost_breakdown(node, 1.0)
-            parts = (
+            parts: tuple[tuple[str, float], ...] = (
                 ("capital (CRF × CapEx)", float(b.capex_usd_per_hour)),
                 ("power × PUE", float(b.power_usd_per_hour)),
                 ("colocation", float(b.facility_usd_per_hour)),
@@ -221,10 +220,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
     u = UTILIZATION_GRID
     for cap in capacities:
         option = next(o for o in scenario.owned_options if o.id == cap.option_id)
-        node = scenario.node(option.node_id)
-        fixed_node, var_node = node_cost_fixed_and_variable(node)
-        share = option.gpus_per_replica / node.gpus_per_node
-        fixed, var = fixed_node * share, var_node * share
+        fixed, var = replica_cost_split(scenario, option)
         measured = (
             inputs.measured_option_id == option.id
             and inputs.measured_tokens_per_s is not None

@@ -24,10 +24,10 @@ from economics.costs import (
 )
 from economics.model import FloatArray
 from economics.offers import OwnedNode
-from economics.option_costs import WorkloadArrays, api_option_arrays
+from economics.option_costs import WorkloadArrays, api_option_arrays, replica_cost_split
 from economics.scenario import Scenario
 from economics.serving import replicas_for_peak
-from ui.analysis.cost import VariantCapacity
+from economics.views.cost import VariantCapacity
 
 Axis = Literal["utilization", "api_price", "node_price", "demand"]
 AXIS_LABEL: dict[Axis, str] = {
@@ -113,7 +113,7 @@ def break_even_analysis(
     scenario: Scenario, inputs: BreakEvenInputs, capacities: tuple[VariantCapacity, ...]
 ) -> BreakEvenAnalysis:
     """Curves and the map for one workload, owned option and API (capacities from
-    :func:`ui.analysis.cost.variant_capacities` for the same workload)."""
+    :func:`economics.views.cost.variant_capacities` for the same workload)."""
     wl = next(w for w in scenario.workloads if w.id == inputs.workload_id)
     option = next(o for o in scenario.owned_options if o.id == inputs.option_id)
     api = next(a for a in scenario.apis if a.id == inputs.api_id)
@@ -124,8 +124,7 @@ def break_even_analysis(
     api_feasible = bool(api_row.feasible[index])
     variant = best_variant(capacities, option.id)
     fixed_node, var_node = node_cost_fixed_and_variable(node)
-    share = option.gpus_per_replica / node.gpus_per_node
-    fixed, var = fixed_node * share, var_node * share
+    fixed, var = replica_cost_split(scenario, option)
     policy = scenario.policy
     p2a = wl.peak_requests_per_s / wl.avg_requests_per_s
     feasible = variant is not None and api_feasible
