@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from economics._errors import error_items, field_path
 from economics.scenario import Scenario, migrate
 
 #: Folder of the preset scenarios shipped with the package.
@@ -33,10 +34,6 @@ class ScenarioError(ValueError):
         super().__init__("\n".join(self.problems))
 
 
-def _path(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc)
-
-
 def validation_problems(error: ValidationError) -> list[str]:
     """One line per pydantic error: ``field.path: message``.
 
@@ -50,15 +47,11 @@ def validation_problems(error: ValidationError) -> list[str]:
     ['review_date: Field required', 'gpus: Field required']
     """
     lines: list[str] = []
-    for err in error.errors(include_url=False):
-        msg = str(err.get("msg", ""))
-        loc = tuple(err.get("loc", ()))
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
+    for loc, _type, msg in error_items(error):
         if not loc and ": " in msg:
             lines.extend(part.strip() for part in msg.split("; ") if part.strip())
             continue
-        lines.append(f"{_path(loc) or '(scenario)'}: {msg}")
+        lines.append(f"{field_path(loc) or '(scenario)'}: {msg}")
     return lines
 
 

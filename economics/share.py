@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from economics._errors import error_items, field_path
 from economics.hardware import GPU, Efficiency
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
@@ -222,20 +223,14 @@ def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
 # ---- validation messages -------------------------------------------------------------------------------
 
 
-def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
-    parts = [str(p) for p in (*prefix, *loc) if not (isinstance(p, str) and p in _UNION_TAGS)]
-    return ".".join(parts)
-
-
 def _messages(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[str]:
     """One line per error, ``path: message``; cross-reference errors already carry their own paths."""
     out: list[str] = []
-    for err in exc.errors(include_url=False):
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        path = _path(prefix, tuple(err["loc"]))
-        if err["type"] == "value_error" and ": " in msg:
+    for loc, kind, msg in error_items(exc):
+        path = field_path(loc, prefix, _UNION_TAGS)
+        if kind == "value_error" and ": " in msg:
             out.extend(f"{path + '.' if path else ''}{part}" for part in msg.split("; "))
-        elif err["type"] == "extra_forbidden":
+        elif kind == "extra_forbidden":
             out.append(f"{path}: unknown field, ignored")
         else:
             out.append(f"{path or '(scenario)'}: {msg}")
