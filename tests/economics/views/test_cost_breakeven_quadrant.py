@@ -1,0 +1,51 @@
+"""Cost, break-even and quadrant views on the default scenario: shapes and invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from economics.evaluate import evaluate
+from economics.scenarios import default_scenario
+from economics.views.breakeven import BreakEvenInputs, break_even_analysis
+from economics.views.cost import CostInputs, cost_analysis, cost_at, node_costs, variant_capacities
+from economics.views.quadrant import GRID, quadrant
+
+
+def test_cost_at_is_sorted_and_matches_the_curve_at_full_load() -> None:
+    s = default_scenario()
+    a = cost_analysis(s, CostInputs(workload_id="onboarding-checks"), variant_capacities(s, "onboarding-checks"))
+    rows = cost_at(a, 1.0).rows
+    assert [r[2] for r in rows] == sorted(r[2] for r in rows)
+    for cv in a.curves:
+        if cv.feasible:
+            assert (cv.label, cv.kind, float(cv.cost_usd_per_mtok[-1]), "owned") in rows
+    assert [n.total_usd_per_hour for n in node_costs(s)] == pytest.approx(
+        [sum(v for _, v in n.components_usd_per_hour) for n in node_costs(s)]
+    )
+
+
+def test_break_even_inputs_reject_bad_axes() -> None:
+    common = {"workload_id": "w", "option_id": "o", "api_id": "a"}
+    with pytest.raises(ValidationError, match="different axes"):
+        BreakEvenInputs(**common, x="demand", y="demand")
+    with pytest.raises(ValidationError, match="demand sets the utilization"):
+        BreakEvenInputs(**common, x="utilization", y="demand")
+
+
+def test_break_even_map_shape() -> None:
+    s = default_scenario()
+    inputs = BreakEvenInputs(
+        workload_id="onboarding-checks", option_id="owned-70b-ar", api_id="frontier-api", x="api_price", y="demand"
+    )
+    a = break_even_analysis(s, inputs, variant_capacities(s, inputs.workload_id))
+    assert a.owned_over_api.shape == (a.y_values.size, a.x_values.size)
+    assert np.all(np.diff(a.curve_api_usd_per_mtok) > 0)
+
+
+def test_quadrant_places_every_workload() -> None:
+    s = default_scenario()
+    q = quadrant(s, evaluate(s), "onboarding-checks")
+    assert q.labels.shape == (GRID, GRID)
+    assert {p.workload_id for p in q.points} == {w.id for w in s.workloads}
