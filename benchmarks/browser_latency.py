@@ -1,36 +1,54 @@
-"""Input-to-chart latency in a real browser: one of our pages against a trivial Streamlit page.
+"""Input-to-chart latency in a real browser: our pages against a trivial Streamlit page.
 
 What it measures
     The time, inside headless chromium, from the key press that commits an input (Enter after typing a
-    number, or an arrow key on a slider) to the moment the watched elements of the *new* script run are in
-    the DOM with changed content. Both timestamps are ``performance.now()`` in the page: a capture-phase
-    ``keydown`` listener takes t0, a ``MutationObserver`` takes t1 as soon as every watched element is
-    non-stale (``data-stale="false"``), none is empty (a chart mounts empty, then draws) and their text
-    differs from before the change (or contains the text given by ``--expect``). Playwright's own round
-    trips are not counted.
+    number, Enter in an open select box, or an arrow key on a slider) to the moment the chart(s) that input
+    must redraw are in the DOM with the content of the *new* script run. Both timestamps are
+    ``performance.now()`` in the page: a capture-phase ``keydown`` listener takes t0, a ``MutationObserver``
+    takes t1 as soon as every watched chart is non-stale (its element container has ``data-stale="false"``),
+    none is empty (a chart mounts empty, then draws) and their text differs from before the change (or
+    contains the text given by ``--expect``). Playwright's own round trips are not counted.
 
-    The trivial page (``benchmarks/trivial_app.py``: one number input, one plotly chart) sets the floor that
-    Streamlit itself imposes (~140-170 ms on the reference machine); the ratio target/trivial says what our
-    page adds. Both are served by their own ``streamlit run`` in the same run and measured one after the
-    other, after ``--warmup`` unmeasured changes each.
+Which charts are watched, and why
+    Only the chart(s) the input drives, selected by their ``st.plotly_chart`` key (Streamlit puts the class
+    ``st-key-<key>`` on the chart's element container): ``--watch chart_batch_cost``. The same rule holds
+    for the trivial page (its one chart has ``key="chart"``). Watching every chart of a page instead would
+    (a) re-read the text of every chart on every DOM mutation, slowing the page under test by the
+    harness's own work, and (b) wait for charts the input does not change, which a page that reruns only a
+    fragment never redraws.
+
+The floor, and the ratio
+    The trivial page (``benchmarks/trivial_app.py``: one number input, one plotly chart) sets the floor
+    that Streamlit itself imposes (~120-190 ms on a 2-core machine, and noisy). A trivial block is measured
+    right before every page, each on a fresh tab after ``--warmup`` unmeasured changes, and the page's
+    ratio is its median over the median of the trivial block just before it, so both medians come from the
+    same browser, the same load and a few seconds apart. Target (issue #4): ratio ≤ 1.5 for every page.
+    The machine is shared: run it twice and look at both.
 
 Usage
-    .venv/bin/python benchmarks/browser_latency.py                      # app.py "/", input key "batch"
-    .venv/bin/python benchmarks/browser_latency.py --app app.py --page-url-path pricing \\
-        --input-label "Batch size" --values 8,16,32 --watch '[data-testid="stPlotlyChart"]' --expect "{value}"
-    .venv/bin/python benchmarks/browser_latency.py --input-key tp --keys ArrowRight,ArrowLeft   # a slider
+    .venv/bin/python benchmarks/browser_latency.py --suite            # every dashboard page, n=20, warmup 3
+    .venv/bin/python benchmarks/browser_latency.py                    # Batching page, batch size, its cost chart
+    .venv/bin/python benchmarks/browser_latency.py --page-url-path cost_per_token --input-key v_cost_util \\
+        --keys ArrowRight,ArrowLeft --watch chart_cost_at_u
+    .venv/bin/python benchmarks/browser_latency.py --page-url-path break_even --input-key v_be_api \\
+        --keys "ArrowDown Enter,ArrowUp Enter" --watch chart_be_utilization
 
 Options that pick the input (first given wins): ``--input-key`` (the widget's ``key=``),
 ``--input-label`` (its label), ``--input-selector`` (CSS). ``--values`` are typed in turn (fill + Enter);
-by default the current value +1, +2, ... . ``--keys`` instead focuses the input and presses the keys in turn.
-``--watch`` is CSS for the elements whose update ends the measurement (default: every plotly chart);
-``--compare html`` also catches changes that do not show in the text, such as a moved line. ``--expect``
-may contain ``{value}``. ``--json FILE`` writes all samples. Exit code 1 if an update never arrives.
+by default the current value +1, +2, ... . ``--keys`` instead focuses the input and presses the keys in
+turn; one entry may be a space-separated sequence whose last key commits (and starts the clock).
+``--watch``: comma-separated chart keys, or CSS when it starts with ``[``, ``.`` or ``#``; ``--compare
+html`` also catches changes that do not show in the text, such as a moved line. ``--expect`` may contain
+``{value}``. ``--json FILE`` writes all samples. Exit code 1 if an update never arrives.
+
+The Overview has no input of its own (every chart on it follows the scenario, edited on other pages), so
+the suite has no Overview case; ``benchmarks/bench_pages.py`` times its server side.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -52,9 +70,9 @@ PLOTLY = '[data-testid="stPlotlyChart"]'
 
 #: Installed before each change; resolves nothing, leaves ``window.__latency`` for polling.
 _INSTALL_JS = """
-([fresh, watch, expect, compare, trigger]) => {
-  const select = () => Array.from(document.querySelectorAll(`${fresh} ${watch}`));
-  const all = () => document.querySelectorAll(watch).length;
+([freshSel, allSel, expect, compare, trigger]) => {
+  const select = () => Array.from(document.querySelectorAll(freshSel));
+  const all = () => document.querySelectorAll(allSel).length;
   const read = (nodes) => nodes.map((n) => (compare === "html" ? n.innerHTML : n.textContent)).join("\\u0000");
   const before = read(select());
   const count = all();
@@ -94,14 +112,71 @@ class Target:
     name: str
     app: Path
     url_path: str
-    input_key: str | None
-    input_label: str | None
-    input_selector: str | None
-    values: list[str] | None
-    keys: list[str] | None
-    watch: str
-    expect: str | None
-    compare: str
+    input_key: str | None = None
+    input_label: str | None = None
+    input_selector: str | None = None
+    values: list[str] | None = None
+    keys: list[str] | None = None
+    watch_keys: tuple[str, ...] = ()
+    watch: str | None = None
+    expect: str | None = None
+    compare: str = "text"
+
+
+#: The floor: the trivial page's only chart, watched by its key like every chart of ours.
+TRIVIAL = Target(
+    name="trivial (benchmarks/trivial_app.py)",
+    app=TRIVIAL_APP,
+    url_path="",
+    input_key="value",
+    watch_keys=("chart",),
+    expect="value = {value}",
+)
+
+#: ``--suite``: one representative input per dashboard page and the chart that input must redraw.
+#: The Overview has no input of its own (every chart on it follows the scenario, edited on other pages).
+SUITE: tuple[Target, ...] = (
+    Target(
+        "Cost per token (utilization slider)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="v_cost_util",
+        keys=["ArrowRight", "ArrowLeft"],
+        watch_keys=("chart_cost_at_u",),
+    ),
+    Target(
+        "Break-even (API compared)",
+        ROOT / "app.py",
+        "break_even",
+        input_key="v_be_api",
+        keys=["ArrowDown Enter", "ArrowUp Enter"],
+        watch_keys=("chart_be_utilization",),
+    ),
+    Target(
+        "Batching (batch size)", ROOT / "app.py", "batching", input_key="v_bt_batch", watch_keys=("chart_batch_cost",)
+    ),
+    Target(
+        "Workloads (region workload)",
+        ROOT / "app.py",
+        "workloads",
+        input_key="v_rt_workload",
+        keys=["ArrowDown Enter", "ArrowUp Enter"],
+        watch_keys=("chart_quadrant",),
+    ),
+)
+
+
+def watch_selectors(target: Target) -> tuple[str, str]:
+    """CSS for (the watched elements of the current run, the watched elements of any run, stale included)."""
+    if target.watch_keys:
+        keyed = [
+            (f"{FRESH_CONTAINER}.st-key-{k}", f"{FRESH_CONTAINER} .st-key-{k}", f".st-key-{k}")
+            for k in target.watch_keys
+        ]
+        fresh = ", ".join(f"{own} {PLOTLY}, {inner} {PLOTLY}" for own, inner, _ in keyed)
+        return fresh, ", ".join(f"{any_} {PLOTLY}" for _, _, any_ in keyed)
+    watch = target.watch or PLOTLY
+    return f"{FRESH_CONTAINER} {watch}", watch
 
 
 @dataclass
@@ -123,7 +198,8 @@ class Result:
 def locate_input(page: Page, target: Target) -> Locator:
     if target.input_key is not None:
         inner = ':is(input, textarea, [role="slider"])'
-        return page.locator(f"{FRESH_CONTAINER}.st-key-{target.input_key} {inner}").first
+        key = f".st-key-{target.input_key}"
+        return page.locator(f"{FRESH_CONTAINER}{key} {inner}, {FRESH_CONTAINER} {key} {inner}").first
     if target.input_label is not None:
         return page.locator(FRESH_CONTAINER).get_by_label(target.input_label, exact=True).first
     if target.input_selector is not None:
@@ -135,20 +211,24 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
     """Make change number ``step`` and return its latency [ms]."""
     field = locate_input(page, target)
     if target.keys:
-        trigger, value = target.keys[step % len(target.keys)], ""
+        sequence, value = target.keys[step % len(target.keys)].split(), ""
+        trigger = sequence[-1]
     else:
         trigger = "Enter"
         current = field.input_value()
         value = target.values[step % len(target.values)] if target.values else str(int(float(current)) + 1)
     expect = target.expect.format(value=value) if target.expect is not None else None
-    count = page.evaluate(_INSTALL_JS, [FRESH_CONTAINER, target.watch, expect, target.compare, trigger])
+    fresh, any_run = watch_selectors(target)
+    count = page.evaluate(_INSTALL_JS, [fresh, any_run, expect, target.compare, trigger])
     if count == 0:
-        raise RuntimeError(f"{target.name}: nothing matches --watch {target.watch!r}")
+        raise RuntimeError(f"{target.name}: nothing matches the watched selector {any_run!r}")
     if target.keys:
         field.focus()
+        for key in sequence:
+            page.keyboard.press(key)
     else:
         field.fill(value)
-    field.press(trigger)
+        field.press(trigger)
     page.wait_for_function("window.__latency.t1 !== null", timeout=timeout_ms, polling="raf")
     t0, t1 = page.evaluate("[window.__latency.t0, window.__latency.t1]")
     wait_for_app(page, timeout_ms)
@@ -162,52 +242,69 @@ def measure(page: Page, base_url: str, target: Target, reps: int, warmup: int, t
 
 
 def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> list[Result]:
+    """Measure the targets in order, each on a fresh tab; one server per distinct app, kept for the run."""
     results = []
-    with sync_playwright() as pw:
+    with sync_playwright() as pw, contextlib.ExitStack() as servers:
         browser = launch_chromium(pw)
+        urls: dict[Path, str] = {}
         try:
             for target in targets:
-                with running_server(target.app) as server:
-                    page = browser.new_page(viewport={"width": 1440, "height": 900})
-                    results.append(measure(page, server.url, target, reps, warmup, timeout_ms))
-                    page.close()
+                if target.app not in urls:
+                    urls[target.app] = servers.enter_context(running_server(target.app)).url
+                page = browser.new_page(viewport={"width": 1440, "height": 900})
+                results.append(measure(page, urls[target.app], target, reps, warmup, timeout_ms))
+                page.close()
         finally:
             browser.close()
     return results
 
 
 def report(results: list[Result], reps: int) -> str:
-    lines = [f"{'page':<50} {'median':>8} {'p90':>8} {'min':>8} {'max':>8}   [ms, n={reps}]"]
+    """One line per measurement; every target measured right after a trivial block gets its ratio to it."""
+    lines = [f"{'page':<50} {'median':>8} {'p90':>8} {'min':>8} {'max':>8} {'ratio':>6}   [ms, n={reps}]"]
+    floor: Result | None = None
     for r in results:
+        is_floor = r.name == TRIVIAL.name
+        ratio = "" if is_floor or floor is None else f"{r.median_ms / floor.median_ms:6.2f}"
         lines.append(
-            f"{r.name:<50} {r.median_ms:8.1f} {r.p90_ms:8.1f} {min(r.samples_ms):8.1f} {max(r.samples_ms):8.1f}"
+            f"{r.name:<50} {r.median_ms:8.1f} {r.p90_ms:8.1f} {min(r.samples_ms):8.1f} "
+            f"{max(r.samples_ms):8.1f} {ratio:>6}"
         )
-    if len(results) == 2:
-        ratio = results[1].median_ms / results[0].median_ms
-        lines.append(f"ratio of medians {results[1].name} / {results[0].name}: {ratio:.2f}")
+        floor = r if is_floor else floor
     return "\n".join(lines)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("--suite", action="store_true", help="every dashboard page with its representative input")
     p.add_argument("--app", default="app.py", help="Streamlit script of the target, relative to the repo root")
     p.add_argument("--page-url-path", default="", help="URL path of the page, e.g. 'pricing' (default: '/')")
-    p.add_argument("--input-key", help="the input widget's key= (default: 'batch' if no other input option)")
+    p.add_argument("--input-key", help="the input widget's key= (default: 'v_bt_batch' if no other input option)")
     p.add_argument("--input-label", help="the input widget's label")
     p.add_argument("--input-selector", help="CSS of the input element (inside a non-stale element container)")
     p.add_argument("--values", help="comma-separated values to type in turn (fill + Enter)")
-    p.add_argument("--keys", help="comma-separated keys to press in turn instead of typing, e.g. ArrowRight,ArrowLeft")
-    p.add_argument("--watch", default=PLOTLY, help=f"CSS of the elements whose update ends a sample (default {PLOTLY})")
+    p.add_argument(
+        "--keys",
+        help="comma-separated key presses to use in turn instead of typing; a press may be a space-separated "
+        "sequence whose last key commits, e.g. 'ArrowRight,ArrowLeft' or 'ArrowDown Enter,ArrowUp Enter'",
+    )
+    p.add_argument(
+        "--watch",
+        default="chart_batch_cost",
+        help="comma-separated keys (st.plotly_chart key=) of the charts the input must redraw, or CSS when it "
+        "starts with '[', '.' or '#' (default chart_batch_cost)",
+    )
     p.add_argument("--expect", help="text the watched elements must contain after the change; may use {value}")
     p.add_argument("--compare", choices=["text", "html"], default="text", help="what counts as a change")
-    p.add_argument("-n", "--repetitions", type=int, default=15, help="measured changes per page (default 15)")
-    p.add_argument("--warmup", type=int, default=2, help="unmeasured changes per page first (default 2)")
+    p.add_argument("-n", "--repetitions", type=int, default=20, help="measured changes per page (default 20)")
+    p.add_argument("--warmup", type=int, default=3, help="unmeasured changes per page first (default 3)")
     p.add_argument("--timeout-s", type=float, default=30.0, help="give up on one change after this long")
     p.add_argument("--skip-trivial", action="store_true", help="measure the target page only")
     p.add_argument("--json", type=Path, help="write the samples to this JSON file")
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
-        args.input_key = "batch"
+        args.input_key = "v_bt_batch"
+        args.page_url_path = args.page_url_path or "batching"
     if args.repetitions < 1 or args.warmup < 0:
         p.error("--repetitions must be >= 1 and --warmup >= 0")
     return args
@@ -217,37 +314,38 @@ def _split(text: str | None) -> list[str] | None:
     return [v.strip() for v in text.split(",") if v.strip()] if text else None
 
 
+def targets_from(args: argparse.Namespace) -> list[Target]:
+    """The measurement plan: a trivial block before every target (unless skipped), so each ratio compares
+    two medians taken a few seconds apart on the same machine, browser and load."""
+    if args.suite:
+        pages = list(SUITE)
+    else:
+        css = args.watch.startswith(("[", ".", "#"))
+        pages = [
+            Target(
+                name=f"target ({args.app} /{args.page_url_path.lstrip('/')})",
+                app=(ROOT / args.app).resolve(),
+                url_path=args.page_url_path,
+                input_key=args.input_key,
+                input_label=args.input_label,
+                input_selector=args.input_selector,
+                values=_split(args.values),
+                keys=_split(args.keys),
+                watch_keys=() if css else tuple(_split(args.watch) or ()),
+                watch=args.watch if css else None,
+                expect=args.expect,
+                compare=args.compare,
+            )
+        ]
+    if args.skip_trivial:
+        return pages
+    return [t for page in pages for t in (TRIVIAL, page)]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    trivial = Target(
-        name="trivial (benchmarks/trivial_app.py)",
-        app=TRIVIAL_APP,
-        url_path="",
-        input_key="value",
-        input_label=None,
-        input_selector=None,
-        values=None,
-        keys=None,
-        watch=PLOTLY,
-        expect="value = {value}",
-        compare="text",
-    )
-    target = Target(
-        name=f"target ({args.app} /{args.page_url_path.lstrip('/')})",
-        app=(ROOT / args.app).resolve(),
-        url_path=args.page_url_path,
-        input_key=args.input_key,
-        input_label=args.input_label,
-        input_selector=args.input_selector,
-        values=_split(args.values),
-        keys=_split(args.keys),
-        watch=args.watch,
-        expect=args.expect,
-        compare=args.compare,
-    )
-    targets = [target] if args.skip_trivial else [trivial, target]
     try:
-        results = run(targets, args.repetitions, args.warmup, args.timeout_s * 1000)
+        results = run(targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000)
     except Exception as exc:  # report any failure as one line plus the exit code
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
