@@ -20,6 +20,7 @@ from economics.costs import (
     break_even_utilization,
     cost_per_mtok,
     cost_per_request_dedicated,
+    max_utilization,
     node_cost_fixed_and_variable,
 )
 from economics.model import FloatArray
@@ -77,7 +78,7 @@ class BreakEvenAnalysis:
     api_allowed: bool
     # current operating point
     utilization: float  # [1]
-    max_utilization: float  # 1/(p2a·u_target), the highest average utilization peak sizing allows [1]
+    max_utilization: float  # u_target/p2a, the highest average utilization peak sizing allows [1]
     api_usd_per_mtok: float  # [USD/Mtok output]
     owned_usd_per_mtok: float  # [USD/Mtok output] at the current demand
     node_usd_per_hour: float  # full load [USD/h]
@@ -162,7 +163,7 @@ def break_even_analysis(
         target_utilization=policy.target_utilization,
     )
     u_now = float(now_plan.utilization)
-    max_u = min(1.0, 1.0 / (p2a * policy.target_utilization))
+    max_u = float(max_utilization(p2a, policy.target_utilization))
 
     axes: dict[Axis, tuple[FloatArray, FloatArray, float]] = {
         # axis: (scale or value grid, display values, display value now)

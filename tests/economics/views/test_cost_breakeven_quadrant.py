@@ -49,3 +49,17 @@ def test_quadrant_places_every_workload() -> None:
     q = quadrant(s, evaluate(s), "onboarding-checks")
     assert q.labels.shape == (GRID, GRID)
     assert {p.workload_id for p in q.points} == {w.id for w in s.workloads}
+
+
+def test_break_even_capacity_limit_is_target_over_peak_to_average() -> None:
+    # Replicas are sized for the peak with 80% headroom, so the average utilization can reach at most
+    # u_target · λ_avg/λ_peak. Onboarding checks: 0.8 · 0.05/0.3 = 0.1333 (MODEL_SPEC §9.4's 1/(p2a·u_target)
+    # would say 0.3/(0.05·0.8) → capped at 1.0, i.e. no limit at all).
+    s = default_scenario()
+    wl = next(w for w in s.workloads if w.id == "onboarding-checks")
+    assert (wl.avg_requests_per_s, wl.peak_requests_per_s, s.policy.target_utilization) == (0.05, 0.3, 0.8)
+    inputs = BreakEvenInputs(
+        workload_id="onboarding-checks", option_id="owned-70b-ar", api_id="frontier-api", x="api_price", y="demand"
+    )
+    a = break_even_analysis(s, inputs, variant_capacities(s, inputs.workload_id))
+    assert a.max_utilization == pytest.approx(0.8 * 0.05 / 0.3, rel=1e-12)
