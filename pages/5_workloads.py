@@ -28,16 +28,26 @@ state.update(s)
 r = compute.evaluate(s)
 
 st.subheader("Routing quadrant")
-names = {w.id: w.name + (" (sovereign: APIs not allowed)" if w.sovereign else "") for w in s.workloads}
-region = view_select(
-    "Decision regions computed for",
-    "rt_workload",
-    [w.id for w in sorted(s.workloads, key=lambda w: w.sovereign)],
-    names.__getitem__,
-    help_text="Regions depend on a workload's request shape, SLOs and sovereignty: they are computed live for "
-    "this one by sweeping its demand (β) and failure cost (value). Every workload is placed at its own β and value.",
-)
-compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), key="chart_quadrant")
+
+
+@st.fragment
+def routing_quadrant() -> None:
+    """The region workload and the quadrant it draws; a change reruns only this part of the page (the
+    scenario and its result are those of the last full run: only the editor above changes them)."""
+    names = {w.id: w.name + (" (sovereign: APIs not allowed)" if w.sovereign else "") for w in s.workloads}
+    region = view_select(
+        "Decision regions computed for",
+        "rt_workload",
+        [w.id for w in sorted(s.workloads, key=lambda w: w.sovereign)],
+        names.__getitem__,
+        help_text="Regions depend on a workload's request shape, SLOs and sovereignty: they are computed live for "
+        "this one by sweeping its demand (β) and failure cost (value). Every workload is placed at its own β "
+        "and value.",
+    )
+    compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), key="chart_quadrant")
+
+
+routing_quadrant()
 
 st.subheader("Route, reason and margin")
 table(
