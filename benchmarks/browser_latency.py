@@ -17,13 +17,17 @@ Which charts are watched, and why
     harness's own work, and (b) wait for charts the input does not change, which a page that reruns only a
     fragment never redraws.
 
-The floor, and the ratio
-    The trivial page (``benchmarks/trivial_app.py``: one number input, one plotly chart) sets the floor
-    that Streamlit itself imposes (~120-190 ms on a 2-core machine, and noisy). A trivial block is measured
-    right before every page, each on a fresh tab after ``--warmup`` unmeasured changes, and the page's
-    ratio is its median over the median of the trivial block just before it, so both medians come from the
-    same browser, the same load and a few seconds apart. Target (issue #4): ratio ≤ 1.5 for every page.
-    The machine is shared: run it twice and look at both.
+The floor, and the ratio (same widget type on both sides)
+    The trivial page (``benchmarks/trivial_app.py``: one plotly chart driven by a number input, a slider
+    and a select box) sets the floor that Streamlit itself imposes (~110-190 ms on a 2-core machine, and
+    noisy). Each page is compared with the trivial page driven by the *same widget type* as the page's
+    input (``Target.widget``: "number", "slider" or "select"), with the same key presses: a select box's
+    open-dropdown-and-Enter and a slider's arrow key have their own browser-side cost, which the trivial
+    page pays too, so the ratio measures only what our page adds. A trivial block of that widget is
+    measured right before every page, each on a fresh tab after ``--warmup`` unmeasured changes, and the
+    page's ratio is its median over the median of the trivial block just before it, so both medians come
+    from the same browser, the same load and a few seconds apart. Target (issue #4): ratio ≤ 1.5 for every
+    page. The machine is shared: run it twice and look at both.
 
 Usage
     .venv/bin/python benchmarks/browser_latency.py --suite            # every dashboard page, n=20, warmup 3
@@ -39,7 +43,9 @@ by default the current value +1, +2, ... . ``--keys`` instead focuses the input 
 turn; one entry may be a space-separated sequence whose last key commits (and starts the clock).
 ``--watch``: comma-separated chart keys, or CSS when it starts with ``[``, ``.`` or ``#``; ``--compare
 html`` also catches changes that do not show in the text, such as a moved line. ``--expect`` may contain
-``{value}``. ``--json FILE`` writes all samples. Exit code 1 if an update never arrives.
+``{value}``. ``--trivial-widget`` picks the trivial page's widget for a single target (default: "select"
+when a ``--keys`` entry ends in Enter, "slider" for other ``--keys``, else "number"). ``--json FILE``
+writes all samples. Exit code 1 if an update never arrives.
 
 The Overview has no input of its own (every chart on it follows the scenario, edited on other pages), so
 the suite has no Overview case; ``benchmarks/bench_pages.py`` times its server side.
@@ -121,17 +127,43 @@ class Target:
     watch: str | None = None
     expect: str | None = None
     compare: str = "text"
+    widget: str = "number"  # the input's widget type: the trivial block before it uses the same
+    floor: bool = False  # a trivial block: the floor for the targets after it
 
 
-#: The floor: the trivial page's only chart, watched by its key like every chart of ours.
-TRIVIAL = Target(
-    name="trivial (benchmarks/trivial_app.py)",
-    app=TRIVIAL_APP,
-    url_path="",
-    input_key="value",
-    watch_keys=("chart",),
-    expect="value = {value}",
-)
+#: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
+#: widget type exactly as the suite drives our pages' widgets of that type.
+TRIVIAL: dict[str, Target] = {
+    "number": Target(
+        name="trivial (number input)",
+        app=TRIVIAL_APP,
+        url_path="",
+        input_key="value",
+        watch_keys=("chart",),
+        expect="value = {value}",
+        floor=True,
+    ),
+    "slider": Target(
+        name="trivial (slider)",
+        app=TRIVIAL_APP,
+        url_path="",
+        input_key="slider",
+        keys=["ArrowRight", "ArrowLeft"],
+        watch_keys=("chart",),
+        widget="slider",
+        floor=True,
+    ),
+    "select": Target(
+        name="trivial (select box)",
+        app=TRIVIAL_APP,
+        url_path="",
+        input_key="choice",
+        keys=["ArrowDown Enter", "ArrowUp Enter"],
+        watch_keys=("chart",),
+        widget="select",
+        floor=True,
+    ),
+}
 
 #: ``--suite``: one representative input per dashboard page and the chart that input must redraw.
 #: The Overview has no input of its own (every chart on it follows the scenario, edited on other pages).
@@ -143,6 +175,7 @@ SUITE: tuple[Target, ...] = (
         input_key="v_cost_util",
         keys=["ArrowRight", "ArrowLeft"],
         watch_keys=("chart_cost_at_u",),
+        widget="slider",
     ),
     Target(
         "Break-even (API compared)",
@@ -151,6 +184,7 @@ SUITE: tuple[Target, ...] = (
         input_key="v_be_api",
         keys=["ArrowDown Enter", "ArrowUp Enter"],
         watch_keys=("chart_be_utilization",),
+        widget="select",
     ),
     Target(
         "Batching (batch size)", ROOT / "app.py", "batching", input_key="v_bt_batch", watch_keys=("chart_batch_cost",)
@@ -162,6 +196,7 @@ SUITE: tuple[Target, ...] = (
         input_key="v_rt_workload",
         keys=["ArrowDown Enter", "ArrowUp Enter"],
         watch_keys=("chart_quadrant",),
+        widget="select",
     ),
 )
 
@@ -183,6 +218,7 @@ def watch_selectors(target: Target) -> tuple[str, str]:
 class Result:
     name: str
     samples_ms: list[float]
+    floor: bool = False
 
     @property
     def median_ms(self) -> float:
@@ -237,8 +273,10 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
 
 def measure(page: Page, base_url: str, target: Target, reps: int, warmup: int, timeout_ms: float) -> Result:
     goto_app(page, f"{base_url}/{target.url_path.lstrip('/')}", timeout_ms)
+    # the first load of a page may report "done" before a late chart mounts: wait for the watched one
+    page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
     samples = [one_change(page, target, i, timeout_ms) for i in range(warmup + reps)]
-    return Result(target.name, samples[warmup:])
+    return Result(target.name, samples[warmup:], target.floor)
 
 
 def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> list[Result]:
@@ -264,7 +302,7 @@ def report(results: list[Result], reps: int) -> str:
     lines = [f"{'page':<50} {'median':>8} {'p90':>8} {'min':>8} {'max':>8} {'ratio':>6}   [ms, n={reps}]"]
     floor: Result | None = None
     for r in results:
-        is_floor = r.name == TRIVIAL.name
+        is_floor = r.floor
         ratio = "" if is_floor or floor is None else f"{r.median_ms / floor.median_ms:6.2f}"
         lines.append(
             f"{r.name:<50} {r.median_ms:8.1f} {r.p90_ms:8.1f} {min(r.samples_ms):8.1f} "
@@ -299,6 +337,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("-n", "--repetitions", type=int, default=20, help="measured changes per page (default 20)")
     p.add_argument("--warmup", type=int, default=3, help="unmeasured changes per page first (default 3)")
     p.add_argument("--timeout-s", type=float, default=30.0, help="give up on one change after this long")
+    p.add_argument(
+        "--trivial-widget",
+        choices=sorted(TRIVIAL),
+        help="widget of the trivial page to compare a single target with (default: from --keys, see header)",
+    )
     p.add_argument("--skip-trivial", action="store_true", help="measure the target page only")
     p.add_argument("--json", type=Path, help="write the samples to this JSON file")
     args = p.parse_args(argv)
@@ -312,6 +355,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def _split(text: str | None) -> list[str] | None:
     return [v.strip() for v in text.split(",") if v.strip()] if text else None
+
+
+def _widget_of(keys: list[str] | None) -> str:
+    """The widget type a ``--keys`` plan drives: Enter commits a select box, bare arrows move a slider."""
+    if not keys:
+        return "number"
+    return "select" if any(k.split()[-1] == "Enter" for k in keys) else "slider"
 
 
 def targets_from(args: argparse.Namespace) -> list[Target]:
@@ -335,11 +385,12 @@ def targets_from(args: argparse.Namespace) -> list[Target]:
                 watch=args.watch if css else None,
                 expect=args.expect,
                 compare=args.compare,
+                widget=args.trivial_widget or _widget_of(_split(args.keys)),
             )
         ]
     if args.skip_trivial:
         return pages
-    return [t for page in pages for t in (TRIVIAL, page)]
+    return [t for page in pages for t in (TRIVIAL[page.widget], page)]
 
 
 def main(argv: list[str] | None = None) -> int:
