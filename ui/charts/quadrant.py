@@ -53,8 +53,7 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
         color = ROUTE_COLOR.get(q.label_names[idx], INFEASIBLE_COLOR)
         scale += [[rank / len(present), color], [(rank + 1) / len(present), color]]
     index_of = {idx: rank for rank, idx in enumerate(present)}
-    z = np.array([[index_of.get(int(v), np.nan) for v in row] for row in q.labels], dtype=float)
-    text = [[q.label_names[int(v)] if 0 <= int(v) < n else "" for v in row] for row in q.labels]
+    z = np.array([[index_of.get(int(v), np.nan) for v in row] for row in q.labels], dtype=np.float32)
     c.add(
         "heatmap",
         x=q.batchability,
@@ -65,8 +64,9 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
         colorscale=scale or [[0, INFEASIBLE_COLOR], [1, INFEASIBLE_COLOR]],
         opacity=0.35,
         showscale=False,
-        text=text,
-        hovertemplate="β %{x:.3g}<br>$%{y:,.3g} per 1k tokens<br>region: %{text}<extra></extra>",
+        # no per-cell hover text (it was ~65 KB of JSON per figure, the bulk of every redraw): the legend
+        # names the regions, and the workload points keep their own hover
+        hoverinfo="skip",
         name="decision regions",
     )
     for idx in present:  # legend entries for the regions
