@@ -11,6 +11,7 @@ from economics.views.breakeven import AXIS_LABEL, AXIS_NAME, BreakEvenAnalysis
 from ui.theme import API_WINS_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, Chart
 
 _LOG_AXES = {"api_price", "node_price", "demand"}
+MAP_CELLS = 40  # cells per axis of the break-even map at most: what the eye needs for two smooth regions
 
 
 def _today(c: Chart, x: float, y: float, name: str, hover: str) -> None:
@@ -111,11 +112,17 @@ def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
         x_log=x_log,
         y_log=y_log,
     )
-    z = np.log2(np.clip(a.owned_over_api, 1 / 64, 64))
+    # at most MAP_CELLS × MAP_CELLS cells in float32, one hover number per cell: the map was ~245 KB of
+    # JSON (61 × 61 cells, three float64 hover values each), most of every redraw of this page; the owned
+    # and API costs themselves are on the metrics and curves
+    sx = slice(None, None, math.ceil(len(a.x_values) / MAP_CELLS))
+    sy = slice(None, None, math.ceil(len(a.y_values) / MAP_CELLS))
+    xs, ys, ratio = a.x_values[sx], a.y_values[sy], a.owned_over_api[sy, sx]
+    z = np.log2(np.clip(ratio, 1 / 64, 64)).astype(np.float32)
     c.add(
         "heatmap",
-        x=a.x_values,
-        y=a.y_values,
+        x=xs,
+        y=ys,
         z=z,
         zmin=-4,
         zmax=4,
@@ -125,17 +132,14 @@ def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
             "tickvals": [-4, -2, 0, 2, 4],
             "ticktext": ["÷16 (owned cheaper)", "÷4", "equal", "×4", "×16 (API cheaper)"],
         },
-        customdata=np.dstack([a.owned_usd_per_mtok_grid, a.api_usd_per_mtok_grid, a.owned_over_api]),
-        hovertemplate=(
-            "x %{x:,.3g}<br>y %{y:,.3g}<br>owned $%{customdata[0]:,.3g}/Mtok"
-            "<br>API $%{customdata[1]:,.3g}/Mtok<br>owned ÷ API %{customdata[2]:,.2f}<extra></extra>"
-        ),
+        customdata=ratio.astype(np.float32),
+        hovertemplate="x %{x:,.3g}<br>y %{y:,.3g}<br>owned ÷ API %{customdata:,.2f}<extra></extra>",
         name="owned ÷ API cost",
     )
     c.add(
         "contour",
-        x=a.x_values,
-        y=a.y_values,
+        x=xs,
+        y=ys,
         z=z,
         contours={"start": 0, "end": 0, "size": 1, "coloring": "none"},
         line={"color": "#111111", "width": 3},
