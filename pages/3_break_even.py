@@ -17,30 +17,40 @@ st.caption(
     "can never exceed peak-to-average × target utilization: that limit is drawn on every chart."
 )
 
-inputs = break_even_inputs(s)
-if inputs is not None:
-    a = compute.break_even(s, inputs)
-    if not a.feasible:
-        st.warning(fmt.md_escape(a.reason))
-    else:
-        if not a.api_allowed:
-            st.info(
-                "Sovereign data: this API is not allowed for this workload; the comparison shows what "
-                "sovereignty costs.",
-                icon=":material/lock:",
+
+@st.fragment
+def break_even_view() -> None:
+    """Inputs, metrics and the three charts; a change of any input reruns only this part of the page (the
+    scenario is the one of the last full run: no input here changes it)."""
+    inputs = break_even_inputs(s)
+    if inputs is not None:
+        a = compute.break_even(s, inputs)
+        if not a.feasible:
+            st.warning(fmt.md_escape(a.reason))
+        else:
+            if not a.api_allowed:
+                st.info(
+                    "Sovereign data: this API is not allowed for this workload; the comparison shows what "
+                    "sovereignty costs.",
+                    icon=":material/lock:",
+                )
+            m = st.columns(4)
+            m[0].metric("Owned today [USD/Mtok output]", fmt.usd(a.owned_usd_per_mtok))
+            m[1].metric("API [USD/Mtok output]", fmt.usd(a.api_usd_per_mtok))
+            m[2].metric(
+                "Utilization today",
+                fmt.pct(a.utilization, 1),
+                help="Average load over the paid replicas' SLO capacity.",
             )
-        m = st.columns(4)
-        m[0].metric("Owned today [USD/Mtok output]", fmt.usd(a.owned_usd_per_mtok))
-        m[1].metric("API [USD/Mtok output]", fmt.usd(a.api_usd_per_mtok))
-        m[2].metric(
-            "Utilization today", fmt.pct(a.utilization, 1), help="Average load over the paid replicas' SLO capacity."
-        )
-        m[3].metric(
-            "Break-even utilization",
-            fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
-            help=f"Owned is cheaper above it. The capacity limit is {fmt.pct(a.max_utilization)}.",
-        )
-        left, right = st.columns(2)
-        compute.chart(charts.utilization_curve_figure, a, key="chart_be_utilization", where=left)
-        compute.chart(charts.demand_curve_figure, a, key="chart_be_demand", where=right)
-        compute.chart(charts.break_even_map_figure, a, key="chart_be_map")
+            m[3].metric(
+                "Break-even utilization",
+                fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
+                help=f"Owned is cheaper above it. The capacity limit is {fmt.pct(a.max_utilization)}.",
+            )
+            left, right = st.columns(2)
+            compute.chart(charts.utilization_curve_figure, a, key="chart_be_utilization", where=left)
+            compute.chart(charts.demand_curve_figure, a, key="chart_be_demand", where=right)
+            compute.chart(charts.break_even_map_figure, a, key="chart_be_map")
+
+
+break_even_view()
