@@ -98,8 +98,9 @@ pio.templates[TEMPLATE_NAME] = _template()
 
 TEMPLATE_JSON = pio.templates[TEMPLATE_NAME].to_plotly_json()
 #: A log axis labelled at 1, 2 and 5 of each decade only (plotly's default labels every digit when the
-#: range is short, which a projector turns into noise).
-LOG_AXIS: dict[str, object] = {"type": "log", "dtick": "D2"}
+#: range is short, which a projector turns into noise). ``~g`` writes every label in full (0.5, 0.2, 0.1,
+#: 0.05); without it plotly prints the 2s and 5s as bare digits, so "5" could mean 0.5 or 0.05.
+LOG_AXIS: dict[str, object] = {"type": "log", "dtick": "D2", "tickformat": "~g"}
 
 
 def legend_margin(rows: int) -> int:
