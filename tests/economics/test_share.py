@@ -12,36 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from economics import share
-from economics.hardware import GPU
-from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode, RentedNode
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import DiffusionScheme, SpeculativeScheme
 from economics.workload import Workload
+from tests.economics.configs import H100_SXM, LLAMA_31_8B
 
-H100 = GPU(
-    id="h100-sxm",
-    name="H100 SXM",
-    peak_flops_bf16_per_s=989.4e12,
-    peak_flops_fp8_per_s=1979e12,
-    hbm_bandwidth_bytes_per_s=3.35e12,
-    hbm_capacity_bytes=80e9,
-    link_bandwidth_bytes_per_s=450e9,
-    power_w=700,
-    source="NVIDIA H100 datasheet",
-    as_of="2023-01-01",
-)
-LLAMA_8B = ModelSpec(
-    id="llama-3.1-8b",
-    name="Llama-3.1-8B",
-    n_layers=32,
-    d_model=4096,
-    n_heads=32,
-    n_kv_heads=8,
-    head_dim=128,
-    d_ff=14336,
-    vocab=128256,
-)
+H100 = H100_SXM
+LLAMA_8B = LLAMA_31_8B
 
 
 def scenario(n_workloads: int = 2) -> Scenario:

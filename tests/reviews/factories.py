@@ -5,34 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from economics.hardware import GPU
-from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode, RentedNode
 from economics.result import FleetSummary, OptionResult, Result, WorkloadDecision
 from economics.scenario import OwnedOption, Scenario
 from economics.workload import Workload
+from tests.economics.configs import H100_SXM, LLAMA_31_8B
 
-H100 = GPU(
-    id="h100-sxm",
-    name="H100 SXM",
-    peak_flops_bf16_per_s=989.4e12,
-    peak_flops_fp8_per_s=1979e12,
-    hbm_bandwidth_bytes_per_s=3.35e12,
-    hbm_capacity_bytes=80e9,
-    link_bandwidth_bytes_per_s=450e9,
-    power_w=700,
-)
-LLAMA_8B = ModelSpec(
-    id="llama-3.1-8b",
-    name="Llama-3.1-8B",
-    n_layers=32,
-    d_model=4096,
-    n_heads=32,
-    n_kv_heads=8,
-    head_dim=128,
-    d_ff=14336,
-    vocab=128256,
-)
+H100 = H100_SXM
+LLAMA_8B = LLAMA_31_8B
 
 
 def small_scenario(**overrides: Any) -> Scenario:
