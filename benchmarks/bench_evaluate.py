@@ -14,30 +14,17 @@ Usage
 
 from __future__ import annotations
 
-import os
-
-# one core, before numpy is imported
-os.environ["OMP_NUM_THREADS"] = "1"
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
-os.environ["MKL_NUM_THREADS"] = "1"
-
 import argparse
-import statistics
-import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 
+import _harness  # noqa: F401  (first: one core before numpy loads)
 import numpy as np
+from _harness import median_s
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from economics.evaluate import evaluate, evaluate_grid  # noqa: E402
-from economics.scenario import Scenario  # noqa: E402
-from economics.scenarios import default_scenario  # noqa: E402
-from economics.workload import Workload  # noqa: E402
+from economics.evaluate import evaluate, evaluate_grid
+from economics.scenario import Scenario
+from economics.scenarios import default_scenario
+from economics.workload import Workload
 
 TARGETS_S = {"bank": 0.020, "grid": 0.100, "portfolio": 0.250}
 
@@ -67,16 +54,6 @@ def portfolio(base: Scenario, n: int, seed: int = 20261202) -> Scenario:
             )
         )
     return base.model_copy(update={"workloads": tuple(workloads)})
-
-
-def median_s(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:

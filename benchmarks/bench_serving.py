@@ -21,42 +21,20 @@ Usage
 
 from __future__ import annotations
 
-import os
-
-# one core, before numpy is imported
-os.environ["OMP_NUM_THREADS"] = "1"
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
-os.environ["MKL_NUM_THREADS"] = "1"
-
 import argparse
-import statistics
-import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
 
+import _harness  # noqa: F401  (first: one core before numpy loads)
 import numpy as np
+from _harness import H100, LLAMA_70B, median_s
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from economics.hardware import GPU, Deployment, Efficiency  # noqa: E402
-from economics.iteration import AnyScheme  # noqa: E402
-from economics.model import ModelSpec  # noqa: E402
-from economics.schemes import ARScheme, SpeculativeScheme  # noqa: E402
-from economics.serving import continuous_batching, replicas_for_peak, slo_capacity  # noqa: E402
+from economics.hardware import Deployment, Efficiency
+from economics.iteration import AnyScheme
+from economics.model import ModelSpec
+from economics.schemes import ARScheme, SpeculativeScheme
+from economics.serving import continuous_batching, replicas_for_peak, slo_capacity
 
 TARGET_S = 0.200
 
-H100 = GPU(
-    id="h100-sxm", name="H100 SXM", peak_flops_bf16_per_s=989.4e12, peak_flops_fp8_per_s=1979e12,
-    hbm_bandwidth_bytes_per_s=3.35e12, hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700,
-)  # fmt: skip
-LLAMA_70B = ModelSpec(
-    id="llama-3.1-70b", name="Llama 3.1 70B", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
-    head_dim=128, d_ff=28672, vocab=128256,
-)  # fmt: skip
 MIXTRAL = ModelSpec(
     id="mixtral-8x7b", name="Mixtral 8x7B", n_layers=32, d_model=4096, n_heads=32, n_kv_heads=8,
     head_dim=128, d_ff=0, vocab=32000, n_experts=8, experts_top_k=2, n_moe_layers=32, d_ff_expert=14336,
@@ -87,16 +65,6 @@ def pipeline(model: ModelSpec, dep: Deployment, scheme: AnyScheme, w: dict[str, 
     return float(np.sum(cb.tpot_s[cb.stable]))  # touch the result
 
 
-def median_seconds(fn: Callable[[], float], repeats: int) -> float:
-    fn()  # warm-up (imports, caches)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=10_000)
@@ -115,7 +83,7 @@ def main() -> int:
     status = 0
     for i, (name, model, dep, scheme) in enumerate(cases):
         repeats = args.repeats if i == 0 else max(3, args.repeats // 5)
-        med = median_seconds(lambda m=model, d=dep, s=scheme: pipeline(m, d, s, w), repeats)
+        med = median_s(lambda m=model, d=dep, s=scheme: pipeline(m, d, s, w), repeats)
         line = f"{name}: {args.points} points, median {med * 1e3:.1f} ms over {repeats} runs"
         if i == 0:
             ok = med <= TARGET_S

@@ -15,32 +15,18 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import _harness  # noqa: F401  (first: one core before numpy loads)
+from _harness import median_s
 
-from economics import store  # noqa: E402
-from economics.evaluate import evaluate  # noqa: E402
-from economics.scenarios import default_scenario  # noqa: E402
-
-
-def median_s(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
+from economics import store
+from economics.evaluate import evaluate
+from economics.scenarios import default_scenario
 
 _WORKER: dict[str, Any] = {}
 

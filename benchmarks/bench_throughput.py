@@ -18,60 +18,28 @@ Usage
 
 from __future__ import annotations
 
-import os
-
-# one core, before numpy is imported
-os.environ["OMP_NUM_THREADS"] = "1"
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
-os.environ["MKL_NUM_THREADS"] = "1"
-
 import argparse
 import contextlib
 import io
-import statistics
+import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
 
+import _harness  # noqa: F401  (first: one core before numpy loads)
 import numpy as np
+from _harness import H100, LLAMA_70B, ROOT, median_s
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from economics.cli import main as cli_main  # noqa: E402
-from economics.hardware import GPU, Deployment, Efficiency  # noqa: E402
-from economics.model import ModelSpec  # noqa: E402
-from economics.roofline import forward_time  # noqa: E402
-from economics.schemes import ARScheme  # noqa: E402
-from economics.throughput import closed_loop, steady_decode  # noqa: E402
+from economics.cli import main as cli_main
+from economics.hardware import Deployment, Efficiency
+from economics.roofline import forward_time
+from economics.schemes import ARScheme
+from economics.throughput import closed_loop, steady_decode
 
 TARGET_SWEEP_S = 0.020
 ACCEPTANCE = [
     "throughput", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus", "8", "--precision", "bf16",
     "--input-tokens", "1000", "--output-tokens", "500", "--batch", "1", "--ideal", "--format", "json",
 ]  # fmt: skip
-
-H100 = GPU(
-    id="h100-sxm", name="H100 SXM", peak_flops_bf16_per_s=989.4e12, peak_flops_fp8_per_s=1979e12,
-    hbm_bandwidth_bytes_per_s=3.35e12, hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700,
-)  # fmt: skip
-LLAMA_70B = ModelSpec(
-    id="llama-3.1-70b", name="Llama 3.1 70B", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
-    head_dim=128, d_ff=28672, vocab=128256,
-)  # fmt: skip
-
-
-def median_seconds(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up (imports, caches)
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def main() -> int:
@@ -84,16 +52,16 @@ def main() -> int:
     batch = np.geomspace(1.0, 1024.0, 100)[:, None]
     context = np.linspace(0.0, 131_072.0, 100)[None, :]
     assert np.broadcast(batch, context).size == 10_000
-    sweep = median_seconds(lambda: forward_time(LLAMA_70B, dep, eff, batch, 1, context), args.repeats)
+    sweep = median_s(lambda: forward_time(LLAMA_70B, dep, eff, batch, 1, context), args.repeats)
     ok = sweep <= TARGET_SWEEP_S
     print(
         f"forward_time, 10^4 points (100 batch x 100 context): median {sweep * 1e3:.2f} ms over {args.repeats} runs"
         f" (target {TARGET_SWEEP_S * 1e3:.0f} ms: {'ok' if ok else 'MISSED'})"
     )
     t_in, t_out = context + 1.0, 500.0
-    steady = median_seconds(lambda: steady_decode(LLAMA_70B, dep, eff, ARScheme(), batch, t_in, t_out), args.repeats)
+    steady = median_s(lambda: steady_decode(LLAMA_70B, dep, eff, ARScheme(), batch, t_in, t_out), args.repeats)
     print(f"steady_decode (--batch), same grid: median {steady * 1e3:.2f} ms")
-    loop = median_seconds(lambda: closed_loop(LLAMA_70B, dep, eff, ARScheme(), batch, t_in, t_out), args.repeats)
+    loop = median_s(lambda: closed_loop(LLAMA_70B, dep, eff, ARScheme(), batch, t_in, t_out), args.repeats)
     print(f"closed_loop (--concurrency), same grid: median {loop * 1e3:.2f} ms")
 
     def in_process() -> None:
@@ -101,7 +69,7 @@ def main() -> int:
             status = cli_main(ACCEPTANCE)
         assert status == 0
 
-    cli = median_seconds(in_process, args.cli_repeats)
+    cli = median_s(in_process, args.cli_repeats)
     print(f"CLI acceptance command in process (catalog cached): median {cli * 1e3:.2f} ms")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -110,7 +78,7 @@ def main() -> int:
             [sys.executable, "-m", "economics", *ACCEPTANCE], check=True, capture_output=True, cwd=ROOT, env=env
         )
 
-    wall = median_seconds(sub, args.cli_repeats)
+    wall = median_s(sub, args.cli_repeats)
     print(f"CLI acceptance command as a subprocess (interpreter + imports + catalog): median {wall * 1e3:.0f} ms")
     return 0 if ok else 1
 

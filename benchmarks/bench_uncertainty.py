@@ -14,38 +14,16 @@ Usage
 
 from __future__ import annotations
 
-import os
-
-# one core, before numpy is imported
-os.environ["OMP_NUM_THREADS"] = "1"
-os.environ["OPENBLAS_NUM_THREADS"] = "1"
-os.environ["MKL_NUM_THREADS"] = "1"
-
 import argparse
-import statistics
-import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import _harness  # noqa: F401  (first: one core before numpy loads)
+from _harness import median_s
 
-from economics.scenarios import default_scenario  # noqa: E402
-from economics.uncertainty import build_surrogate, monte_carlo, tornado  # noqa: E402
+from economics.scenarios import default_scenario
+from economics.uncertainty import build_surrogate, monte_carlo, tornado
 
 TARGETS_S = {"draws": 0.200, "tornado": 0.050, "build": 1.0, "end-to-end": 1.2}
-
-
-def median_s(fn: Callable[[], object], repeats: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:
