@@ -6,12 +6,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 from pydantic import ValidationError
 
-from economics.offers import NodeOffer, OwnedNode, RentedNode
+from economics._errors import error_items, field_path
+from economics.offers import NodeOffer, RentedNode
 from ui import format as fmt
 from ui import state
 from ui.widgets.common import bounds, describe
@@ -49,6 +50,47 @@ def _number(
     return float(out) / scale
 
 
+class _Field(NamedTuple):
+    """One input: the node's field, its label with unit, step, display scale and formats."""
+
+    name: str
+    label: str
+    step: float
+    fmt_: str
+    scale: float = 1.0
+    show: str = "{:,g}"
+    integer: bool = False
+
+
+#: Rows of inputs, each drawn in its own row of columns. Shares are shown in percent (scale 100).
+_RENTED: tuple[tuple[_Field, ...], ...] = (
+    (
+        _Field("price_usd_per_gpu_hour", "Rental price [USD per GPU-hour]", 0.1, "%.2f", show="${:,.2f}"),
+        _Field("gpus_per_node", "GPUs per node [count]", 1, "%.0f", integer=True),
+    ),
+)
+_OWNED: tuple[tuple[_Field, ...], ...] = (
+    (
+        _Field("capex_usd", "Purchase price per node [USD]", 5000, "%.0f", show="${:,.0f}"),
+        _Field("economic_life_years", "Economic life [years]", 0.5, "%.1f"),
+        _Field("cost_of_capital_per_year", "Cost of capital [% per year]", 0.5, "%.1f", 100, "{:.1f}%"),
+        _Field("ops_fraction_of_capex_per_year", "Operations [% of CapEx per year]", 0.5, "%.1f", 100, "{:.1f}%"),
+    ),
+    (
+        _Field("node_power_kw", "Node power, maximum [kW]", 0.1, "%.1f"),
+        _Field("pue", "PUE [ratio]", 0.05, "%.2f"),
+        _Field("electricity_usd_per_kwh", "Electricity [USD per kWh]", 0.01, "%.3f", show="${:,.3f}"),
+        _Field("colocation_usd_per_kw_month", "Colocation [USD per kW-month]", 5, "%.0f", show="${:,.0f}"),
+    ),
+    (
+        _Field("power_fraction_busy", "Power drawn when busy [% of max]", 5, "%.0f", 100, "{:.0f}%"),
+        _Field("power_fraction_idle", "Power drawn when idle [% of max]", 5, "%.0f", 100, "{:.0f}%"),
+        _Field("nodes_owned", "Nodes already owned [count]", 1, "%.0f", integer=True),
+        _Field("ops_fixed_usd_per_hour", "Fixed operations [USD per hour]", 0.5, "%.2f", show="${:,.2f}"),
+    ),
+)
+
+
 def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
     """Inputs for one node; returns the edited node, or the unchanged one with an error box if invalid.
 
@@ -56,125 +98,19 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
     appear in each input's help.
     """
     changes: dict[str, float | int] = {}
-    if isinstance(node, RentedNode):
-        c = st.columns(2)
-        changes["price_usd_per_gpu_hour"] = _number(
-            node,
-            default,
-            "price_usd_per_gpu_hour",
-            "Rental price [USD per GPU-hour]",
-            step=0.1,
-            fmt_="%.2f",
-            where=c[0],
-            show="${:,.2f}",
-        )
-        changes["gpus_per_node"] = int(
-            _number(node, default, "gpus_per_node", "GPUs per node [count]", step=1, fmt_="%.0f", where=c[1])
-        )
-    else:
-        assert isinstance(node, OwnedNode)
-        c = st.columns(4)
-        changes["capex_usd"] = _number(
-            node,
-            default,
-            "capex_usd",
-            "Purchase price per node [USD]",
-            step=5000,
-            fmt_="%.0f",
-            where=c[0],
-            show="${:,.0f}",
-        )
-        changes["economic_life_years"] = _number(
-            node, default, "economic_life_years", "Economic life [years]", step=0.5, fmt_="%.1f", where=c[1]
-        )
-        changes["cost_of_capital_per_year"] = _number(
-            node,
-            default,
-            "cost_of_capital_per_year",
-            "Cost of capital [% per year]",
-            step=0.5,
-            scale=100,
-            fmt_="%.1f",
-            where=c[2],
-            show="{:.1f}%",
-        )
-        changes["ops_fraction_of_capex_per_year"] = _number(
-            node,
-            default,
-            "ops_fraction_of_capex_per_year",
-            "Operations [% of CapEx per year]",
-            step=0.5,
-            scale=100,
-            fmt_="%.1f",
-            where=c[3],
-            show="{:.1f}%",
-        )
-        c = st.columns(4)
-        changes["node_power_kw"] = _number(
-            node, default, "node_power_kw", "Node power, maximum [kW]", step=0.1, fmt_="%.1f", where=c[0]
-        )
-        changes["pue"] = _number(node, default, "pue", "PUE [ratio]", step=0.05, fmt_="%.2f", where=c[1])
-        changes["electricity_usd_per_kwh"] = _number(
-            node,
-            default,
-            "electricity_usd_per_kwh",
-            "Electricity [USD per kWh]",
-            step=0.01,
-            fmt_="%.3f",
-            where=c[2],
-            show="${:,.3f}",
-        )
-        changes["colocation_usd_per_kw_month"] = _number(
-            node,
-            default,
-            "colocation_usd_per_kw_month",
-            "Colocation [USD per kW-month]",
-            step=5,
-            fmt_="%.0f",
-            where=c[3],
-            show="${:,.0f}",
-        )
-        c = st.columns(4)
-        changes["power_fraction_busy"] = _number(
-            node,
-            default,
-            "power_fraction_busy",
-            "Power drawn when busy [% of max]",
-            step=5,
-            scale=100,
-            fmt_="%.0f",
-            where=c[0],
-            show="{:.0f}%",
-        )
-        changes["power_fraction_idle"] = _number(
-            node,
-            default,
-            "power_fraction_idle",
-            "Power drawn when idle [% of max]",
-            step=5,
-            scale=100,
-            fmt_="%.0f",
-            where=c[1],
-            show="{:.0f}%",
-        )
-        changes["nodes_owned"] = int(
-            _number(node, default, "nodes_owned", "Nodes already owned [count]", step=1, fmt_="%.0f", where=c[2])
-        )
-        changes["ops_fixed_usd_per_hour"] = _number(
-            node,
-            default,
-            "ops_fixed_usd_per_hour",
-            "Fixed operations [USD per hour]",
-            step=0.5,
-            fmt_="%.2f",
-            where=c[3],
-            show="${:,.2f}",
-        )
+    rows = _RENTED if isinstance(node, RentedNode) else _OWNED
+    for row in rows:
+        columns = st.columns(4 if len(row) > 2 else 2)
+        for f, where in zip(row, columns, strict=False):
+            value = _number(
+                node, default, f.name, f.label, step=f.step, scale=f.scale, fmt_=f.fmt_, where=where, show=f.show
+            )
+            changes[f.name] = int(value) if f.integer else value
     try:
         return type(node).model_validate({**node.model_dump(), **changes})
     except ValidationError as exc:
         st.error(
             f"{fmt.md_escape(node.name)}: not applied. "
-            + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False))
+            + "; ".join(f"{field_path(loc)}: {msg}" for loc, _, msg in error_items(exc))
         )
         return node
