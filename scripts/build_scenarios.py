@@ -78,7 +78,8 @@ def owned_node(node_id: str, name: str, nodes_owned: int, **overrides: Any) -> d
         "source": "MODEL_SPEC §9.1 defaults and data/prices/owned.csv (CapEx $280k, 4 y, 8%, 10.2 kW, f 0.7, "
         "PUE 1.3, $0.10/kWh, colocation $150/kW-month, ops 8%/y); "
         + A
-        + "all of them; overrides are listed in the scenario description",
+        + "all of them"
+        + ("; changed here: " + ", ".join(f"{k} = {v:g}" for k, v in overrides.items()) if overrides else ""),
         "as_of": REVIEW_DATE.isoformat(),
     }
     node.update(overrides)
