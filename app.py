@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import state
+from ui import memory, state
 from ui.defaults import default_scenario
 from ui.format import md_escape
 from ui.widgets import scenario_panel
@@ -24,6 +24,7 @@ st.set_page_config(
     initial_sidebar_state="expanded",
 )
 state.init(default_scenario)
+memory.freeze_startup_objects()  # once per process: later collections skip what start-up loaded
 
 decide = [
     st.Page("pages/1_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
