@@ -44,6 +44,23 @@ def numbers(page: Page) -> list[str]:
     return metrics + titles
 
 
+#: For every drawn chart, the y-axis title and tick labels that stick out of the chart's left edge.
+_CUT_OFF_JS = """
+(sel) => Array.from(document.querySelectorAll(sel)).flatMap(gd => {
+  const left = gd.querySelector('svg.main-svg').getBoundingClientRect().left;
+  const title = gd.querySelector('.gtitle')?.textContent || '?';
+  return Array.from(gd.querySelectorAll('.g-ytitle text, .yaxislayer-above .ytick text'))
+    .filter(t => t.textContent && t.getBoundingClientRect().left < left - 0.5)
+    .map(t => `${title}: "${t.textContent}"`);
+})
+"""
+
+
+def cut_off_labels(page: Page) -> list[str]:
+    """Y-axis labels drawn past the chart's left edge: margins are sized by ``ui.theme``, not by plotly."""
+    return list(page.evaluate(_CUT_OFF_JS, f"{FRESH_CONTAINER} .js-plotly-plot"))
+
+
 def test_batch_size_redraws_the_cost_chart(page: Page, app_url: str) -> None:
     goto_app(page, app_url)
     open_page(page, "Batching and the memory wall")
@@ -79,6 +96,7 @@ def test_share_link_reproduces_every_page_in_a_new_context(browser: Browser, app
         assert "s=v1." in a.url, "the URL carries the scenario on every page"
         seen_a[title] = numbers(a)
         assert seen_a[title], title
+        assert cut_off_labels(a) == [], title
 
     context = browser.new_context(viewport={"width": 1440, "height": 900})  # no cookies, no session
     try:
