@@ -7,7 +7,16 @@ import streamlit as st
 from ui import compute, state
 from ui import format as fmt
 from ui.charts import breakeven as charts
-from ui.widgets.breakeven import break_even_inputs
+from ui.widgets.breakeven import break_even_inputs, map_axes
+from ui.widgets.common import view_tabs
+
+#: The page's three views of one comparison; only the open tab's chart is built and drawn.
+CHARTS = ("utilization", "demand", "map")
+CHART_LABEL = {
+    "utilization": "Against utilization",
+    "demand": "Against demand",
+    "map": "Map over two inputs",
+}
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Break-even: when owning beats the API")
@@ -20,7 +29,7 @@ st.caption(
 
 @st.fragment
 def break_even_view() -> None:
-    """Inputs, metrics and the three charts; a change of any input reruns only this part of the page (the
+    """Inputs, metrics and the open tab's chart; a change of any input reruns only this part of the page (the
     scenario is the one of the last full run: no input here changes it)."""
     inputs = break_even_inputs(s)
     if inputs is not None:
@@ -47,10 +56,15 @@ def break_even_view() -> None:
                 fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
                 help=f"Owned is cheaper above it. The capacity limit is {fmt.pct(a.max_utilization)}.",
             )
-            left, right = st.columns(2)
-            compute.chart(charts.utilization_curve_figure, a, key="chart_be_utilization", where=left)
-            compute.chart(charts.demand_curve_figure, a, key="chart_be_demand", where=right)
-            compute.chart(charts.break_even_map_figure, a, key="chart_be_map")
+            shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
+            with tab:
+                if shown == "utilization":
+                    compute.chart(charts.utilization_curve_figure, a, key="chart_be_utilization")
+                elif shown == "demand":
+                    compute.chart(charts.demand_curve_figure, a, key="chart_be_demand")
+                else:
+                    m = compute.break_even(s, map_axes(inputs))
+                    compute.chart(charts.break_even_map_figure, m, key="chart_be_map")
 
 
 break_even_view()

@@ -36,6 +36,9 @@ class View(BaseModel):
     be_api: str = Field(default="", max_length=64, pattern=_ID, description="API compared [-]")
     be_x: BreakEvenAxis = Field(default="utilization", description="heat-map x axis [-]")
     be_y: BreakEvenAxis = Field(default="api_price", description="heat-map y axis [-]")
+    be_chart: Literal["utilization", "demand", "map"] = Field(
+        default="utilization", description="break-even chart on screen [-]"
+    )
     bt_ar: str = Field(default="", max_length=64, pattern=_ID, description="owned AR option studied [-]")
     bt_diff: str = Field(default="", max_length=64, pattern=_ID, description="owned diffusion option studied [-]")
     bt_workload: str = Field(default="", max_length=64, pattern=_ID, description="request shape [-]")

@@ -88,7 +88,7 @@ def test_cost_page_measured_throughput_replaces_the_model() -> None:
     assert len(measured) == 1
     # one replica of 8 GPUs = the whole $17.557/h node; at U = 100%: 17.557e6/(3600·1000) = $4.877 per Mtok
     assert measured[0]["y"][-1] == pytest.approx(17.557065 * 1e6 / 3600 / 1000, rel=1e-4)
-    assert at.query_params["cost_measured"] == "1000.0"
+    assert at.session_state["_view"].cost_measured == 1000.0  # what the share link and the URL carry
 
 
 def test_break_even_page_prices_the_api_for_the_workload() -> None:
@@ -99,16 +99,30 @@ def test_break_even_page_prices_the_api_for_the_workload() -> None:
     at.selectbox(key="v_be_api").set_value("mercury-api").run()
     # Mercury 2 at $0.25/$0.75: (6000·0.25 + 800·0.75)/1e6 = $0.0021 per task = $2.625 per Mtok output
     assert number(metrics(at)["API [USD/Mtok output]"]) == pytest.approx(2.625, abs=0.006)
-    assert at.query_params["be_api"] == "mercury-api"
+    assert at.session_state["_view"].be_api == "mercury-api"
+
+
+def test_break_even_draws_only_the_open_tab() -> None:
+    at = run_page("3_break_even")
+    assert [spec["layout"]["title"]["text"] for spec in plotly_specs(at)] == [
+        chart(at, "utilization")["layout"]["title"]["text"]
+    ]
+    assert not [w for w in at.selectbox if w.key in ("v_be_x", "v_be_y")], "map axes live in the map's tab"
 
 
 def test_break_even_map_axes_follow_the_selection() -> None:
-    at = run_page("3_break_even")
+    at = run_page("3_break_even", query={"be_chart": "map"})  # a link can open the map's tab
     at.selectbox(key="v_be_x").set_value("node_price").run()
     at.selectbox(key="v_be_y").set_value("demand").run()
     spec = chart(at, "Where owned beats the API")
     assert "node cost" in spec["layout"]["xaxis"]["title"]["text"]
     assert "demand" in spec["layout"]["yaxis"]["title"]["text"]
+    assert len(plotly_specs(at)) == 1
+    # x moved onto y's axis: y falls back to the first axis still allowed, without an error
+    at.selectbox(key="v_be_x").set_value("demand").run()
+    assert not at.exception
+    assert at.selectbox(key="v_be_y").value == "api_price"
+    assert at.session_state["_view"].be_chart == "map"
 
 
 def test_batching_page_batch_size_moves_throughput_and_cost() -> None:

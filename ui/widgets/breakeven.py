@@ -6,6 +6,7 @@ import streamlit as st
 
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
+from ui import view
 from ui.widgets.common import view_select
 
 AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]
@@ -44,6 +45,12 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
         help_text="Its price for this workload's tokens (cache, negotiated and batch discounts included).",
         container=c[2],
     )
+    x, y = view.get().be_x, view.get().be_y
+    return BreakEvenInputs(workload_id=workload_id, option_id=option_id, api_id=api_id, x=x, y=y)
+
+
+def map_axes(inputs: BreakEvenInputs) -> BreakEvenInputs:
+    """The two axes of the map (drawn in the map's tab only); ``inputs`` with the axes chosen."""
     c = st.columns(3)
     x = view_select(
         "Map x axis",
@@ -62,4 +69,4 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
         help_text="Utilization and demand cannot be paired: demand sets the utilization.",
         container=c[1],
     )
-    return BreakEvenInputs(workload_id=workload_id, option_id=option_id, api_id=api_id, x=x, y=y)  # type: ignore[arg-type]
+    return inputs.model_copy(update={"x": x, "y": y})

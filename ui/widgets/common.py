@@ -63,7 +63,10 @@ def view_select(
             label, options, index=index, format_func=format_func, key=state.key(f"v_{name}"), help=help_text
         )
     )
-    view.set_value(name, "" if choice == options[0] and current not in options else choice)
+    # an id setting keeps '' ("the first one") while its stored id is gone from the scenario; a setting
+    # without that default (a map axis) stores the option shown
+    first = choice == options[0] and current not in options and view.View.model_fields[name].default == ""
+    view.set_value(name, "" if first else choice)
     return choice
 
 
@@ -105,3 +108,23 @@ def view_number(
     )
     view.set_value(name, float(value))
     return float(value)
+
+
+def view_tabs(name: str, options: Sequence[str], labels: Callable[[str], str]) -> tuple[str, Any]:
+    """Tabs whose content runs only for the open one; returns (the open option, its container).
+
+    Only the open tab's chart is built and drawn, so an input above the tabs redraws one chart instead of
+    every chart of the page. Which tab is open is a view setting, so a shared link opens the same one.
+    """
+    current = str(getattr(view.get(), name))
+    by_label = {labels(o): o for o in options}
+    tabs = st.tabs(
+        list(by_label),
+        default=labels(current if current in options else options[0]),
+        key=state.key(f"v_{name}"),
+        on_change="rerun",
+    )
+    open_index = next((i for i, t in enumerate(tabs) if t.open), 0)
+    choice = options[open_index]
+    view.set_value(name, choice)
+    return choice, tabs[open_index]
