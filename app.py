@@ -51,3 +51,4 @@ if notice is not None:
     st.button("Dismiss this message", key="dismiss_notice", on_click=state.dismiss_notice)
 state.sync_url()
 page.run()
+state.sync_url()  # view settings the page changed; a fragment rerun leaves the URL to the next full run

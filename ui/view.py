@@ -76,12 +76,15 @@ def get() -> View:
 
 
 def set_value(name: str, value: object) -> None:
-    """Change one setting (validated) and keep the URL in step."""
+    """Change one setting (validated). The URL follows at the end of the next full run (``app.py``), not
+    here: a setting moved inside a fragment (a slider, a select box) then costs no URL rewrite, which made
+    the browser push a history entry with a ~3 KB address on every step (~15 ms each, and a Back button
+    that replays every slider position). The Share dialog builds its link from this state, so it is always
+    complete."""
     current = get()
     if getattr(current, name) == value:
         return
     st.session_state[_VIEW] = View.model_validate({**current.model_dump(), name: value})
-    sync_url()
 
 
 def params() -> dict[str, str]:
