@@ -1,0 +1,42 @@
+"""Margins sized from the tick labels a chart will show (plotly's automargin is off for speed)."""
+
+from __future__ import annotations
+
+from ui.theme import Chart, left_margin, tick_labels
+
+
+def test_log_axis_labels_are_the_1_2_5_ticks_over_the_padded_data_with_prefix() -> None:
+    labels = tick_labels([0.003, 40.0], {"type": "log", "tickprefix": "$"})
+    # the autorange is padded by 1.5x either side: 0.002 .. 60, so 0.002 and 50 show, 0.001 and 100 do not
+    assert labels[0] == "$0.002"
+    assert labels[-1] == "$50"
+    assert "$0.001" not in labels
+    assert "$100" not in labels
+
+
+def test_linear_axis_labels_use_a_1_2_5_step_over_the_given_range() -> None:
+    # range 0..110: 110/6 = 18.3 per tick, so a step of 20
+    assert tick_labels([5.0], {"range": [0, 110], "ticksuffix": "%"}) == ["0%", "20%", "40%", "60%", "80%", "100%"]
+
+
+def test_category_labels_are_the_categories() -> None:
+    assert tick_labels(["KYC batch", None, "Analyst research"], {}) == ["KYC batch", "Analyst research"]
+
+
+def test_left_margin_grows_with_the_widest_label_and_the_title() -> None:
+    short = left_margin(["$1"], has_title=True)
+    long = left_margin(["Analyst research (frontier reasoning)"], has_title=True)
+    assert long > short + 200  # 35 more characters
+    assert left_margin(["$1"], has_title=False) < short
+
+
+def test_chart_turns_automargin_off_and_sets_the_left_margin() -> None:
+    c = Chart("t", "x [1]", "y [USD]")
+    c.add(x=[1, 2], y=[1000.0, 250000.0])
+    c.axis("xaxis2", domain=[0.5, 1])
+    fig = c.figure()
+    assert fig.layout.xaxis.automargin is False
+    assert fig.layout.yaxis.automargin is False
+    assert fig.layout.xaxis2.automargin is False
+    assert fig.layout.margin.l == left_margin(tick_labels([1000.0, 250000.0], {}), has_title=True)
+    assert fig.layout.margin.l > left_margin(["0"], has_title=True)
