@@ -19,15 +19,16 @@ Which charts are watched, and why
 
 The floor, and the ratio (same widget type on both sides)
     The trivial page (``benchmarks/trivial_app.py``: one plotly chart driven by a number input, a slider
-    and a select box) sets the floor that Streamlit itself imposes (~110-190 ms on a 2-core machine, and
-    noisy). Each page is compared with the trivial page driven by the *same widget type* as the page's
-    input (``Target.widget``: "number", "slider" or "select"), with the same key presses: a select box's
-    open-dropdown-and-Enter and a slider's arrow key have their own browser-side cost, which the trivial
-    page pays too, so the ratio measures only what our page adds. A trivial block of that widget is
-    measured right before every page, each on a fresh tab after ``--warmup`` unmeasured changes, and the
-    page's ratio is its median over the median of the trivial block just before it, so both medians come
-    from the same browser, the same load and a few seconds apart. Target (issue #4): ratio ≤ 1.5 for every
-    page. The machine is shared: run it twice and look at both.
+    and a select box) sets the floor that Streamlit itself imposes (~50-100 ms on a 2-core machine with
+    this repo's ``.streamlit/config.toml``, and noisy). Each page is compared with the trivial page driven
+    by the *same widget type* as the page's input (``Target.widget``: "number", "slider" or "select"), with
+    the same key presses: a select box's open-dropdown-and-Enter and a slider's arrow key have their own
+    browser-side cost, which the trivial page pays too, so the ratio measures only what our page adds. The
+    trivial page and the page under test are open in two tabs of one browser and changed in turn (trivial,
+    page, trivial, page, ...) after ``--warmup`` unmeasured changes each; the ratio is the page's median
+    over the trivial page's median, both taken over the same seconds of the machine's load (blocks measured
+    one after the other drifted by up to ±0.2 in the ratio on this shared machine). Target (issue #4):
+    ratio ≤ 1.5 for every page. The machine is shared: run it twice and look at both.
 
 Usage
     .venv/bin/python benchmarks/browser_latency.py --suite            # every dashboard page, n=20, warmup 3
@@ -127,8 +128,8 @@ class Target:
     watch: str | None = None
     expect: str | None = None
     compare: str = "text"
-    widget: str = "number"  # the input's widget type: the trivial block before it uses the same
-    floor: bool = False  # a trivial block: the floor for the targets after it
+    widget: str = "number"  # the input's widget type: the trivial page it is compared with uses the same
+    floor: bool = False  # the trivial page: the floor for the target after it
 
 
 #: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
@@ -271,34 +272,77 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
     return float(t1) - float(t0)
 
 
-def measure(page: Page, base_url: str, target: Target, reps: int, warmup: int, timeout_ms: float) -> Result:
+def open_target(page: Page, base_url: str, target: Target, timeout_ms: float) -> None:
     goto_app(page, f"{base_url}/{target.url_path.lstrip('/')}", timeout_ms)
     # the first load of a page may report "done" before a late chart mounts: wait for the watched one
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
+
+
+def measure(page: Page, base_url: str, target: Target, reps: int, warmup: int, timeout_ms: float) -> Result:
+    open_target(page, base_url, target, timeout_ms)
     samples = [one_change(page, target, i, timeout_ms) for i in range(warmup + reps)]
     return Result(target.name, samples[warmup:], target.floor)
 
 
+def measure_pair(
+    pages: tuple[Page, Page],
+    urls: tuple[str, str],
+    pair: tuple[Target, Target],
+    reps: int,
+    warmup: int,
+    timeout_ms: float,
+) -> list[Result]:
+    """The trivial page and a target in two tabs, changed in turn (trivial, target, trivial, ...): the two
+    medians come from the same seconds of the same machine's load, not from blocks a minute apart."""
+    for page, url, target in zip(pages, urls, pair, strict=True):
+        page.bring_to_front()
+        open_target(page, url, target, timeout_ms)
+    samples: tuple[list[float], list[float]] = ([], [])
+    for i in range(warmup + reps):
+        for page, target, out in zip(pages, pair, samples, strict=True):
+            page.bring_to_front()  # a background tab gets no animation frames
+            out.append(one_change(page, target, i, timeout_ms))
+    return [Result(t.name, out[warmup:], t.floor) for t, out in zip(pair, samples, strict=True)]
+
+
 def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> list[Result]:
-    """Measure the targets in order, each on a fresh tab; one server per distinct app, kept for the run."""
-    results = []
+    """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
+    floor followed by a target is measured interleaved with it (:func:`measure_pair`)."""
+    results: list[Result] = []
     with sync_playwright() as pw, contextlib.ExitStack() as servers:
         browser = launch_chromium(pw)
         urls: dict[Path, str] = {}
+
+        def url_of(target: Target) -> str:
+            if target.app not in urls:
+                urls[target.app] = servers.enter_context(running_server(target.app)).url
+            return urls[target.app]
+
         try:
-            for target in targets:
-                if target.app not in urls:
-                    urls[target.app] = servers.enter_context(running_server(target.app)).url
-                page = browser.new_page(viewport={"width": 1440, "height": 900})
-                results.append(measure(page, urls[target.app], target, reps, warmup, timeout_ms))
-                page.close()
+            i = 0
+            while i < len(targets):
+                target = targets[i]
+                paired = target.floor and i + 1 < len(targets) and not targets[i + 1].floor
+                group = (target, targets[i + 1]) if paired else (target,)
+                tabs = [browser.new_page(viewport={"width": 1440, "height": 900}) for _ in group]
+                if paired:
+                    pair = (group[0], group[1])
+                    page_pair = (tabs[0], tabs[1])
+                    results += measure_pair(
+                        page_pair, (url_of(pair[0]), url_of(pair[1])), pair, reps, warmup, timeout_ms
+                    )
+                else:
+                    results.append(measure(tabs[0], url_of(target), target, reps, warmup, timeout_ms))
+                for tab in tabs:
+                    tab.close()
+                i += len(group)
         finally:
             browser.close()
     return results
 
 
 def report(results: list[Result], reps: int) -> str:
-    """One line per measurement; every target measured right after a trivial block gets its ratio to it."""
+    """One line per measurement; every target measured with a trivial page gets its ratio to it."""
     lines = [f"{'page':<50} {'median':>8} {'p90':>8} {'min':>8} {'max':>8} {'ratio':>6}   [ms, n={reps}]"]
     floor: Result | None = None
     for r in results:
@@ -365,8 +409,8 @@ def _widget_of(keys: list[str] | None) -> str:
 
 
 def targets_from(args: argparse.Namespace) -> list[Target]:
-    """The measurement plan: a trivial block before every target (unless skipped), so each ratio compares
-    two medians taken a few seconds apart on the same machine, browser and load."""
+    """The measurement plan: the trivial page before every target (unless skipped), measured interleaved
+    with it, so each ratio compares two medians taken over the same seconds of the same machine's load."""
     if args.suite:
         pages = list(SUITE)
     else:
