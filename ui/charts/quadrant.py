@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from economics.views.quadrant import Quadrant
-from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, Chart
+from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, Chart, log10_axis
 
 #: Region colors by route label: owned diffusion green, owned AR blue, APIs warm, none gray.
 ROUTE_COLOR: dict[str, str] = {
@@ -34,6 +34,11 @@ def _label_positions(q: Quadrant) -> list[str]:
     return positions
 
 
+def _half_cell(values: np.ndarray) -> float:
+    """The factor half a cell spans on a geometric grid."""
+    return float(np.sqrt(values[1] / values[0])) if len(values) > 1 else 1.0
+
+
 def quadrant_figure(q: Quadrant) -> go.Figure:
     """x: batchability β (log), y: value at risk per 1,000 output tokens (log); regions of one workload."""
     c = Chart(
@@ -42,9 +47,10 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
         "value at risk [USD per 1,000 output tokens] (log)",
         height=560,
         legend_rows=2,
-        x_log=True,
-        y_log=True,
     )
+    # both axes hold log10 values on linear axes labelled like log axes (log10_axis): the region map then
+    # draws as one pixel per cell, not one rectangle per cell
+    xs, ys = q.batchability, PER_1K * q.value_usd_per_output_token
     n = len(q.label_names)
     present = sorted({int(v) for v in np.unique(q.labels) if 0 <= int(v) < n})
     # a discrete colorscale over the label indices present, so each region has exactly its route's color
@@ -56,8 +62,8 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
     z = np.array([[index_of.get(int(v), np.nan) for v in row] for row in q.labels], dtype=np.float32)
     c.add(
         "heatmap",
-        x=q.batchability,
-        y=PER_1K * q.value_usd_per_output_token,
+        x=np.log10(xs),
+        y=np.log10(ys),
         z=z,
         zmin=-0.5,
         zmax=len(present) - 0.5,
@@ -79,10 +85,12 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
             name=f"region: {label}",
             opacity=0.5,
         )
-    x_lo, y_lo = float(q.batchability[0]), float(PER_1K * q.value_usd_per_output_token[0])
+    x_lo, y_lo = float(xs[0]), float(ys[0])
+    beta = [max(p.batchability, x_lo) for p in q.points]
+    value = [max(PER_1K * p.value_usd_per_output_token, y_lo) for p in q.points]
     c.add(
-        x=[max(p.batchability, x_lo) for p in q.points],
-        y=[max(PER_1K * p.value_usd_per_output_token, y_lo) for p in q.points],
+        x=[math.log10(b) for b in beta],
+        y=[math.log10(v) for v in value],
         mode="markers+text",
         marker={
             "size": [18 if p.workload_id == q.region_workload_id else 13 for p in q.points],
@@ -93,15 +101,17 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
         textposition=_label_positions(q),
         textfont={"size": 13, "color": "#111111"},
         customdata=[
-            [p.route_label, p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None]
-            for p in q.points
+            [p.route_label, p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None, b, v]
+            for p, b, v in zip(q.points, beta, value, strict=True)
         ],
         hovertemplate=(
-            "<b>%{text}</b><br>route: %{customdata[0]}<br>β %{x:.3g}, $%{y:,.3g} per 1k tokens"
+            "<b>%{text}</b><br>route: %{customdata[0]}<br>β %{customdata[2]:.3g}, $%{customdata[3]:,.3g} per 1k tokens"
             "<br>margin over runner-up $%{customdata[1]:,.4f}/task<extra></extra>"
         ),
         name="workloads (color: their route)",
     )
-    c.vline(1.0, log_x=True, width=1, text="β = 1: batches can form", position="bottom right")
-    c.axis("yaxis", tickprefix="$")
+    c.vline(0.0, log_x=False, width=1, text="β = 1: batches can form", position="bottom right")  # log10(1)
+    half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
+    c.axis("xaxis", **log10_axis(float(xs[0]) / half_x, float(xs[-1]) * half_x))
+    c.axis("yaxis", **log10_axis(float(ys[0]) / half_y, float(ys[-1]) * half_y, prefix="$"))
     return c.figure()
