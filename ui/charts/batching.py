@@ -19,7 +19,8 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
         "arithmetic intensity [FLOP/byte] (log)",
         "attained compute [TFLOP/s per GPU] (log)",
         height=480,
-        legend_rows=2,
+        # plotly puts each of these long entries on its own row: one row per roof line and per scheme
+        legend_rows=2 * len(a.roofs) + len(dict.fromkeys(p.label for p in a.points)),
         x_log=True,
         y_log=True,
     )
