@@ -9,6 +9,7 @@ from ui import format as fmt
 from ui.charts import breakeven as charts
 from ui.widgets.breakeven import break_even_inputs, map_axes
 from ui.widgets.common import view_tabs
+from ui.widgets.key_figures import key_figures
 
 #: The page's three views of one comparison; only the open tab's chart is built and drawn.
 CHARTS = ("utilization", "demand", "map")
@@ -43,18 +44,18 @@ def break_even_view() -> None:
                     "sovereignty costs.",
                     icon=":material/lock:",
                 )
-            m = st.columns(4)
-            m[0].metric("Owned today [USD/Mtok output]", fmt.usd(a.owned_usd_per_mtok))
-            m[1].metric("API [USD/Mtok output]", fmt.usd(a.api_usd_per_mtok))
-            m[2].metric(
-                "Utilization today",
-                fmt.pct(a.utilization, 1),
-                help="Average load over the paid replicas' SLO capacity.",
-            )
-            m[3].metric(
-                "Break-even utilization",
-                fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
-                help=f"Owned is cheaper above it. The capacity limit is {fmt.pct(a.max_utilization)}.",
+            key_figures(
+                [
+                    ("Owned today [USD/Mtok output]", fmt.usd(a.owned_usd_per_mtok)),
+                    ("API [USD/Mtok output]", fmt.usd(a.api_usd_per_mtok)),
+                    ("Utilization today", fmt.pct(a.utilization, 1)),
+                    (
+                        "Break-even utilization",
+                        fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
+                    ),
+                ],
+                help_text="Utilization today: average load over the paid replicas' SLO capacity. Owned is "
+                f"cheaper above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}.",
             )
             shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
             with tab:

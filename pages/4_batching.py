@@ -8,6 +8,7 @@ from ui import compute, state
 from ui import format as fmt
 from ui.charts import batching as charts
 from ui.widgets.batching import batch_input, batching_inputs
+from ui.widgets.key_figures import key_figures
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Batching and the memory wall")
@@ -22,44 +23,27 @@ if inputs is not None:
     a = compute.batching(s, inputs)
     st.caption(
         f"Request shape: {a.input_tokens:,} prompt tokens, {a.output_tokens:,} output tokens "
-        f"(workload: {fmt.md_escape(a.workload_name)})."
+        f"(workload: {fmt.md_escape(a.workload_name)}). KV cap: the caches of at most "
+        f"{fmt.count(a.memory.max_batch)} sequences of this shape fit next to the weights."
     )
 
     @st.fragment
     def at_batch() -> None:
         """The batch size and what depends on it; a change reruns only this part of the page."""
         p = compute.batch_point_at(s, inputs, batch_input())
-        m = st.columns(3)
-        m[0].metric(
-            f"AR tok/s at batch {p.batch}",
-            fmt.count(p.tokens_per_s),
-            help="Output tokens per second of one AR replica, steady decode.",
-        )
-        m[1].metric(
-            "AR, USD/Mtok while busy",
-            fmt.usd(p.cost_usd_per_mtok),
-            help="Replica cost per hour ÷ throughput at this batch, at 100% utilization.",
-        )
-        m[2].metric(
-            f"Swing, batch 1 → {p.batch}",
-            f"÷{p.cost_swing:,.1f}",
-            help="Cost per Mtok at batch 1 divided by cost per Mtok at this batch.",
-        )
-        m = st.columns(3)
-        m[0].metric(
-            f"FLOP/B, {'compute' if p.compute_bound else 'memory'}-bound",
-            f"{p.intensity_flop_per_byte:,.0f}",
-            help="Arithmetic intensity of the AR decode pass; the GPU's ridge point is on the roofline.",
-        )
-        m[1].metric(
-            f"KV cache, batch {p.batch}",
-            fmt.gb(p.kv_bytes),
-            help=f"The KV caches of the batch; room for {fmt.count(a.memory.max_batch)} sequences at this shape.",
-        )
-        m[2].metric(
-            "KV cap [sequences]",
-            fmt.count(a.memory.max_batch),
-            help="Largest batch whose KV caches fit next to the weights at this request shape.",
+        key_figures(
+            [
+                (f"AR tok/s at batch {p.batch}", fmt.count(p.tokens_per_s)),
+                ("AR, USD/Mtok while busy", fmt.usd(p.cost_usd_per_mtok)),
+                (f"Swing, batch 1 → {p.batch}", f"÷{p.cost_swing:,.1f}"),
+                (f"FLOP/B, {'compute' if p.compute_bound else 'memory'}-bound", f"{p.intensity_flop_per_byte:,.0f}"),
+                (f"KV cache, batch {p.batch}", fmt.gb(p.kv_bytes)),
+            ],
+            title=f"Autoregressive replica at batch {p.batch}",
+            help_text="Tokens per second: output tokens of one AR replica in steady decode. USD/Mtok while busy: "
+            "the replica's cost per hour ÷ that throughput, at 100% utilization. Swing: cost per Mtok at batch 1 "
+            "÷ cost per Mtok at this batch. FLOP/B: arithmetic intensity of the AR decode pass (the GPU's ridge "
+            "point is on the roofline). KV cache: the caches of the whole batch.",
         )
         compute.chart(charts.batch_cost_figure, a, p, key="chart_batch_cost")
 

@@ -35,11 +35,12 @@ def open_page(page: Page, title: str) -> None:
 
 
 def numbers(page: Page) -> list[str]:
-    """What a reviewer reads: every metric and every chart title on the page, in order."""
+    """What a reviewer reads: every metric, key-figures table and chart title on the page, in order."""
     charts = page.locator(f"{FRESH_CONTAINER} .js-plotly-plot")
     expect(charts.first).to_be_visible()
     expect(page.locator(f"{FRESH_CONTAINER} .js-plotly-plot .gtitle")).to_have_count(charts.count())
     metrics = fresh(page, "stMetricValue").all_inner_texts()
+    metrics += page.locator(f"{FRESH_CONTAINER} [data-testid=stMarkdownContainer] table").all_inner_texts()
     titles = page.locator(f"{FRESH_CONTAINER} .js-plotly-plot .gtitle").all_inner_texts()
     return metrics + titles
 

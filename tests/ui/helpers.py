@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,24 @@ def run_page(page: str | None = None, query: dict[str, str] | None = None) -> Ap
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    """Metric label → displayed value."""
-    return {m.label: m.value for m in at.metric}
+    """Label → displayed value of every ``st.metric`` and every key-figures table (``ui.widgets.key_figures``)."""
+    found = {m.label: m.value for m in at.metric}
+    for md in at.markdown:
+        lines = str(md.value).splitlines()
+        if len(lines) < 3 or not lines[0].startswith("| ") or not lines[1].startswith("|:--"):
+            continue
+        if lines[1] == "|:--|--:|":  # one figure per row: label | value
+            pairs = [_cells(line) for line in lines[2:]]
+        else:  # labels over one row of values
+            pairs = list(zip(_cells(lines[0]), _cells(lines[2]), strict=True))
+        found.update((label, value.removeprefix("**").removesuffix("**")) for label, value in pairs)
+    return found
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a markdown table row, markdown escapes removed (an escaped pipe stays in its cell)."""
+    cells = re.split(r"(?<!\\)\|", row.strip().strip("|"))
+    return [re.sub(r"\\(.)", r"\1", c.strip()) for c in cells]
 
 
 def number(text: str) -> float:
