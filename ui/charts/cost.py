@@ -21,7 +21,7 @@ def cost_curve_figure(a: CostAnalysis) -> go.Figure:
         "utilization of the replica's SLO capacity [%]",
         "effective cost [USD per Mtok output] (log)",
         height=520,
-        legend_rows=math.ceil((len(a.curves) + len(a.apis) + 1) / 2),
+        legend_rows=len(a.curves) + len(a.apis) + 1,  # long names: plotly puts one per row
         y_log=True,
     )
     option_rank: dict[str, int] = {}

@@ -23,7 +23,7 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
         "all-in cost [USD per Mtok output, prefill and idle time included] (log)",
         "",
         height=max(320, 80 + 62 * len(workloads)),
-        legend_rows=math.ceil(len(styles) / 2),
+        legend_rows=len(styles),  # long names: plotly puts one per row
         x_log=True,
     )
     kinds = option_kinds(scenario)
