@@ -344,7 +344,19 @@ class Chart:
             margin = layout["margin"]
             assert isinstance(margin, dict)
             margin.setdefault("l", left_margin(labels, has_title=has_title))
+        for name, axis in layout.items():
+            if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
+                _dollars_on_every_log_tick(axis)
         return go.Figure(data=self.data, layout=layout)
+
+
+def _dollars_on_every_log_tick(axis: dict[str, object]) -> None:
+    """plotly leaves ``tickprefix`` off the 2s and 5s of a "D2" log axis ("$100, 50, 20, $10"); d3's
+    currency flag (``$~g``) puts "$" on every label."""
+    wanted = {"tickformat": "~g", "tickprefix": "$"}
+    if all(axis.get(k) == v for k, v in wanted.items()):
+        axis.pop("tickprefix")
+        axis["tickformat"] = "$~g"
 
 
 AXIS_NAME = re.compile(r"[xy]axis\d*")

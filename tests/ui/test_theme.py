@@ -40,3 +40,12 @@ def test_chart_turns_automargin_off_and_sets_the_left_margin() -> None:
     assert fig.layout.xaxis2.automargin is False
     assert fig.layout.margin.l == left_margin(tick_labels([1000.0, 250000.0], {}), has_title=True)
     assert fig.layout.margin.l > left_margin(["0"], has_title=True)
+
+
+def test_dollar_log_axes_put_the_sign_on_every_label() -> None:
+    c = Chart("t", "x [1]", "y [USD] (log)", y_log=True)
+    c.add(x=[1, 2], y=[0.5, 500.0])
+    c.axis("yaxis", tickprefix="$")
+    fig = c.figure()
+    assert fig.layout.yaxis.tickformat == "$~g"
+    assert not fig.layout.yaxis.tickprefix
