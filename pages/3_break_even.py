@@ -64,8 +64,8 @@ def break_even_view() -> None:
                 elif shown == "demand":
                     compute.chart(charts.demand_curve_figure, a, key="chart_be_demand")
                 else:
-                    m = compute.break_even(s, map_axes(inputs))
-                    compute.chart(charts.break_even_map_figure, m, key="chart_be_map")
+                    mapped = compute.break_even(s, map_axes(inputs))
+                    compute.chart(charts.break_even_map_figure, mapped, key="chart_be_map")
 
 
 break_even_view()

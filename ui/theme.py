@@ -106,6 +106,18 @@ TEMPLATE_JSON = pio.templates[TEMPLATE_NAME].to_plotly_json()
 LOG_AXIS: dict[str, object] = {"type": "log", "dtick": "D2", "tickformat": "~g"}
 
 
+def log_ticks(lo: float, hi: float, mantissas: tuple[int, ...] = (1, 2, 5)) -> list[float]:
+    """The values ``m × 10^e`` (``m`` in ``mantissas``) from ``lo`` to ``hi``, ends included: the ticks of a
+    "D2" log axis."""
+    tol = 1 + 1e-9  # 0.1 × 10 is not exactly 1
+    return [
+        m * 10.0**e
+        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for m in mantissas
+        if lo <= m * 10.0**e * tol and m * 10.0**e <= hi * tol
+    ]
+
+
 def log10_axis(lo: float, hi: float, *, prefix: str = "") -> dict[str, object]:
     """A linear axis over log10 values that reads like :data:`LOG_AXIS`: ticks at 1, 2 and 5 of each decade
     (at the powers of ten only beyond four decades) labelled with the value itself, range ``lo``..``hi``.
@@ -115,14 +127,8 @@ def log10_axis(lo: float, hi: float, *, prefix: str = "") -> dict[str, object]:
     of the plot, then encoded to PNG, the slowest part of redrawing the routing quadrant. Plot
     ``np.log10(values)`` on this axis.
     """
-    decades = math.log10(hi / lo)
-    mantissas = (1, 2, 5) if decades <= 4 else (1,)  # over more decades, 1-2-5 labels crowd a projector
-    ticks = [
-        m * 10.0**e
-        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-        for m in mantissas
-        if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)
-    ]
+    # over more than four decades, 1-2-5 labels crowd a projector
+    ticks = log_ticks(lo, hi, (1, 2, 5) if math.log10(hi / lo) <= 4 else (1,))
     return {
         "type": "linear",
         "range": [math.log10(lo), math.log10(hi)],
@@ -174,12 +180,7 @@ def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[st
     else:
         return []
     if log:
-        ticks = [
-            m * 10.0**e
-            for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-            for m in (1, 2, 5)
-            if lo <= m * 10.0**e <= hi
-        ] or [lo, hi]
+        ticks = log_ticks(lo, hi) or [lo, hi]
         return [f"{prefix}{t:g}{suffix}".replace("e+0", "e+").replace("e-0", "e-") for t in ticks]
     if hi == lo:
         return [f"{prefix}{lo:,.6g}{suffix}"]
@@ -332,21 +333,17 @@ class Chart:
         will show (:func:`tick_labels`); the bottom one already holds the x title and the legend.
         """
         layout = {**self.layout, "shapes": self.shapes, "annotations": self.annotations}
+        y_axis, margin = layout["yaxis"], layout["margin"]
+        assert isinstance(y_axis, dict)
+        assert isinstance(margin, dict)
+        if y_axis.setdefault("automargin", False) is False:
+            labels = tick_labels([v for t in self.data if t.get("yaxis", "y") == "y" for v in _y_values(t)], y_axis)
+            title = y_axis.get("title")
+            margin.setdefault("l", left_margin(labels, has_title=isinstance(title, dict) and bool(title.get("text"))))
         for name, axis in layout.items():
             if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
                 axis.setdefault("automargin", False)
-        y_axis = layout["yaxis"]
-        assert isinstance(y_axis, dict)
-        if y_axis.get("automargin") is False:
-            labels = tick_labels([v for t in self.data if t.get("yaxis", "y") == "y" for v in _y_values(t)], y_axis)
-            title = y_axis.get("title")
-            has_title = isinstance(title, dict) and bool(title.get("text"))
-            margin = layout["margin"]
-            assert isinstance(margin, dict)
-            margin.setdefault("l", left_margin(labels, has_title=has_title))
-        for name, axis in layout.items():
-            if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
-                _dollars_on_every_log_tick(axis)
+                _dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
         return go.Figure(data=self.data, layout=layout)
 
 

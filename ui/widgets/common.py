@@ -117,9 +117,8 @@ def view_tabs(name: str, options: Sequence[str], labels: Callable[[str], str]) -
     every chart of the page. Which tab is open is a view setting, so a shared link opens the same one.
     """
     current = str(getattr(view.get(), name))
-    by_label = {labels(o): o for o in options}
     tabs = st.tabs(
-        list(by_label),
+        [labels(o) for o in options],
         default=labels(current if current in options else options[0]),
         key=state.key(f"v_{name}"),
         on_change="rerun",
