@@ -278,64 +278,49 @@ def open_target(page: Page, base_url: str, target: Target, timeout_ms: float) ->
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 
 
-def measure(page: Page, base_url: str, target: Target, reps: int, warmup: int, timeout_ms: float) -> Result:
-    open_target(page, base_url, target, timeout_ms)
-    samples = [one_change(page, target, i, timeout_ms) for i in range(warmup + reps)]
-    return Result(target.name, samples[warmup:], target.floor)
-
-
-def measure_pair(
-    pages: tuple[Page, Page],
-    urls: tuple[str, str],
-    pair: tuple[Target, Target],
-    reps: int,
-    warmup: int,
-    timeout_ms: float,
+def measure(
+    pages: list[Page], urls: list[str], group: list[Target], reps: int, warmup: int, timeout_ms: float
 ) -> list[Result]:
-    """The trivial page and a target in two tabs, changed in turn (trivial, target, trivial, ...): the two
+    """The targets of ``group`` in tabs of their own, changed in turn (trivial, target, trivial, ...): the
     medians come from the same seconds of the same machine's load, not from blocks a minute apart."""
-    for page, url, target in zip(pages, urls, pair, strict=True):
+    for page, url, target in zip(pages, urls, group, strict=True):
         page.bring_to_front()
         open_target(page, url, target, timeout_ms)
-    samples: tuple[list[float], list[float]] = ([], [])
+    samples: list[list[float]] = [[] for _ in group]
     for i in range(warmup + reps):
-        for page, target, out in zip(pages, pair, samples, strict=True):
+        for page, target, out in zip(pages, group, samples, strict=True):
             page.bring_to_front()  # a background tab gets no animation frames
             out.append(one_change(page, target, i, timeout_ms))
-    return [Result(t.name, out[warmup:], t.floor) for t, out in zip(pair, samples, strict=True)]
+    return [Result(t.name, out[warmup:], t.floor) for t, out in zip(group, samples, strict=True)]
+
+
+def groups(targets: list[Target]) -> list[list[Target]]:
+    """Each trivial floor with the target after it (measured together); any other target on its own."""
+    out: list[list[Target]] = []
+    for target in targets:
+        if out and out[-1][-1].floor and not target.floor:
+            out[-1].append(target)
+        else:
+            out.append([target])
+    return out
 
 
 def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> list[Result]:
     """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
-    floor followed by a target is measured interleaved with it (:func:`measure_pair`)."""
+    floor and the target after it are measured interleaved (:func:`measure`)."""
     results: list[Result] = []
     with sync_playwright() as pw, contextlib.ExitStack() as servers:
         browser = launch_chromium(pw)
         urls: dict[Path, str] = {}
-
-        def url_of(target: Target) -> str:
-            if target.app not in urls:
-                urls[target.app] = servers.enter_context(running_server(target.app)).url
-            return urls[target.app]
-
         try:
-            i = 0
-            while i < len(targets):
-                target = targets[i]
-                paired = target.floor and i + 1 < len(targets) and not targets[i + 1].floor
-                group = (target, targets[i + 1]) if paired else (target,)
+            for group in groups(targets):
+                for target in group:
+                    if target.app not in urls:
+                        urls[target.app] = servers.enter_context(running_server(target.app)).url
                 tabs = [browser.new_page(viewport={"width": 1440, "height": 900}) for _ in group]
-                if paired:
-                    pair = (group[0], group[1])
-                    page_pair = (tabs[0], tabs[1])
-                    results += measure_pair(
-                        page_pair, (url_of(pair[0]), url_of(pair[1])), pair, reps, warmup, timeout_ms
-                    )
-                else:
-                    results.append(measure(tabs[0], url_of(target), target, reps, warmup, timeout_ms))
+                results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
                 for tab in tabs:
                     tab.close()
-                i += len(group)
         finally:
             browser.close()
     return results

@@ -104,9 +104,8 @@ def test_break_even_page_prices_the_api_for_the_workload() -> None:
 
 def test_break_even_draws_only_the_open_tab() -> None:
     at = run_page("3_break_even")
-    assert [spec["layout"]["title"]["text"] for spec in plotly_specs(at)] == [
-        chart(at, "utilization")["layout"]["title"]["text"]
-    ]
+    assert len(plotly_specs(at)) == 1
+    chart(at, "utilization")  # the open tab's: the curve against utilization
     assert not [w for w in at.selectbox if w.key in ("v_be_x", "v_be_y")], "map axes live in the map's tab"
 
 
