@@ -23,8 +23,21 @@ from pydantic import TypeAdapter
 from economics.costs import (
     cost_per_mtok,
 )
-from economics.fleet import fleet_summary, monthly_cost
-from economics.flips import all_flips, flip_rows
+from economics.demand import day_demand
+from economics.fleet import monthly_cost
+from economics.offers import OwnedNode, RentedNode
+from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
+from economics.plan_accounts import (
+    Accounts,
+    baseline_usd,
+    marginal_usd_per_month,
+    nodes_needed_by,
+    plan_accounts,
+    plan_nodes,
+    plan_problem,
+    plan_replicas,
+)
+from economics.flips import flip_rows, plan_flips
 from economics.option_costs import (
     REASON_SOVEREIGN,
     OptionArrays,
@@ -32,7 +45,16 @@ from economics.option_costs import (
     api_option_arrays,
     owned_option_arrays,
 )
-from economics.result import OptionKind, OptionResult, Result, WorkloadDecision
+from economics.result import (
+    FleetSummary,
+    Lens,
+    OptionKind,
+    OptionResult,
+    Plan,
+    PlanWorkload,
+    Result,
+    WorkloadDecision,
+)
 from economics.routing import (
     API,
     FRONTIER_TIERS,
@@ -41,9 +63,10 @@ from economics.routing import (
     Coordinates,
     OptionTable,
     Route,
-    allowed_options,
     best_api,
+    best_of,
     quadrant_coordinates,
+    route_labels,
 )
 from economics.scenario import Scenario
 
@@ -89,6 +112,33 @@ def _assemble(scenario: Scenario, w: WorkloadArrays, arrays: list[OptionArrays],
     return Evaluation(scenario, w, tuple(arrays), names, table, table.route(), reasons)
 
 
+_LOCATION_WORDS = {
+    "on_premises": "on-premises nodes",
+    "sovereign_cloud": "a sovereign cloud",
+    "third_party": "a third-party provider",
+}
+
+
+def data_rule_mask(scenario: Scenario, is_api: NDArray[np.bool_]) -> tuple[NDArray[np.bool_], NDArray[np.object_]]:
+    """(W, O) the workload's data may go where the option runs, and why not (issue 10, item 4).
+
+    An owned option runs where its node offer's ``data_location`` says; an API is a third party. A
+    sovereign workload may go on premises or to a sovereign cloud unless its ``data_locations`` say otherwise.
+    """
+    node_location = {n.id: n.data_location for n in scenario.nodes}
+    locations = [node_location[o.node_id] for o in scenario.owned_options] + ["third_party"] * len(scenario.apis)
+    rules = [set(wl.allowed_data_locations) for wl in scenario.workloads]
+    distinct = sorted(set(locations))
+    ok_by_loc = {loc: np.array([loc in r for r in rules], dtype=bool) for loc in distinct}
+    allowed = np.stack([ok_by_loc[loc] for loc in locations], axis=1) if locations else np.zeros((len(rules), 0), bool)
+    sovereign = np.array([wl.sovereign for wl in scenario.workloads], dtype=bool)
+    reason = np.empty(allowed.shape, dtype=object)
+    for o, loc in enumerate(locations):
+        text = f"the data rule does not allow {_LOCATION_WORDS[loc]}"
+        reason[:, o] = np.where(sovereign & is_api[o], REASON_SOVEREIGN, text)
+    return allowed, reason
+
+
 def _option_table(
     scenario: Scenario,
     w: WorkloadArrays,
@@ -107,14 +157,14 @@ def _option_table(
     def stack(name: str) -> FloatArray:
         return np.stack([getattr(a, name) for a in arrays], axis=1).astype(np.float64, copy=False)
 
-    allowed = allowed_options(w.sovereign, kind == API)
+    allowed, location_reason = data_rule_mask(scenario, kind == API)
     able = np.stack([a.feasible for a in arrays], axis=1)
     below_floor = quality < w.min_quality[:, None]
     if with_reasons:
         reasons = np.stack([a.reason for a in arrays], axis=1).astype(object)
         for wi, oi in zip(*np.nonzero(able & below_floor), strict=True):
             reasons[wi, oi] = f"quality {quality[wi, oi]:.3g} is below the workload's floor {w.min_quality[wi]:.3g}"
-        reasons = np.where(~allowed, REASON_SOVEREIGN, reasons)
+        reasons = np.where(~allowed, location_reason, reasons)
     else:
         reasons = np.empty((0, 0), dtype=object)
     feasible = allowed & able & ~below_floor
@@ -146,16 +196,20 @@ def _option_table(
         output_tokens=w.output_tokens,
         sovereign=w.sovereign,
         target_utilization=scenario.policy.target_utilization,
-        pooled=scenario.policy.cost_mode == "pooled",
+        pooled=False,  # the old pooled cost mode no longer changes any cost (one owned-cost path)
         pool_utilization=scenario.policy.pool_utilization,
     )
     return table, reasons
 
 
-def coordinates(ev: Evaluation) -> Coordinates:
-    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5)."""
+def coordinates(ev: Evaluation, main: IntArray | None = None) -> Coordinates:
+    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5);
+    the label follows ``main`` (the plan's main routes) when given, else the stand-alone router."""
     beta = np.stack([a.batchability for a in ev.options], axis=1) if ev.options else np.zeros((len(ev.table.kind), 0))
-    return quadrant_coordinates(ev.table, ev.route, beta)
+    co = quadrant_coordinates(ev.table, ev.route, beta)
+    if main is None:
+        return co
+    return replace(co, labels=route_labels(main, ev.table.kind, ev.table.frontier, co.batchability))
 
 
 def _take(a: FloatArray, idx: IntArray) -> FloatArray:
@@ -174,50 +228,50 @@ def _money(x: float) -> str:
     return f"${x:,.4g}" if abs(x) < 1 else f"${x:,.2f}"
 
 
-def _reason(ev: Evaluation, co: Coordinates, w: int) -> str:
-    """One paragraph a reviewer can read: why this route, by how much, and where the node stands."""
+def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
+    """One paragraph a reviewer can read: where the plan puts the workload, why, and by how much.
+
+    ``ev`` carries the plan's marginal table and route (:func:`plan_route`): J is the workload's marginal
+    expected cost per task in the plan, everything else held fixed."""
     t, r = ev.table, ev.route
     names = ev.option_names
     chosen, runner = int(r.chosen[w]), int(r.runner_up[w])
     if chosen < 0:
-        why = sorted({str(x) for x in ev.reasons[w] if x})
-        return "No allowed option can serve it: " + "; ".join(why) + "."
-    j = r.expected_cost_usd[w]
-    label = ROUTE_LABELS[int(co.labels[w])]
+        return f"No allowed option can serve it: {pw.unserved_reason}."
+    j = r.expected_cost_usd
     beta = float(co.batchability[w])
-    bound = f"latency-bound (β = {beta:.2g} < 1: no batch forms)" if beta < 1 else f"batchable (β = {beta:.2g} ≥ 1)"
     parts: list[str] = []
+    if len(pw.share_by_option) > 1:
+        split = ", ".join(f"{100 * v:.3g}% on {k}" for k, v in sorted(pw.share_by_option.items(), key=lambda x: -x[1]))
+        parts.append(f"Split by the hour: {split} (owned replicas for the base load, the API for the peak)")
     if t.kind[chosen] == API:
-        owned = int(co.best_owned[w])
-        v_star = float(co.value_star[w])
-        v = float(t.failure_cost_usd[w] / t.output_tokens[w])
+        owned = best_of(j[w : w + 1], ~t.is_api, t.tpot_s[w : w + 1], t.is_api)[0]
         if owned < 0:
             parts.append("No owned option can serve it")
-        elif t.cost_usd[w, chosen] <= t.cost_usd[w, owned] and t.quality[w, chosen] >= t.quality[w, owned]:
-            parts.append("Cheaper per request and at least as good as any owned option")
-        elif t.quality[w, chosen] > t.quality[w, owned] and not math.isnan(v_star):
-            parts.append(
-                f"Value at risk {_money(v * 1000)} per 1k output tokens exceeds the break-even "
-                f"{_money(v_star * 1000)}: the quality gap is worth more than the price gap"
-            )
+        elif t.quality[w, chosen] > t.quality[w, owned] and t.cost_usd[w, chosen] > t.cost_usd[w, owned]:
+            parts.append("The API's higher quality is worth more than what the plan's owned capacity would save")
         else:
-            parts.append("Cheapest per task: the API charges only for the tokens it serves, the owned node idles")
+            parts.append(
+                f"Carrying it on {names[owned]} would cost the plan more than the API's bill "
+                "(replicas or nodes it would need, or failures)"
+            )
     else:
         if t.sovereign[w]:
-            parts.append("Sovereign data: APIs are not allowed")
-        if label == "owned diffusion":
-            parts.append(f"{bound}; diffusion decodes a block per pass and costs least per task")
-        elif label == "owned AR (batch)":
-            parts.append(f"{bound}: batching amortizes the weight reads")
+            parts.append("Sovereign data: only on-premises or sovereign-cloud nodes")
+        if pw.nodes_to_buy:
+            parts.append(
+                f"needs {pw.nodes_to_buy} more node(s): +{_money(pw.node_capital_usd)} capital, "
+                f"+{_money(pw.node_usd_per_month)}/month"
+            )
         else:
-            parts.append(f"{bound}")
-        parts.append(f"the replica runs at {100 * t.utilization[w, chosen]:.2g}% of its SLO capacity")
-    parts.append(f"J = {_money(float(j[chosen]))}/task on {names[chosen]}")
+            parts.append("it runs on GPUs the plan already pays for")
+        bound = f"latency-bound (β = {beta:.2g} < 1: no batch forms)" if beta < 1 else f"batchable (β = {beta:.2g} ≥ 1)"
+        parts.append(bound)
+    parts.append(f"marginal J = {_money(float(j[w, chosen]))}/task on {names[chosen]}")
     if runner >= 0:
-        parts.append(f"vs {_money(float(j[runner]))} on {names[runner]}")
-    u_star = float(co.u_star[w])
-    if t.kind[chosen] != API and not math.isnan(u_star):
-        parts.append(f"break-even utilization against the best API {100 * u_star:.2g}%")
+        parts.append(f"vs {_money(float(j[w, runner]))} on {names[runner]}")
+    else:
+        parts.append("no other allowed option can serve it")
     return "; ".join(parts) + "."
 
 
@@ -265,37 +319,65 @@ def _option_results(ev: Evaluation) -> tuple[OptionResult, ...]:
 _DECISIONS = TypeAdapter(tuple[WorkloadDecision, ...])
 
 
-def _decisions(ev: Evaluation, co: Coordinates) -> tuple[WorkloadDecision, ...]:
-    t, r, s = ev.table, ev.route, ev.scenario
+def plan_route(ev: Evaluation, fp: FleetPlan) -> tuple[OptionTable, Route]:
+    """The option table priced at each workload's marginal cost in the plan (everything else held fixed)
+    and the plan's route on it: the chosen option is the plan's main route, the runner-up the next best
+    by marginal expected cost per task (issue 10, item 6)."""
+    t = ev.table
+    marginal = marginal_usd_per_month(fp.problem, fp.solution)
+    vol = t.avg_requests_per_s * SECONDS_PER_MONTH
+    g, fail = fp.problem.attempts, fp.problem.failure_usd
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = (marginal / vol[:, None] - fail) / g
+    c = np.where(np.isfinite(marginal) & t.feasible, np.maximum(c, 0.0), np.inf)
+    tm = replace(t, cost_usd=c)
+    r = tm.route()
+    chosen = fp.main
+    j = r.expected_cost_usd
+    rows = np.arange(len(chosen))
+    others = np.isfinite(j).copy()
+    others[rows[chosen >= 0], chosen[chosen >= 0]] = False
+    runner = best_of(j, others, t.tpot_s, t.is_api)
+    j_c = np.where(chosen >= 0, j[rows, np.maximum(chosen, 0)], np.nan)
+    j_r = np.where(runner >= 0, j[rows, np.maximum(runner, 0)], np.inf)
+    with np.errstate(invalid="ignore"):
+        margin = np.where((runner >= 0) & (chosen >= 0), j_r - j_c, np.inf)
+    return tm, Route(expected_cost_usd=j, chosen=chosen, runner_up=runner, margin_usd=margin)
+
+
+def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan) -> tuple[WorkloadDecision, ...]:
+    s = ev.scenario
+    tm, r = plan_route(ev, fp)
+    plan_ev = replace(ev, table=tm, route=r)
     chosen = r.chosen.tolist()
-    monthly = monthly_cost(_take(t.cost_usd, r.chosen), t.avg_requests_per_s).tolist()
-    api_monthly = monthly_cost(_take(t.cost_usd, best_api(t, r)), t.avg_requests_per_s).tolist()
-    has_api = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool).tolist()
-    flips = flip_rows(all_flips(t, r), t.option_ids, ev.option_names)
+    flips = flip_rows(plan_flips(tm, r), tm.option_ids, ev.option_names)
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
     v_stars, u_stars, lam_stars = co.value_star.tolist(), co.u_star.tolist(), co.lambda_star.tolist()
-    kinds = t.kind.tolist()
+    kinds = tm.kind.tolist()
     rows: list[dict[str, Any]] = []
     for wi, wl in enumerate(s.workloads):
         ch = chosen[wi]
-        api_m = api_monthly[wi] if has_api[wi] else None
+        pw = fp.plan.workloads[wi]
+        api_m = pw.best_api_cost_usd_per_month
         rows.append(
             {
                 "workload_id": wl.id,
                 "workload_name": wl.name,
-                "chosen_option_id": t.option_ids[ch] if ch >= 0 else None,
+                "chosen_option_id": tm.option_ids[ch] if ch >= 0 else None,
                 "chosen_kind": OPTION_KINDS[kinds[ch]] if ch >= 0 else None,
                 "route_label": ROUTE_LABELS[labels[wi]],
-                "reason": _reason(ev, co, wi),
+                "reason": _reason(plan_ev, co, wi, pw),
                 "margin_usd_per_request": margins[wi],
                 "batchability": betas[wi],
                 "value_usd_per_output_token": wl.value_usd_per_output_token,
                 "break_even_value_usd_per_output_token": _none_if_nan(v_stars[wi]),
                 "break_even_utilization": _none_if_nan(u_stars[wi]),
                 "break_even_demand_requests_per_s": _none_if_nan(lam_stars[wi]),
-                "monthly_cost_usd": monthly[wi],
+                "monthly_cost_usd": pw.cost_usd_per_month,
+                "standalone_monthly_cost_usd": pw.standalone_cost_usd_per_month,
+                "share_by_option": pw.share_by_option,
                 "all_api_monthly_cost_usd": api_m,
-                "savings_vs_api_usd_per_month": None if api_m is None else api_m - monthly[wi],
+                "savings_vs_api_usd_per_month": None if api_m is None else api_m - pw.cost_usd_per_month,
                 "flips": flips[wi],
             }
         )
@@ -316,6 +398,145 @@ def _stale_warnings(s: Scenario) -> list[str]:
                     f"{field}.{i} ({offer.name}): price last checked {as_of}, {age} days before the review date "
                     f"(stale after {s.policy.stale_after_days})"
                 )
+    return out
+
+
+@dataclass(frozen=True)
+class FleetPlan:
+    """The solved plan with its problem and accounts (arrays), and its typed summary."""
+
+    problem: PlanProblem
+    solution: PlanSolution
+    accounts: Accounts
+    plan: Plan
+    main: IntArray  # (W,) main option of each workload, −1 if unserved
+
+
+def _share_dict(option_ids: tuple[str, ...], volume: FloatArray) -> dict[str, float]:
+    total = float(volume.sum())
+    if total <= 0:
+        return {}
+    return {option_ids[o]: float(volume[o] / total) for o in np.flatnonzero(volume / total > 1e-9)}
+
+
+def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
+    """Solve the fleet plan of an evaluation in a lens (the scenario's policy by default) and account for it."""
+    s, t = ev.scenario, ev.table
+    lens = s.policy.lens if lens is None else lens
+    demand = day_demand(s.workloads)
+    p = plan_problem(s, t, demand, lens)
+    sol = solve_plan(p)
+    acc = plan_accounts(s, p, sol, lens)
+    volume = acc.volume
+    served = volume.sum(axis=1) > 0
+    main = np.where(served, np.argmax(volume, axis=1), -1).astype(np.intp)
+    needs = nodes_needed_by(p, sol)  # (W, K)
+    owned_nodes = np.array([isinstance(n, OwnedNode) for n in s.nodes], dtype=bool)
+    owned_count = np.array([n.nodes_owned if isinstance(n, OwnedNode) else 0 for n in s.nodes], dtype=np.float64)
+    new_units = np.where(owned_nodes, np.maximum(sol.units - owned_count, 0.0), 0.0)
+    capex = np.array([n.capex_usd if isinstance(n, OwnedNode) else 0.0 for n in s.nodes], dtype=np.float64)
+    need = np.minimum(needs, new_units[None, :])
+    standalone = monthly_cost(_take(t.cost_usd, main), t.avg_requests_per_s)
+    api_pick = best_api(t, ev.route)
+    api_monthly = monthly_cost(_take(t.cost_usd * p.attempts, api_pick), t.avg_requests_per_s)
+    rows = []
+    for w, wl in enumerate(s.workloads):
+        ch = int(main[w])
+        unserved = "" if ch >= 0 else "; ".join(sorted({str(x) for x in ev.reasons[w] if x}))
+        rows.append(
+            PlanWorkload(
+                workload_id=wl.id,
+                workload_name=wl.name,
+                option_id=t.option_ids[ch] if ch >= 0 else None,
+                share_by_option=_share_dict(t.option_ids, volume[w]),
+                cost_usd_per_month=float(acc.workload_usd[w]),
+                api_cost_usd_per_month=float(acc.api_usd[w]),
+                owned_cost_usd_per_month=float(acc.owned_usd[w]),
+                failure_cost_usd_per_month=float(acc.failure_usd[w]),
+                standalone_cost_usd_per_month=float(standalone[w]) if ch >= 0 else None,
+                best_api_id=t.option_ids[int(api_pick[w])] if api_pick[w] >= 0 else None,
+                best_api_cost_usd_per_month=float(api_monthly[w]) if api_pick[w] >= 0 else None,
+                nodes_to_buy=int(round(float(need[w].sum()))),
+                node_capital_usd=float((need[w] * capex).sum()),
+                node_usd_per_month=float((need[w] * p.unit_usd_per_month).sum()),
+                unserved_reason=unserved,
+            )
+        )
+    nodes = plan_nodes(s, p, sol, acc, lens)
+    total = acc.total_usd
+    power = float(acc.power_usd.sum())
+    rented = float(sum(acc.node_cash_usd[k] for k, n in enumerate(s.nodes) if isinstance(n, RentedNode)))
+    api_total = float(acc.api_usd.sum())
+    cash = float(acc.node_cash_usd.sum()) + power + api_total
+    full = float(acc.node_full_usd.sum()) + power + api_total
+    plan = Plan(
+        lens=lens,
+        solver_status=sol.status,
+        mip_gap=sol.mip_gap if np.isfinite(sol.mip_gap) else 1.0,
+        solve_time_s=sol.solve_time_s,
+        total_cost_usd_per_month=total,
+        objective_usd_per_month=total + float(acc.failure_usd.sum()),
+        failure_cost_usd_per_month=float(acc.failure_usd.sum()),
+        cash_cost_usd_per_month=cash,
+        full_cost_usd_per_month=full,
+        api_cost_usd_per_month=api_total,
+        rented_cost_usd_per_month=rented,
+        owned_cost_usd_per_month=total - api_total - rented,
+        sunk_usd_per_month=float(sum(n.sunk_usd_per_month for n in nodes)),
+        sunk_capital_usd=float((owned_count * capex).sum()),
+        nodes_to_buy=int(sum(n.nodes_to_buy for n in nodes)),
+        capital_to_buy_usd=float(sum(n.capital_to_buy_usd for n in nodes)),
+        new_nodes_usd_per_month=float(sum(n.new_nodes_usd_per_month for n in nodes)),
+        unallocated_usd_per_month=acc.unallocated_usd,
+        all_api_cost_usd_per_month=baseline_usd(s, t, demand, lens),
+        nodes=nodes,
+        replicas=plan_replicas(s, sol, acc),
+        workloads=tuple(rows),
+    )
+    return FleetPlan(p, sol, acc, plan, main)
+
+
+def _plan_fleet_summary(s: Scenario, fp: FleetPlan) -> FleetSummary:
+    """The old fleet summary, read off the plan (so that every page's headline is the plan's total)."""
+    plan = fp.plan
+    owned = [n for n in plan.nodes if n.kind == "owned"]
+    gpus = sum(n.gpus_paid for n in owned)
+    busy = sum(n.utilization * n.gpus_paid for n in owned)
+    full_owned = sum(n.full_cost_usd_per_month for n in owned)
+    u = busy / gpus if gpus else 0.0
+    return FleetSummary(
+        owned_nodes=sum(max(n.nodes_used, n.nodes_owned) for n in owned),
+        owned_gpus=gpus,
+        owned_cost_usd_per_month=plan.owned_cost_usd_per_month,
+        owned_utilization=u,
+        idle_cost_usd_per_month=plan.owned_cost_usd_per_month * (1.0 - min(max(u, 0.0), 1.0)),
+        rented_cost_usd_per_month=plan.rented_cost_usd_per_month,
+        api_cost_usd_per_month=plan.api_cost_usd_per_month,
+        total_cost_usd_per_month=plan.total_cost_usd_per_month,
+        all_api_cost_usd_per_month=plan.all_api_cost_usd_per_month,
+    )
+
+
+def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
+    plan = fp.plan
+    out: list[str] = []
+    if plan.solver_status != "optimal":
+        out.append(
+            f"plan: the solver stopped before proving the plan optimal ({plan.solver_status}); "
+            f"the plan may cost up to {100 * plan.mip_gap:.3g}% more than the best one"
+        )
+    for i, n in enumerate(plan.nodes):
+        if n.nodes_to_buy:
+            out.append(
+                f"nodes.{i} ({n.node_name}): the plan needs {n.nodes_used} node(s), {n.nodes_owned} are owned; "
+                f"buy {n.nodes_to_buy}: +{_money(n.capital_to_buy_usd)} capital, "
+                f"+{_money(n.new_nodes_usd_per_month)}/month"
+            )
+        elif n.kind == "owned" and n.nodes_owned and n.gpus_used == 0:
+            out.append(
+                f"nodes.{i} ({n.node_name}): {n.nodes_owned} owned node(s) carry no workload; "
+                f"{_money(n.sunk_usd_per_month)}/month of capital and fixed costs is paid for idle GPUs"
+            )
     return out
 
 
@@ -343,22 +564,28 @@ def evaluate(scenario: Scenario) -> Result:
     ['owned AR (batch)', 'owned AR', 'owned AR', 'API', 'frontier API']
     """
     ev = evaluate_arrays(scenario)
-    co = coordinates(ev)
-    fleet, fleet_warnings = fleet_summary(scenario, ev.table, ev.route)
-    decisions = _decisions(ev, co)
-    warnings = _stale_warnings(scenario) + fleet_warnings
+    fp = plan_fleet(ev)
+    co = coordinates(ev, fp.main)
+    decisions = _decisions(ev, co, fp)
+    warnings = _stale_warnings(scenario) + _plan_warnings(scenario, fp)
     warnings += [
-        f"workloads.{i} ({d.workload_name}): no allowed option can serve it"
-        for i, d in enumerate(decisions)
+        f"workloads.{i} ({d.workload_name}): no allowed option can serve it: {pw.unserved_reason}"
+        for i, (d, pw) in enumerate(zip(decisions, fp.plan.workloads, strict=True))
         if d.chosen_option_id is None
     ]
+    if scenario.policy.cost_mode == "pooled":
+        warnings.append(
+            "policy.cost_mode: 'pooled' no longer changes any cost; the plan shares replicas across workloads "
+            "and the lens (policy.lens) says whether bought nodes count"
+        )
     return Result(
         scenario_name=scenario.name,
         review_date=scenario.review_date,
         options=_option_results(ev),
         decisions=decisions,
-        fleet=fleet,
+        fleet=_plan_fleet_summary(scenario, fp),
         warnings=tuple(warnings),
+        plan=fp.plan,
     )
 
 

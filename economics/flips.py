@@ -343,10 +343,15 @@ def flip_rows(
                 continue
             th, above, new = thresholds[w], aboves[w], news[w]
             what = _WHAT[f.driver].format(pivot=option_names[pivot])
-            if math.isnan(th):
+            threshold: float | None = None
+            new_id: str | None = None
+            if new < 0 and not math.isnan(th):  # no runner-up: never index the option list with −1
+                text = (
+                    f"No other allowed option can take over, whatever {what} does "
+                    f"(now {_fmt(current, f.unit)})."
+                )
+            elif math.isnan(th):
                 text = f"No value of {what} in range changes the route (now {_fmt(current, f.unit)})."
-                threshold: float | None = None
-                new_id: str | None = None
             else:
                 way = "rises above" if above else "falls below"
                 text = (
@@ -373,3 +378,11 @@ def flip_records(
 ) -> list[tuple[FlipThreshold, ...]]:
     """Every workload's thresholds as typed records (see :func:`flip_rows`)."""
     return [tuple(FlipThreshold(**row) for row in rows) for rows in flip_rows(flips, option_ids, option_names)]
+
+
+def plan_flips(table: OptionTable, r: Route) -> tuple[FlipArrays, ...]:
+    """The drivers that are exact on the plan's marginal table (:func:`economics.evaluate.plan_route`):
+    API output price, node price (the marginal owned cost scales with the node's $/h) and the quality gap.
+    Utilization and throughput move the whole plan's replica counts, so they are not thresholds of one
+    workload with the rest of the plan held fixed."""
+    return (api_output_price_flip(table, r), node_price_flip(table, r), quality_gap_flip(table, r))

@@ -10,6 +10,14 @@ from economics._base import Frozen
 
 PricingType = Literal["on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block", "negotiated"]
 
+#: Where a workload's data goes when it runs on a node: the organisation's own premises, a sovereign
+#: (in-jurisdiction) cloud, or a third-party provider. APIs are always ``third_party``.
+DataLocation = Literal["on_premises", "sovereign_cloud", "third_party"]
+DATA_LOCATIONS: tuple[DataLocation, ...] = ("on_premises", "sovereign_cloud", "third_party")
+
+#: How a rented offer is billed: whole instances (every GPU of the node, busy or not) or single GPUs.
+RentalUnit = Literal["instance", "gpu"]
+
 
 class RentedNode(Frozen):
     """A rented node (cloud instance or neocloud): paid per hour whether it works or not."""
@@ -21,6 +29,14 @@ class RentedNode(Frozen):
     gpus_per_node: int = Field(default=8, ge=1, le=72, description="GPUs in one node [count]")
     price_usd_per_gpu_hour: float = Field(gt=0, le=1000, description="price per GPU-hour [USD/GPU-h]")
     pricing_type: PricingType = Field(default="on-demand", description="on-demand, reserved, spot, … [-]")
+    rental_unit: RentalUnit = Field(
+        default="instance",
+        description="instance: whole nodes are rented and paid for all their GPUs; gpu: the provider rents "
+        "single GPUs [-]",
+    )
+    data_location: DataLocation = Field(
+        default="third_party", description="where the data goes on this node: a rented node is a third party [-]"
+    )
     price_id: str | None = Field(
         default=None, max_length=64, description="catalog price id, so the price can be re-read as of a date"
     )
@@ -61,6 +77,11 @@ class OwnedNode(Frozen):
         default=0.08, ge=0, le=1, description="maintenance, staff and software as a share of CapEx [1/year]"
     )
     ops_fixed_usd_per_hour: float = Field(default=0.0, ge=0, le=1000, description="fixed operations [USD/h]")
+    data_location: DataLocation = Field(
+        default="on_premises",
+        description="where the data goes on this node: on premises, or a sovereign cloud for hosted owned "
+        "hardware [-]",
+    )
     source: str = Field(default="", max_length=1000, description="where the inputs come from")
     as_of: str = Field(default="", max_length=64, description="date of the inputs")
 

@@ -17,9 +17,9 @@ from economics.costs import (
     api_offer_cost_per_request,
     batch_tier_usable,
     cost_per_request_dedicated,
-    cost_per_request_pooled,
     node_cost_fixed_and_variable,
 )
+from economics.demand import day_demand
 from economics.hardware import Deployment
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode
@@ -41,7 +41,7 @@ class WorkloadArrays:
     """The scenario's workloads as ``(W,)`` arrays; absent SLOs are ``inf``, an absent deadline NaN."""
 
     avg: FloatArray  # λ_avg [req/s]
-    peak: FloatArray  # λ_peak [req/s]
+    peak: FloatArray  # λ_peak, or the busiest hour of a profile, or a deferrable volume's rate [req/s]
     input_tokens: FloatArray  # T_in [tokens]
     output_tokens: FloatArray  # T_out [tokens]
     ttft_slo: FloatArray  # [s], inf = none
@@ -62,7 +62,7 @@ class WorkloadArrays:
 
         return cls(
             avg=arr([w.avg_requests_per_s for w in ws], 0.0),
-            peak=arr([w.peak_requests_per_s for w in ws], 0.0),
+            peak=day_demand(ws).sizing_peak,
             input_tokens=arr([w.input_tokens for w in ws], 0.0),
             output_tokens=arr([w.output_tokens for w in ws], 0.0),
             ttft_slo=arr([w.ttft_slo_s for w in ws], np.inf),
@@ -210,11 +210,9 @@ def _owned_variant(
     cb = continuous_batching(model, deployment, eff, scheme, per_replica, w.input_tokens, w.output_tokens)
     fixed, variable = replica.fixed_usd_per_hour, replica.variable_usd_per_hour
     util = np.where(feasible, plan.utilization, 0.0)
-    if policy.cost_mode == "pooled":
-        c_h = fixed + variable * policy.pool_utilization
-        cost = cost_per_request_pooled(c_h, cb.batch, per_replica, policy.pool_utilization)
-    else:
-        cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
+    # One owned-cost path whatever the old cost_mode says: the stand-alone comparison prices dedicated
+    # replicas with C_h(U) = fixed + variable·U (economics.costs.node_cost_fixed_and_variable).
+    cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
     reason = np.where(feasible, "", cap.reason[inverse]).astype(object)

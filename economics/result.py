@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, computed_field
 
 from economics._base import Frozen
 
@@ -50,6 +50,10 @@ class FlipThreshold(Frozen):
     new_option_id: str | None = Field(description="the option that takes over at the threshold")
     text: str = Field(description="one sentence for a reviewer")
 
+    @computed_field(description="the option the plan moves the workload to; None when no option takes over [-]")
+    def to_option_id(self) -> str | None:
+        return self.new_option_id
+
 
 class WorkloadDecision(Frozen):
     """The route chosen for one workload, why, and the quadrant coordinates."""
@@ -73,8 +77,16 @@ class WorkloadDecision(Frozen):
         "do (the replicas cannot carry the break-even volume) or either is missing [req/s]",
     )
     monthly_cost_usd: float = Field(
-        description="cost of the chosen route per month, stand-alone (in dedicated mode the workload pays for its "
-        "own replicas; the fleet summary consolidates them) [USD/month]"
+        description="the workload's share of the plan's money in its lens (see PlanWorkload for the allocation); "
+        "the shares and Plan.unallocated_usd_per_month sum to the headline [USD/month]"
+    )
+    standalone_monthly_cost_usd: float | None = Field(
+        default=None,
+        description="comparison only: the route priced stand-alone on its own dedicated replicas at full cost "
+        "[USD/month]",
+    )
+    share_by_option: dict[str, float] = Field(
+        default_factory=dict, description="share of the day's volume per option in the plan [1]"
     )
     all_api_monthly_cost_usd: float | None = Field(
         description="cost if sent to the best feasible API for it (lowest expected cost per task); None when it "
@@ -82,7 +94,7 @@ class WorkloadDecision(Frozen):
         "route [USD/month]"
     )
     savings_vs_api_usd_per_month: float | None = Field(
-        description="all_api_monthly_cost_usd minus monthly_cost_usd, both stand-alone; negative when the route "
+        description="all_api_monthly_cost_usd minus monthly_cost_usd (its plan share); negative when its share "
         "costs more than that API; None without a feasible API [USD/month]"
     )
     flips: tuple[FlipThreshold, ...] = ()
@@ -109,6 +121,105 @@ class FleetSummary(Frozen):
     )
 
 
+Lens = Literal["cash", "full"]
+
+
+class PlanNode(Frozen):
+    """One node offer in the plan: how many units it runs, owns and must buy, and what it costs."""
+
+    node_id: str
+    node_name: str
+    kind: Literal["owned", "rented"]
+    data_location: str = Field(description="on_premises, sovereign_cloud or third_party [-]")
+    rental_unit: Literal["node", "instance", "gpu"] = Field(description="what one unit is [-]")
+    nodes_used: int = Field(description="units the plan runs (nodes, instances or GPUs) [count]")
+    nodes_owned: int = Field(description="nodes already bought (0 for rented offers) [count]")
+    nodes_to_buy: int = Field(description="nodes the plan must buy beyond those owned [count]")
+    gpus_used: int = Field(description="GPUs that carry replicas [count]")
+    gpus_paid: int = Field(description="GPUs paid for: units run plus idle bought nodes [count]")
+    utilization: float = Field(description="busy GPU-hours / paid GPU-hours, averaged over the day [1]")
+    capital_to_buy_usd: float = Field(description="purchase price of the nodes to buy [USD]")
+    cost_usd_per_month: float = Field(description="what the offer costs in the plan's lens [USD/month]")
+    full_cost_usd_per_month: float = Field(description="every paid unit at full cost, power included [USD/month]")
+    sunk_usd_per_month: float = Field(description="capital recovery and fixed costs of bought nodes [USD/month]")
+    new_nodes_usd_per_month: float = Field(description="capital recovery and fixed costs of nodes to buy [USD/month]")
+
+
+class PlanReplicas(Frozen):
+    """Replicas of one owned option in the plan."""
+
+    option_id: str
+    node_id: str
+    replicas: int = Field(description="replicas run all day [count]")
+    gpus: int = Field(description="GPUs they take [count]")
+    peak_load: float = Field(description="busiest hour's load / replica capacity at the target utilization [1]")
+
+
+class PlanWorkload(Frozen):
+    """One workload's place in the plan and its share of the bill.
+
+    Allocation: a workload pays its own API bill (retries included), its own power above idle and its
+    expected failure cost. A node offer's cost in the lens (new nodes in the cash lens; every unit used in
+    the full lens; rented units in both) is split over the owned options on it by the GPUs their replicas
+    take, idle GPUs of the offer included, and an option's share over its workloads by the replica-hours
+    they take (load × hours). Bought nodes no option uses are not a workload's cost: the plan reports them
+    as ``unallocated_usd_per_month``. So Σ workloads + unallocated = the plan's total.
+    """
+
+    workload_id: str
+    workload_name: str
+    option_id: str | None = Field(description="main route: the option with the largest share of the volume [-]")
+    share_by_option: dict[str, float] = Field(description="share of the day's volume per option (sums to 1) [1]")
+    cost_usd_per_month: float = Field(description="its share of the plan's money in the lens [USD/month]")
+    api_cost_usd_per_month: float = Field(description="its API bill, retries included [USD/month]")
+    owned_cost_usd_per_month: float = Field(description="its share of node costs and power [USD/month]")
+    failure_cost_usd_per_month: float = Field(description="expected failure cost [USD/month]")
+    standalone_cost_usd_per_month: float | None = Field(
+        description="comparison only: the main route priced stand-alone on dedicated replicas at full cost "
+        "[USD/month]"
+    )
+    best_api_id: str | None = Field(description="the API with the lowest expected cost per task for it [-]")
+    best_api_cost_usd_per_month: float | None = Field(
+        description="its bill on that API, retries included; None without an allowed API [USD/month]"
+    )
+    nodes_to_buy: int = Field(default=0, description="nodes the plan buys only because of this workload [count]")
+    node_capital_usd: float = Field(default=0.0, description="purchase price of those nodes [USD]")
+    node_usd_per_month: float = Field(default=0.0, description="their capital recovery and fixed costs [USD/month]")
+    unserved_reason: str = Field(default="", description="why no allowed option can serve it, or '' [-]")
+
+
+class Plan(Frozen):
+    """The fleet plan: routes, replicas and nodes decided together (see :mod:`economics.plan`)."""
+
+    lens: Lens = Field(description="cash: bought nodes are sunk; full: every node used carries its cost [-]")
+    solver_status: str = Field(description="optimal, or why the solver stopped [-]")
+    mip_gap: float = Field(description="relative optimality gap of the plan (0 = proven optimal) [1]")
+    solve_time_s: float = Field(description="time to build and solve the program [s]")
+    total_cost_usd_per_month: float = Field(description="money the plan spends per month in its lens [USD/month]")
+    objective_usd_per_month: float = Field(description="money plus expected failure cost [USD/month]")
+    failure_cost_usd_per_month: float = Field(description="expected failure cost of all workloads [USD/month]")
+    cash_cost_usd_per_month: float = Field(description="the same plan in the cash lens [USD/month]")
+    full_cost_usd_per_month: float = Field(description="the same plan in the full-cost lens [USD/month]")
+    api_cost_usd_per_month: float = Field(description="API bills, retries included [USD/month]")
+    rented_cost_usd_per_month: float = Field(description="rented units [USD/month]")
+    owned_cost_usd_per_month: float = Field(description="owned nodes and power in the lens [USD/month]")
+    sunk_usd_per_month: float = Field(description="capital recovery and fixed costs of nodes already bought [USD/month]")
+    sunk_capital_usd: float = Field(description="purchase price of nodes already bought [USD]")
+    nodes_to_buy: int = Field(description="owned nodes to buy, all offers [count]")
+    capital_to_buy_usd: float = Field(description="purchase price of the nodes to buy [USD]")
+    new_nodes_usd_per_month: float = Field(description="capital recovery and fixed costs of those nodes [USD/month]")
+    unallocated_usd_per_month: float = Field(
+        description="bought nodes the plan leaves idle, full lens only (sunk and 0 in the cash lens) [USD/month]"
+    )
+    all_api_cost_usd_per_month: float | None = Field(
+        description="the same lens with every workload that may use an API on its best API and the rest planned "
+        "again; None when no workload may use an API [USD/month]"
+    )
+    nodes: tuple[PlanNode, ...] = ()
+    replicas: tuple[PlanReplicas, ...] = ()
+    workloads: tuple[PlanWorkload, ...] = ()
+
+
 class Result(Frozen):
     """Everything :func:`economics.evaluate` returns."""
 
@@ -118,3 +229,4 @@ class Result(Frozen):
     decisions: tuple[WorkloadDecision, ...]
     fleet: FleetSummary
     warnings: tuple[str, ...] = ()
+    plan: Plan | None = Field(default=None, description="the fleet plan; None only in results stored before it")

@@ -57,12 +57,26 @@ class Policy(Frozen):
         le=1,
         description="share of SLO capacity a replica is sized to at peak, u_target [1]",
     )
+    lens: Literal["cash", "full"] = Field(
+        default="cash",
+        description="cash: bought nodes are sunk and only what changes spending counts; full: every node the "
+        "plan uses carries its capital and fixed costs [-]",
+    )
+    allow_split: bool = Field(
+        default=False,
+        description="a workload whose data may leave may be split hour by hour between owned replicas (base "
+        "load) and an API (peak hours) [-]",
+    )
+    solver_time_limit_s: float = Field(
+        default=10.0, gt=0, le=600, description="time the plan's solver may take before it returns its best [s]"
+    )
     cost_mode: Literal["dedicated", "pooled"] = Field(
         default="dedicated",
-        description="dedicated: each workload pays for its replicas; pooled: it pays for the time it uses [-]",
+        description="kept so that old files and links load; the plan shares replicas across workloads, so "
+        "'pooled' no longer changes any cost [-]",
     )
     pool_utilization: float = Field(
-        default=0.7, gt=0, le=1, description="paid-time utilization of a shared pool, U_pool [1]"
+        default=0.7, gt=0, le=1, description="kept so that old files and links load; not used [1]"
     )
     stale_after_days: int = Field(default=90, ge=1, le=3650, description="prices older than this are stale [days]")
 

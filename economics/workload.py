@@ -2,9 +2,58 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from economics._base import Frozen
+from economics.offers import DataLocation
+
+#: Named shapes of a day's demand (see :class:`DemandProfile`).
+ProfileShape = Literal["flat", "business_hours", "night_window", "hourly"]
+HOURS_PER_DAY = 24
+
+
+class DemandProfile(Frozen):
+    """How a workload's daily volume spreads over the 24 hours of a day (MODEL_SPEC §8, issue 10).
+
+    * ``flat``: the same rate every hour.
+    * ``business_hours`` (default 09–18 local) and ``night_window`` (default 22–06 local): the volume
+      falls inside ``[start_hour_local, end_hour_local)`` local time (wrapping past midnight when the end is
+      not after the start), with ``off_hours_share`` of it spread evenly over the other hours.
+    * ``hourly``: 24 shares in UTC hours, scaled to sum to 1.
+
+    Local hours are turned into UTC hours with ``utc_offset_hours`` (Singapore is +8). The plan checks
+    capacity hour by hour in UTC. For a deferrable workload (a deadline of an hour or more, no TTFT/TPOT
+    SLO) the hours with a non-zero share are its processing window: the plan may process the day's volume
+    in any of them, in the troughs of GPUs that serve other work.
+    """
+
+    shape: ProfileShape = Field(default="flat", description="flat, business_hours, night_window or hourly [-]")
+    start_hour_local: int | None = Field(
+        default=None, ge=0, le=23, description="first hour of the window, local time; None = the shape's default [h]"
+    )
+    end_hour_local: int | None = Field(
+        default=None, ge=0, le=24, description="hour the window ends (exclusive), local time; None = default [h]"
+    )
+    utc_offset_hours: int = Field(default=0, ge=-12, le=14, description="local time minus UTC [h]")
+    off_hours_share: float = Field(
+        default=0.0, ge=0, lt=1, description="share of the day's volume outside the window [1]"
+    )
+    hourly_shares: tuple[float, ...] | None = Field(
+        default=None, description="24 non-negative shares of the day's volume by UTC hour (shape hourly) [1]"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> DemandProfile:
+        if self.shape == "hourly":
+            if self.hourly_shares is None or len(self.hourly_shares) != HOURS_PER_DAY:
+                raise ValueError("hourly_shares: shape 'hourly' needs exactly 24 shares, one per UTC hour")
+            if any(not (0.0 <= v <= 1e6) for v in self.hourly_shares) or sum(self.hourly_shares) <= 0:
+                raise ValueError("hourly_shares: shares must be non-negative and not all zero")
+        elif self.hourly_shares is not None:
+            raise ValueError("hourly_shares: only shape 'hourly' takes hourly shares")
+        return self
 
 
 class Workload(Frozen):
@@ -38,6 +87,24 @@ class Workload(Frozen):
         description="option id → quality for this task family, overriding the option's [1]",
     )
     notes: str = Field(default="", max_length=2000, description="assumptions behind the numbers")
+    demand_profile: DemandProfile | None = Field(
+        default=None,
+        description="how the day's volume (avg × 24 h) spreads over the hours; None = size for the peak all day",
+    )
+    data_locations: tuple[DataLocation, ...] | None = Field(
+        default=None,
+        description="where the data may go; None = on premises or a sovereign cloud when sovereign, anywhere "
+        "otherwise [-]",
+    )
+
+    @property
+    def allowed_data_locations(self) -> tuple[DataLocation, ...]:
+        """Where this workload's data may go: its rule, or the default of its ``sovereign`` flag [-]."""
+        if self.data_locations is not None:
+            return self.data_locations
+        if self.sovereign:
+            return ("on_premises", "sovereign_cloud")
+        return ("on_premises", "sovereign_cloud", "third_party")
 
     @model_validator(mode="after")
     def _check(self) -> Workload:

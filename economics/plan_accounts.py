@@ -1,0 +1,304 @@
+"""From a scenario to the fleet MIP, and from its solution to the plan's accounts (issue 10).
+
+:func:`plan_problem` turns the option table (every workload on every option, from the serving and cost
+layers) into a :class:`~economics.plan.PlanProblem` in a lens; :func:`plan_accounts` allocates the solved
+plan's money to workloads so that the shares add up to the headline (the rule is on
+:class:`~economics.result.PlanWorkload`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from economics.costs import node_cost_fixed_and_variable
+from economics.demand import DayDemand
+from economics.offers import OwnedNode, RentedNode
+from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
+from economics.quality import expected_attempts, failure_probability
+from economics.result import Lens, PlanNode, PlanReplicas, PlanWorkload
+from economics.routing import OptionTable
+from economics.scenario import Scenario
+from economics.units import HOURS_PER_MONTH
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+
+def unit_of(node: OwnedNode | RentedNode) -> tuple[str, int]:
+    """What one unit of a node offer is and how many GPUs it holds: an owned node, a rented instance, or a
+    single rented GPU."""
+    if isinstance(node, OwnedNode):
+        return "node", node.gpus_per_node
+    if node.rental_unit == "gpu":
+        return "gpu", 1
+    return "instance", node.gpus_per_node
+
+
+def unit_usd_per_month(node: OwnedNode | RentedNode) -> float:
+    """Cost of one unit per month: an owned node's capital recovery and fixed costs (power at idle
+    included, ``C_h(0)·730``), or the rent of an instance or a GPU [USD/month]."""
+    fixed, _ = node_cost_fixed_and_variable(node)
+    _, gpus = unit_of(node)
+    return fixed * HOURS_PER_MONTH * gpus / node.gpus_per_node
+
+
+def plan_problem(
+    s: Scenario,
+    t: OptionTable,
+    demand: DayDemand,
+    lens: Lens,
+    *,
+    api_only: NDArray[np.bool_] | None = None,
+) -> PlanProblem:
+    """The fleet MIP of a scenario in a lens. ``api_only`` (W,) restricts those workloads to APIs (the
+    all-API baseline)."""
+    n_owned = len(s.owned_options)
+    allowed = t.feasible.copy()
+    if api_only is not None:
+        allowed[:, :n_owned] &= ~api_only[:, None]
+    m = t.max_attempts[:, None]
+    attempts = expected_attempts(t.quality, m)
+    failure = failure_probability(t.quality, m) * t.failure_cost_usd[:, None]
+    node_ids = [n.id for n in s.nodes]
+    option_node = np.array([node_ids.index(o.node_id) for o in s.owned_options] + [-1] * len(s.apis), dtype=np.intp)
+    owned_count = np.array([n.nodes_owned if isinstance(n, OwnedNode) else 0 for n in s.nodes], dtype=np.float64)
+    return PlanProblem(
+        allowed=allowed,
+        is_api=t.is_api,
+        api_cost_usd=np.where(t.is_api[None, :] & allowed, t.cost_usd, 0.0),
+        attempts=np.asarray(attempts, dtype=np.float64),
+        failure_usd=np.asarray(failure, dtype=np.float64),
+        capacity_requests_per_s=np.where(t.is_api[None, :], np.inf, t.capacity_requests_per_s),
+        option_node=option_node,
+        gpus_per_replica=np.array([o.gpus_per_replica for o in s.owned_options] + [0] * len(s.apis), dtype=float),
+        replica_variable_usd_per_hour=np.asarray(t.replica_variable_usd_per_hour, dtype=np.float64),
+        unit_gpus=np.array([unit_of(n)[1] for n in s.nodes], dtype=np.float64),
+        unit_usd_per_month=np.array([unit_usd_per_month(n) for n in s.nodes], dtype=np.float64),
+        min_units=owned_count if lens == "cash" else np.zeros(len(s.nodes)),
+        capacity_rate=demand.capacity_rate,
+        bill_rate=demand.bill_rate,
+        deferrable=demand.deferrable,
+        window=demand.window,
+        split=np.asarray(s.policy.allow_split & ~t.sovereign, dtype=bool),
+        target_utilization=s.policy.target_utilization,
+        time_limit_s=s.policy.solver_time_limit_s,
+    )
+
+
+@dataclass(frozen=True)
+class Accounts:
+    """The plan's money by workload and by node offer, in the lens and in both lenses' totals."""
+
+    volume: FloatArray  # (W, O) requests per month on each option
+    api_usd: FloatArray  # (W,) [USD/month]
+    owned_usd: FloatArray  # (W,) node share and power [USD/month]
+    failure_usd: FloatArray  # (W,) [USD/month]
+    node_lens_usd: FloatArray  # (K,) units' cost in the lens [USD/month]
+    node_full_usd: FloatArray  # (K,) every paid unit at full cost [USD/month]
+    node_cash_usd: FloatArray  # (K,) new or rented units [USD/month]
+    power_usd: FloatArray  # (K,) power above idle on the offer [USD/month]
+    unallocated_usd: float  # idle bought nodes in the full lens [USD/month]
+    busy_gpus: FloatArray  # (K,) mean busy GPUs over the day [count]
+    peak_load: FloatArray  # (O,) busiest period's load / replicas [1]
+
+    @property
+    def workload_usd(self) -> FloatArray:
+        return np.asarray(self.api_usd + self.owned_usd, dtype=np.float64)
+
+    @property
+    def total_usd(self) -> float:
+        return float(self.workload_usd.sum() + self.unallocated_usd)
+
+
+def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) -> Accounts:
+    """Allocate the solved plan's money to workloads (rule: :class:`~economics.result.PlanWorkload`)."""
+    w_count, o_count, k_count, h_count = p.shape
+    vol_h = p.bill_rate * SECONDS_PER_MONTH / h_count  # (W, H)
+    volume = np.einsum("woh,wh->wo", sol.share, vol_h)
+    api = np.where(p.is_api[None, :], p.api_cost_usd * p.attempts, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        busy_per_req = np.where(p.is_api[None, :], 0.0, p.attempts / p.capacity_requests_per_s)  # replica-s
+    busy_per_req = np.nan_to_num(busy_per_req)
+    power_wo = busy_per_req * p.replica_variable_usd_per_hour[None, :] / 3600.0 * volume
+    api_usd = (api * volume).sum(axis=1)
+    failure_usd = (p.failure_usd * volume).sum(axis=1)
+    owned_count = np.array([n.nodes_owned if isinstance(n, OwnedNode) else 0 for n in s.nodes], dtype=np.float64)
+    unit = p.unit_usd_per_month
+    paid = np.maximum(sol.units, owned_count)
+    node_full = paid * unit
+    node_cash = np.maximum(sol.units - owned_count, 0.0) * unit
+    node_lens = node_cash if lens == "cash" else sol.units * unit
+    unallocated = 0.0 if lens == "cash" else float(((paid - sol.units) * unit).sum())
+    # node cost → options by GPUs of their replicas → workloads by replica-hours
+    owned = np.flatnonzero(~p.is_api)
+    gpus_o = np.zeros(o_count)
+    gpus_o[owned] = sol.replicas[owned] * p.gpus_per_replica[owned]
+    node_gpus = np.zeros(k_count)
+    np.add.at(node_gpus, p.option_node[owned], gpus_o[owned])
+    option_usd = np.zeros(o_count)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        option_usd[owned] = np.where(
+            node_gpus[p.option_node[owned]] > 0, node_lens[p.option_node[owned]] * gpus_o[owned] / node_gpus[p.option_node[owned]], 0.0
+        )
+    unallocated += float(node_lens[node_gpus <= 0].sum())
+    hours = np.einsum("wo,woh->wo", p.load_per_request(), sol.processed_rate)  # replica-periods per workload
+    per_option = hours.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weight = np.where(per_option[None, :] > 0, hours / per_option[None, :], 0.0)
+    orphan = (per_option <= 0) & (option_usd > 0)
+    unallocated += float(option_usd[orphan].sum())
+    owned_usd = (weight * option_usd[None, :]).sum(axis=1) + power_wo.sum(axis=1)
+    power_k = np.zeros(k_count)
+    np.add.at(power_k, p.option_node[owned], power_wo[:, owned].sum(axis=0))
+    busy = np.einsum("wo,woh->o", busy_per_req, sol.processed_rate) / h_count * p.gpus_per_replica
+    busy_k = np.zeros(k_count)
+    np.add.at(busy_k, p.option_node[owned], busy[owned])
+    per_hour = np.einsum("wo,woh->oh", p.load_per_request(), sol.processed_rate)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        peak = np.where(sol.replicas > 0, per_hour.max(axis=1, initial=0.0) / sol.replicas, 0.0)
+    return Accounts(
+        volume, api_usd, owned_usd, failure_usd, node_lens, node_full, node_cash, power_k, unallocated, busy_k, peak
+    )
+
+
+def nodes_needed_by(p: PlanProblem, sol: PlanSolution) -> FloatArray:
+    """(W, K) units of each offer the plan would not run without the workload (its own purchase) [count]."""
+    load = p.load_per_request()
+    contrib = load[:, :, None] * sol.processed_rate  # (W, O, H)
+    per_hour = contrib.sum(axis=0)  # (O, H)
+    without = np.ceil(np.max(per_hour[None] - contrib, axis=2, initial=0.0) - 1e-7)  # (W, O)
+    without = np.where(p.is_api[None, :], 0.0, np.maximum(without, 0.0))
+    owned = np.flatnonzero(~p.is_api)
+    k_count = len(p.unit_gpus)
+    inc = np.zeros((len(p.is_api), k_count))
+    inc[owned, p.option_node[owned]] = p.gpus_per_replica[owned]
+    gpus_without = without @ inc  # (W, K)
+    units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
+    return np.asarray(np.maximum(sol.units[None, :] - units_without, 0.0), dtype=np.float64)
+
+
+def plan_nodes(s: Scenario, p: PlanProblem, sol: PlanSolution, acc: Accounts, lens: Lens) -> tuple[PlanNode, ...]:
+    out = []
+    for k, node in enumerate(s.nodes):
+        unit_name, unit_gpus = unit_of(node)
+        owned = node.nodes_owned if isinstance(node, OwnedNode) else 0
+        used = int(round(sol.units[k]))
+        paid_units = max(used, owned)
+        gpus_paid = paid_units * unit_gpus
+        fixed_month = float(p.unit_usd_per_month[k])
+        gpus_used = int(
+            round(sum(sol.replicas[o] * p.gpus_per_replica[o] for o in np.flatnonzero(p.option_node == k)))
+        )
+        to_buy = max(0, used - owned) if isinstance(node, OwnedNode) else 0
+        out.append(
+            PlanNode(
+                node_id=node.id,
+                node_name=node.name,
+                kind=node.kind,
+                data_location=node.data_location,
+                rental_unit=unit_name,  # type: ignore[arg-type]
+                nodes_used=used,
+                nodes_owned=owned,
+                nodes_to_buy=to_buy,
+                gpus_used=gpus_used,
+                gpus_paid=gpus_paid,
+                utilization=float(acc.busy_gpus[k] / gpus_paid) if gpus_paid else 0.0,
+                capital_to_buy_usd=to_buy * node.capex_usd if isinstance(node, OwnedNode) else 0.0,
+                cost_usd_per_month=float(acc.node_lens_usd[k] + acc.power_usd[k])
+                + (float((paid_units - used) * fixed_month) if lens == "full" else 0.0),
+                full_cost_usd_per_month=float(acc.node_full_usd[k] + acc.power_usd[k]),
+                sunk_usd_per_month=owned * fixed_month,
+                new_nodes_usd_per_month=to_buy * fixed_month,
+            )
+        )
+    return tuple(out)
+
+
+def plan_replicas(s: Scenario, sol: PlanSolution, acc: Accounts) -> tuple[PlanReplicas, ...]:
+    return tuple(
+        PlanReplicas(
+            option_id=o.id,
+            node_id=o.node_id,
+            replicas=int(round(sol.replicas[i])),
+            gpus=int(round(sol.replicas[i])) * o.gpus_per_replica,
+            peak_load=float(acc.peak_load[i]),
+        )
+        for i, o in enumerate(s.owned_options)
+        if sol.replicas[i] > 0
+    )
+
+
+def baseline_usd(s: Scenario, t: OptionTable, demand: DayDemand, lens: Lens) -> float | None:
+    """The all-API baseline in the lens: every workload that may use an API on its best API, the rest
+    planned again around them; None when no workload may use an API."""
+    movable = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
+    if not movable.any():
+        return None
+    p = plan_problem(s, t, demand, lens, api_only=movable)
+    sol = solve_plan(p)
+    return plan_accounts(s, p, sol, lens).total_usd
+
+
+def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArray, floor: FloatArray) -> FloatArray:
+    """Fewest whole replicas ``r ≥ floor`` whose spare room inside the window holds ``volume`` replica-periods:
+    ``Σ_{h∈window} max(0, r − base_h) ≥ volume`` (a deferrable workload filling the troughs), by integer
+    bisection over all rows at once. ``base`` (N, H), ``window`` (N, H), ``volume`` and ``floor`` (N,)."""
+    n_win = np.maximum(window.sum(axis=1), 1)
+    lo = floor.copy()
+    hi = np.maximum(floor, np.ceil(np.max(np.where(window, base, 0.0), axis=1, initial=0.0) + volume / n_win + 1.0))
+
+    def room(r: FloatArray) -> FloatArray:
+        return np.asarray(np.where(window, np.maximum(r[:, None] - base, 0.0), 0.0).sum(axis=1), dtype=np.float64)
+
+    done = room(lo) >= volume - 1e-9
+    for _ in range(64):
+        if np.all(done | (hi - lo <= 0)):
+            break
+        mid = np.floor(0.5 * (lo + hi))
+        ok = room(mid) >= volume - 1e-9
+        hi = np.where(~done & ok, mid, hi)
+        lo = np.where(~done & ~ok, mid + 1.0, lo)
+        done |= lo >= hi
+    return np.asarray(np.where(room(lo) >= volume - 1e-9, lo, hi), dtype=np.float64)
+
+
+def marginal_usd_per_month(p: PlanProblem, sol: PlanSolution, demand_scale: FloatArray | None = None) -> FloatArray:
+    """(W, O) what the plan's money plus failure cost rises by when the workload, taken out of the plan, is
+    put back whole on each option with everything else held fixed (replicas and units grow only as needed,
+    spare capacity of the plan first) [USD/month]; ``inf`` where the option may not serve it.
+
+    ``demand_scale`` (W,) multiplies each workload's own demand (the quadrant's demand axis)."""
+    w_count, o_count, k_count, h_count = p.shape
+    scale = np.ones(w_count) if demand_scale is None else demand_scale
+    vol = p.bill_rate.sum(axis=1) * SECONDS_PER_MONTH / h_count * scale  # (W,) requests per month
+    own = p.per_request_usd() * vol[:, None]
+    load = p.load_per_request()
+    contrib = load[:, :, None] * sol.processed_rate  # (W, O, H)
+    per_hour = contrib.sum(axis=0)  # (O, H)
+    owned = np.flatnonzero(~p.is_api)
+    inc = np.zeros((o_count, k_count))
+    inc[owned, p.option_node[owned]] = p.gpus_per_replica[owned]
+    r_without = np.where(
+        p.is_api[None, :], 0.0, np.maximum(np.ceil(np.max(per_hour[None] - contrib, axis=2, initial=0.0) - 1e-7), 0.0)
+    )  # (W, O)
+    gpus_without = r_without @ inc  # (W, K)
+    units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
+    out = np.where(p.allowed, own, np.inf)
+    for o in owned:
+        k = int(p.option_node[o])
+        base = per_hour[o][None, :] - contrib[:, o, :]  # (W, H)
+        add = load[:, o][:, None] * p.capacity_rate * scale[:, None]  # (W, H) following its demand
+        r_follow = np.ceil(np.max(base + add, axis=1, initial=0.0) - 1e-7)
+        d = np.flatnonzero(p.deferrable & p.allowed[:, o])
+        if d.size:  # deferrable work fills the troughs of its window
+            volume = load[d, o] * p.bill_rate[d].sum(axis=1) * scale[d]
+            r_follow[d] = _fill_replicas(base[d], p.window[d], volume, np.maximum(r_without[d, o], 0.0))
+        r_new = np.maximum(r_follow, r_without[:, o])
+        gpus_new = gpus_without[:, k] + (r_new - r_without[:, o]) * p.gpus_per_replica[o]
+        units_new = np.maximum(p.min_units[k], np.ceil(gpus_new / p.unit_gpus[k] - 1e-9))
+        extra = (units_new - units_without[:, k]) * p.unit_usd_per_month[k]
+        out[:, o] = np.where(p.allowed[:, o], own[:, o] + extra, np.inf)
+    return np.asarray(out, dtype=np.float64)
