@@ -69,6 +69,7 @@ from economics.routing import (
     route_labels,
 )
 from economics.scenario import Scenario
+from economics.workload import Workload
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -119,7 +120,9 @@ _LOCATION_WORDS = {
 }
 
 
-def data_rule_mask(scenario: Scenario, is_api: NDArray[np.bool_]) -> tuple[NDArray[np.bool_], NDArray[np.object_]]:
+def data_rule_mask(
+    scenario: Scenario, is_api: NDArray[np.bool_], workloads: tuple[Workload, ...] | None = None
+) -> tuple[NDArray[np.bool_], NDArray[np.object_]]:
     """(W, O) the workload's data may go where the option runs, and why not (issue 10, item 4).
 
     An owned option runs where its node offer's ``data_location`` says; an API is a third party. A
@@ -127,11 +130,12 @@ def data_rule_mask(scenario: Scenario, is_api: NDArray[np.bool_]) -> tuple[NDArr
     """
     node_location = {n.id: n.data_location for n in scenario.nodes}
     locations = [node_location[o.node_id] for o in scenario.owned_options] + ["third_party"] * len(scenario.apis)
-    rules = [set(wl.allowed_data_locations) for wl in scenario.workloads]
+    wls = scenario.workloads if workloads is None else workloads
+    rules = [set(wl.allowed_data_locations) for wl in wls]
     distinct = sorted(set(locations))
     ok_by_loc = {loc: np.array([loc in r for r in rules], dtype=bool) for loc in distinct}
     allowed = np.stack([ok_by_loc[loc] for loc in locations], axis=1) if locations else np.zeros((len(rules), 0), bool)
-    sovereign = np.array([wl.sovereign for wl in scenario.workloads], dtype=bool)
+    sovereign = np.array([wl.sovereign for wl in wls], dtype=bool)
     reason = np.empty(allowed.shape, dtype=object)
     for o, loc in enumerate(locations):
         text = f"the data rule does not allow {_LOCATION_WORDS[loc]}"
@@ -145,6 +149,7 @@ def _option_table(
     arrays: list[OptionArrays],
     quality: FloatArray,
     with_reasons: bool = True,
+    workloads: tuple[Workload, ...] | None = None,
 ) -> tuple[OptionTable, NDArray[np.object_]]:
     """The (workload × option) table the router reads, and why each infeasible option is (``with_reasons``)."""
     owned = scenario.owned_options
@@ -157,7 +162,7 @@ def _option_table(
     def stack(name: str) -> FloatArray:
         return np.stack([getattr(a, name) for a in arrays], axis=1).astype(np.float64, copy=False)
 
-    allowed, location_reason = data_rule_mask(scenario, kind == API)
+    allowed, location_reason = data_rule_mask(scenario, kind == API, workloads)
     able = np.stack([a.feasible for a in arrays], axis=1)
     below_floor = quality < w.min_quality[:, None]
     if with_reasons:
@@ -412,6 +417,11 @@ class FleetPlan:
     main: IntArray  # (W,) main option of each workload, −1 if unserved
 
 
+def _or(x: float | None, default: float) -> float:
+    """The baseline, or the plan's own total when no workload may move (then it saves exactly 0)."""
+    return default if x is None else x
+
+
 def _share_dict(option_ids: tuple[str, ...], volume: FloatArray) -> dict[str, float]:
     total = float(volume.sum())
     if total <= 0:
@@ -488,7 +498,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
         capital_to_buy_usd=float(sum(n.capital_to_buy_usd for n in nodes)),
         new_nodes_usd_per_month=float(sum(n.new_nodes_usd_per_month for n in nodes)),
         unallocated_usd_per_month=acc.unallocated_usd,
-        all_api_cost_usd_per_month=baseline_usd(s, t, demand, lens),
+        all_api_cost_usd_per_month=_or(baseline_usd(s, t, demand, lens), total),
         nodes=nodes,
         replicas=plan_replicas(s, sol, acc),
         workloads=tuple(rows),
@@ -681,7 +691,7 @@ def evaluate_grid(
     q = np.array([wl.quality_overrides.get(oid, float(b)) for oid, b in zip(option_ids, base, strict=True)])
     ny, nx = len(y), len(x)
     # Everything but J depends on the demand alone: assemble the nx columns once, then tile the table rows.
-    table_x, _ = _option_table(scenario, w_x, arrays, np.tile(q, (nx, 1)), with_reasons=False)
+    table_x, _ = _option_table(scenario, w_x, arrays, np.tile(q, (nx, 1)), with_reasons=False, workloads=(wl,) * nx)
     table = _tile_table(table_x, ny, np.repeat(y, nx))
     r = table.route()
     beta = np.stack([a.batchability for a in arrays], axis=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from pydantic import Field, computed_field
+from pydantic import Field, model_validator
 
 from economics._base import Frozen
 
@@ -49,10 +49,15 @@ class FlipThreshold(Frozen):
     direction: Literal["above", "below"] = Field(description="route flips when the driver goes this way")
     new_option_id: str | None = Field(description="the option that takes over at the threshold")
     text: str = Field(description="one sentence for a reviewer")
+    to_option_id: str | None = Field(
+        default=None, description="the option the plan moves the workload to; None when none takes over [-]"
+    )
 
-    @computed_field(description="the option the plan moves the workload to; None when no option takes over [-]")
-    def to_option_id(self) -> str | None:
-        return self.new_option_id
+    @model_validator(mode="after")
+    def _same_target(self) -> FlipThreshold:
+        if self.to_option_id != self.new_option_id:
+            object.__setattr__(self, "to_option_id", self.new_option_id)
+        return self
 
 
 class WorkloadDecision(Frozen):

@@ -101,12 +101,13 @@ def test_price_multipliers_match_full_evaluation_exactly(preset: str, pooled: bo
 
 @pytest.mark.parametrize("preset", ["singapore-bank", "batch-shop", "startup-rented"])
 @pytest.mark.parametrize("pooled", [False, True], ids=["dedicated", "pooled"])
-@pytest.mark.parametrize(("name", "m", "tolerance"), [("mbu", 0.75, 1e-9), ("mfu", 1.2, 1e-9), ("mbu", 0.85, 0.2)])
+@pytest.mark.parametrize(("name", "m", "tolerance"), [("mbu", 0.75, 1e-9), ("mfu", 1.2, 1e-9), ("mbu", 0.85, 0.3)])
 def test_efficiency_draws_against_full_evaluation(
     preset: str, pooled: bool, name: str, m: float, tolerance: float
 ) -> None:
     # At the ends of the MBU/MFU ranges the secants are exact; between them the surrogate is log-linear in
-    # capacity and replicas are whole numbers, so single options can be off by a replica step (≤ 20 % seen).
+    # capacity and replicas are whole numbers, so single options can be off by a replica step (≤ 25 % seen
+    # since deferrable batch work is sized by its volume, with fewer replicas, issue 10).
     scenario, sg = _case(preset, pooled)
     eff = scenario.efficiency
     cap = 1.0 / (eff.mbu if name == "mbu" else max(eff.mfu_decode, eff.mfu_prefill))
@@ -120,14 +121,21 @@ def test_efficiency_draws_against_full_evaluation(
 
 
 def test_base_draw_reproduces_the_evaluated_routes_and_savings(bank_surrogate) -> None:  # type: ignore[no-untyped-def]
-    result = evaluate(BANK)
+    # The surrogate draws the stand-alone router's routes (each workload on its own replicas, issue 10 keeps
+    # them as the labelled comparison); the fleet plan is solved once per evaluate(), not per draw.
+    ev = evaluate_arrays(BANK)
     base = _propagate(bank_surrogate, _with(bank_surrogate, "api_price", 1.0))
-    assert [bank_surrogate.evaluation.table.option_ids[i] for i in base.chosen[0]] == [
-        d.chosen_option_id for d in result.decisions
+    assert base.chosen[0].tolist() == ev.route.chosen.tolist()
+    options = evaluate(BANK).options
+    chosen_ids = [ev.table.option_ids[i] for i in ev.route.chosen]
+    standalone = [
+        next(o.cost_usd_per_request for o in options if o.workload_id == w.id and o.option_id == oid)
+        * w.avg_requests_per_s
+        * 3600
+        * 730
+        for w, oid in zip(BANK.workloads, chosen_ids, strict=True)
     ]
-    expected = sum(d.savings_vs_api_usd_per_month or 0.0 for d in result.decisions)
-    assert float(base.savings.sum()) == pytest.approx(expected, rel=1e-12)
-    assert base.monthly_cost[0] == pytest.approx([d.monthly_cost_usd for d in result.decisions], rel=1e-12)
+    assert base.monthly_cost[0] == pytest.approx(standalone, rel=1e-12)
 
 
 def test_tornado_bars_are_sorted_and_api_prices_move_bank_savings(bank_surrogate) -> None:  # type: ignore[no-untyped-def]
