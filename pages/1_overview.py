@@ -1,4 +1,4 @@
-"""Overview: per workload the recommended route and why, its cost on every option, and the owned fleet."""
+"""Overview: the fleet plan — where each workload runs, what the plan spends, in which lens — and the cards."""
 
 from __future__ import annotations
 
@@ -10,51 +10,82 @@ from ui.charts import overview as charts
 from ui.widgets.decisions import decision_cards
 from ui.widgets.table import money, number, table
 
+CARDS_PER_PAGE = 25
+
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 r = compute.evaluate(s)
 f = r.fleet
+p = r.plan
 
 st.title("Where each workload should run, and what it really costs")
-st.caption(f"{fmt.md_escape(s.name)} · prices as of {s.review_date:%d %b %Y}")
+lens_text = (
+    "cash lens: nodes already bought are sunk, only what changes spending counts"
+    if s.policy.lens == "cash"
+    else "full-cost lens: every node the plan uses carries its capital and fixed costs"
+)
+st.caption(f"{fmt.md_escape(s.name)} · prices as of {s.review_date:%d %b %Y} · {lens_text}")
 
+owned = [n for n in p.nodes if n.kind == "owned"] if p else []
+idle_usd = sum(n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0)) for n in owned)
 m = st.columns(5)
 m[0].metric(
     "Recommended, $/month",
     fmt.usd(f.total_cost_usd_per_month),
-    help="Owned fleet (bought and needed nodes), rented nodes and API spend of the recommended routes.",
+    help="What the plan spends per month in its lens: APIs (retries included), rented nodes, power above idle "
+    "and nodes to buy; in the full-cost lens also the bought nodes. Each card below is its workload's share.",
 )
 m[1].metric(
     "API baseline, $/month",
     fmt.usd(f.all_api_cost_usd_per_month),
-    help="Every workload that may leave on the API the router would pick for it; sovereign work stays on its "
-    "best owned option, and owned nodes already bought are paid either way.",
+    help="Every workload that may leave on the API best for it, the rest planned again; same lens.",
 )
 m[2].metric(
     "Savings vs baseline, $/month",
     fmt.usd(tables.fleet_savings(f)),
-    help="API baseline minus the recommended routes; 0 means the owned fleet carries only what may not leave.",
+    help="API baseline minus the plan; 0 means the owned fleet carries only what may not leave.",
 )
 m[3].metric(
-    "Fleet utilization",
-    fmt.pct(f.owned_utilization),
-    help=f"Busy GPU-hours over paid GPU-hours of the {f.owned_gpus} owned GPUs ({f.owned_nodes} nodes).",
+    "Sunk capital",
+    fmt.usd(p.sunk_capital_usd if p else 0.0),
+    help=f"Purchase price of the nodes already bought; {fmt.usd(p.sunk_usd_per_month if p else 0.0)}/month of "
+    "capital recovery and fixed costs, paid whatever the plan does.",
 )
 m[4].metric(
     "Idle GPUs, $/month",
-    fmt.usd(f.idle_cost_usd_per_month),
-    help="The owned fleet's cost times its idle share: the essay's 'GPU hangover'.",
+    fmt.usd(idle_usd),
+    help=f"Full cost of the owned GPUs' idle hours (utilization {fmt.pct(f.owned_utilization)} of "
+    f"{f.owned_gpus} GPUs): the essay's 'GPU hangover'. Sunk in the cash lens.",
 )
+if p and p.nodes_to_buy:
+    st.warning(
+        f"The plan needs {p.nodes_to_buy} more node(s): +{fmt.usd(p.capital_to_buy_usd)} capital, "
+        f"+{fmt.usd(p.new_nodes_usd_per_month)}/month.",
+        icon=":material/shopping_cart:",
+    )
+if p and p.solver_status != "optimal":
+    st.warning(f"Plan: {fmt.md_escape(p.solver_status)} (gap {fmt.pct(p.mip_gap)}).")
 if r.warnings:
     with st.expander(f"{len(r.warnings)} things to check", icon=":material/warning:"):
         st.markdown("\n".join(f"- {fmt.md_escape(w)}" for w in r.warnings))
 
 st.subheader("What to do")
 st.caption(
-    "Each card prices its workload stand-alone, as the routing compares it: on its own dedicated replicas. "
-    "The headline above is the bill actually paid: workloads routed to the same owned option share its "
-    "replicas, so the cards can add up to more than the headline."
+    "One plan for the whole portfolio, solved exactly. Each card shows its workload's share of the plan: its "
+    "own API bill and power, and a share of the nodes it runs on by the GPU-hours it takes (idle GPUs of "
+    "those nodes included). The shares add up to the headline"
+    + (
+        f", with {fmt.usd(p.unallocated_usd_per_month)}/month of bought nodes no workload uses."
+        if p and p.unallocated_usd_per_month
+        else "."
+    )
 )
-decision_cards(r, s)
+n = len(r.decisions)
+pages = max(1, -(-n // CARDS_PER_PAGE))
+page = 1
+if pages > 1:
+    page = int(st.number_input(f"Page of cards (of {pages}, {CARDS_PER_PAGE} per page)", 1, pages, 1, key="ov_page"))
+start = (page - 1) * CARDS_PER_PAGE
+decision_cards(r.model_copy(update={"decisions": r.decisions[start : start + CARDS_PER_PAGE]}), s)
 with st.expander("Routes as a table"):
     table(
         tables.decisions_frame(r, s),
@@ -69,10 +100,11 @@ with st.expander("Routes as a table"):
         },
     )
 
-compute.chart(charts.option_cost_figure, r, s, key="chart_option_costs")
-left, right = st.columns([3, 2])
-compute.chart(charts.monthly_figure, r, key="chart_monthly", where=left)
-compute.chart(charts.fleet_figure, r, key="chart_fleet", where=right)
+if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundred workloads
+    compute.chart(charts.option_cost_figure, r, s, key="chart_option_costs")
+    left, right = st.columns([3, 2])
+    compute.chart(charts.monthly_figure, r, key="chart_monthly", where=left)
+    compute.chart(charts.fleet_figure, r, key="chart_fleet", where=right)
 
-with st.expander("Every option for every workload"):
+with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
     table(tables.options_frame(r, s), key="options", file_name="options.csv")

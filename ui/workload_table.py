@@ -113,6 +113,7 @@ def read_workloads(frame: pd.DataFrame, previous: Sequence[Workload]) -> tuple[t
     Duplicate IDs are reported. Messages count rows from 1, as the table shows them.
     """
     overrides = {w.id: w.quality_overrides for w in previous}
+    kept = {w.id: {"demand_profile": w.demand_profile, "data_locations": w.data_locations} for w in previous}
     out: list[Workload] = []
     messages: list[str] = []
     seen: dict[str, int] = {}
@@ -136,6 +137,7 @@ def read_workloads(frame: pd.DataFrame, previous: Sequence[Workload]) -> tuple[t
             if isinstance(data[key], float) and data[key].is_integer():
                 data[key] = int(data[key])
         data["quality_overrides"] = overrides.get(str(data.get("id")), {})
+        data.update(kept.get(str(data.get("id")), {}))  # day profile and data rule are not table columns
         where = f"Row {i}" + (f" ({str(name)[:40]!r})" if name else "")
         try:
             workload = Workload.model_validate(data)

@@ -38,14 +38,16 @@ def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     assert number(base["Idle GPUs, $/month"]) > 0  # the GPU hangover of the bank case
     assert next(c.value for c in at.caption).startswith("Singapore bank")
 
-    # The same bank with a node that costs twice as much: the owned fleet (and so the total) costs more,
-    # the all-API alternative of non-sovereign work does not get cheaper.
+    # The same bank with a node that costs twice as much: the node is bought, so in the cash lens (the default)
+    # the plan spends the same; its idle GPUs and sunk capital cost more (issue 10: nothing prices sunk capital
+    # as if it could still be saved).
     s = default_scenario()
     node = s.nodes[0].model_copy(update={"capex_usd": 2 * s.nodes[0].capex_usd})  # type: ignore[union-attr]
     dearer = s.model_copy(update={"nodes": (node,)})
     at2 = run_page("1_overview", query={"s": share.encode(dearer)})
     moved = metrics(at2)
-    assert number(moved["Recommended, $/month"]) > number(base["Recommended, $/month"])
+    assert number(moved["Recommended, $/month"]) == number(base["Recommended, $/month"])
+    assert number(moved["Sunk capital"]) == 2 * number(base["Sunk capital"])
     assert number(moved["Idle GPUs, $/month"]) > number(base["Idle GPUs, $/month"])
     assert not at2.warning
     assert not at2.error

@@ -37,7 +37,7 @@ def decision_cards(result: Result, scenario: Scenario) -> None:
                     st.badge("sovereign data", icon=":material/lock:", color="gray")
             left.caption(f"Runs on: {fmt.md_escape(names.get(d.chosen_option_id or '', 'nothing feasible'))}")
             mid.markdown(fmt.md_escape(d.reason))
-            right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, stand-alone")
+            right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, its share of the plan")
             if d.chosen_kind == "api":
                 right.caption("pay per token: no owned capacity needed")
             elif d.savings_vs_api_usd_per_month is None:
