@@ -21,7 +21,7 @@ from economics.evaluate import evaluate
 from economics.price_book import NegotiatedPrice, apply_negotiated, price_book
 from economics.pricing import reprice
 from economics.result import FlipThreshold, Result
-from economics.scenarios import default_scenario
+from economics.scenarios import default_scenario, load_preset
 from tests.reviews.factories import small_result, small_scenario
 
 
@@ -106,37 +106,38 @@ def test_fleet_deltas_are_after_minus_before_and_none_becomes_nan() -> None:
 # ---- with evaluate(): a price moved past its flip threshold flips the route ---------------------------------
 
 
-def _code_completion_flip(result: Result) -> FlipThreshold:
-    decision = next(d for d in result.decisions if d.workload_id == "code-completion")
+def _ticket_flip(result: Result) -> FlipThreshold:
+    decision = next(d for d in result.decisions if d.workload_id == "ticket-summaries")
     return next(f for f in decision.flips if f.driver == "api_output_price")
 
 
 def test_compare_finds_the_flip_when_the_api_price_crosses_its_threshold() -> None:
-    # The bank's code completion runs on the diffusion API; its flip threshold says at which output price
-    # the route moves to an owned option. Negotiate the price 2 % past it: the comparison must show that
-    # flip; 2 % short of it: no flip.
-    bank = default_scenario()
-    before = Snapshot.evaluated(bank, "Q4")
-    flip = _code_completion_flip(before.result)
+    # The startup's nightly ticket summaries run on the frontier API; its flip threshold says at which output
+    # price the plan moves them elsewhere. Negotiate the price 2 % past it: the comparison (each side a fresh
+    # plan) must show that flip; 2 % short of it: no flip. (The bank's code completion, the old subject of this
+    # test, now sits on the bank's sunk node and no API price moves it: issue 10.)
+    startup = load_preset("startup-rented")
+    before = Snapshot.evaluated(startup, "Q4")
+    flip = _ticket_flip(before.result)
     assert flip.threshold is not None
     assert flip.direction == "above"
-    api_id = next(d.chosen_option_id for d in before.result.decisions if d.workload_id == "code-completion")
+    api_id = next(d.chosen_option_id for d in before.result.decisions if d.workload_id == "ticket-summaries")
     assert api_id is not None
 
     def moved(factor: float) -> Snapshot:
         price = NegotiatedPrice(offer_id=api_id, item="api_output_price", value=flip.threshold * factor)
-        return Snapshot.evaluated(apply_negotiated(bank, [price]), f"x{factor}")
+        return Snapshot.evaluated(apply_negotiated(startup, [price]), f"x{factor}")
 
     past = compare(before, moved(1.02))
-    assert past.flipped["workload_id"].tolist() == ["code-completion"]
-    row = past.flipped.iloc[0]
+    assert "ticket-summaries" in past.flipped["workload_id"].tolist()
+    row = past.flipped.set_index("workload_id").loc["ticket-summaries"]
     assert (row["route_before"], row["route_after"]) == (api_id, flip.new_option_id)
     changed = past.prices.set_index(["offer_id", "item"]).loc[(api_id, "api_output")]
     assert changed["after"] == pytest.approx(flip.threshold * 1.02)
 
     short = compare(before, moved(0.98))
-    assert short.flipped.empty
-    assert short.workloads.set_index("workload_id").loc["code-completion", "monthly_cost_change_usd"] > 0
+    assert "ticket-summaries" not in short.flipped["workload_id"].tolist()
+    assert short.workloads.set_index("workload_id").loc["ticket-summaries", "monthly_cost_change_usd"] > 0
 
 
 def test_compare_with_todays_prices_reverts_a_hand_edited_list_price(tmp_path: Path) -> None:

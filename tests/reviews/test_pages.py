@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from economics import store
 from economics.evaluate import evaluate
-from economics.scenarios import default_scenario
+from economics.scenarios import default_scenario, load_preset
 from tests.ui.helpers import metrics, plotly_specs, run_page
 from ui.format import md_escape
 from ui.price_book_widgets import _rows_to_prices
@@ -119,28 +119,32 @@ def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
     bank = default_scenario()
     result = evaluate(bank)
     doctored = result.model_copy(
-        update={"fleet": result.fleet.model_copy(update={"total_cost_usd_per_month": 12345.0})}
+        update={"fleet": result.fleet.model_copy(update={"total_cost_usd_per_month": 1000.0})}
     )
     summary = store.save_review(bank, doctored, name="as stored")
     at = run_page("7_reviews")
     at.selectbox(key="rv_subject").set_value(summary.id).run()
     _no_exception(at)
-    assert metrics(at)["Total cost [USD/month]"] == "$12,345"
+    assert metrics(at)["Total cost [USD/month]"] == "$1,000"
     # "A recomputation with today's code" is the explicit way to see the difference.
     at.radio(key="rv_compare_how").set_value("a recomputation with today's code").run()
     _no_exception(at)
-    assert metrics(at)["Fleet cost change [USD/month]"] == f"${result.fleet.total_cost_usd_per_month - 12345.0:,.0f}"
+    assert metrics(at)["Fleet cost change [USD/month]"] == f"${result.fleet.total_cost_usd_per_month - 1000.0:,.0f}"
 
 
 def test_compare_two_saved_reviews_shows_the_flip() -> None:
-    bank = default_scenario()
-    mercury = next(a for a in bank.apis if a.tier == "diffusion")
-    dear = bank.model_copy(
+    # The startup's frontier API at $15/Mtok output instead of $10: the plan moves the in-app chat and the
+    # nightly summaries to the mini API (their thresholds are $14.25 and $14/Mtok), the agent steps stay.
+    startup = load_preset("startup-rented")
+    frontier = next(a for a in startup.apis if a.id == "gpt-5")
+    dear = startup.model_copy(
         update={
-            "apis": tuple(a.model_copy(update={"output_usd_per_mtok": 20.0}) if a is mercury else a for a in bank.apis)
+            "apis": tuple(
+                a.model_copy(update={"output_usd_per_mtok": 15.0}) if a is frontier else a for a in startup.apis
+            )
         }
     )
-    first = store.save_review(bank, evaluate(bank), name="Q3")
+    first = store.save_review(startup, evaluate(startup), name="Q3")
     second = store.save_review(dear, evaluate(dear), name="Q4")
     at = run_page("7_reviews")
     at.selectbox(key="rv_subject").set_value(second.id).run()
@@ -148,7 +152,7 @@ def test_compare_two_saved_reviews_shows_the_flip() -> None:
     at.selectbox(key="rv_baseline").set_value(first.id).run()
     _no_exception(at)
     m = metrics(at)
-    assert m["Routes that flipped"] == "1 of 5"  # code completion leaves the diffusion API at $20/Mtok
+    assert m["Routes that flipped"] == "2 of 3"
     assert m["Prices that changed"] == "1"
 
 
