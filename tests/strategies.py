@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from economics.hardware import GPU, Deployment, Efficiency
 from economics.model import ModelSpec
+from economics.plan import PlanProblem
 from economics.schemes import SpeculativeScheme
 
 PROPERTIES = settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -102,4 +103,58 @@ def speculative_schemes(draw: st.DrawFn) -> SpeculativeScheme:
         draft_vocab=draw(st.integers(1_000, 256_000)),
         draft_steps=draw(st.integers(0, 8)),
         draft_step_overhead_s=draw(st.floats(0.0, 1e-3)),
+    )
+
+
+@st.composite
+def plan_problems(draw: st.DrawFn) -> PlanProblem:
+    """Small fleet MIPs (issue 10): 1–5 workloads, 1–3 owned options on 1–2 node offers, 1–2 APIs, one period
+    or 24 hours, binary routes; some pairs not allowed (data rules), every workload with at least one option."""
+    import numpy as np
+
+    w = draw(st.integers(1, 5))
+    n_owned = draw(st.integers(1, 3))
+    n_api = draw(st.integers(1, 2))
+    k = draw(st.integers(1, 2))
+    hours = draw(st.sampled_from([1, 24]))
+    o = n_owned + n_api
+    floats = st.floats
+    allowed = np.array(draw(st.lists(st.booleans(), min_size=w * o, max_size=w * o))).reshape(w, o)
+    allowed[:, -1] |= ~allowed.any(axis=1)
+    is_api = np.array([False] * n_owned + [True] * n_api)
+    api_price = np.array([0.0] * n_owned + draw(st.lists(floats(1e-5, 1e-2), min_size=n_api, max_size=n_api)))
+    q = np.array(draw(st.lists(floats(0.5, 1.0), min_size=w * o, max_size=w * o))).reshape(w, o)
+    m = np.array(draw(st.lists(st.integers(1, 3), min_size=w, max_size=w)), dtype=float)[:, None]
+    attempts = np.where(q > 0, (1 - (1 - q) ** m) / q, m)
+    fail_cost = np.array(draw(st.lists(floats(0.0, 1.0), min_size=w, max_size=w)))[:, None]
+    cap = np.array(draw(st.lists(floats(0.1, 50.0), min_size=w * o, max_size=w * o))).reshape(w, o)
+    cap = np.where(is_api[None, :], np.inf, cap)
+    gpus_per_node = np.array(draw(st.lists(st.sampled_from([1, 4, 8]), min_size=k, max_size=k)), dtype=float)
+    node = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n_owned, max_size=n_owned)) + [-1] * n_api)
+    gpr = np.array([draw(st.sampled_from([1.0, gpus_per_node[node[i]]])) for i in range(n_owned)] + [0.0] * n_api)
+    rate = np.array(draw(st.lists(floats(0.01, 20.0), min_size=w, max_size=w)))[:, None]
+    shape = np.array(draw(st.lists(floats(0.0, 2.0), min_size=hours, max_size=hours)))[None, :] if hours > 1 else 1.0
+    rates = np.broadcast_to(rate * np.maximum(shape, 0.05), (w, hours)).copy()
+    return PlanProblem(
+        allowed=allowed,
+        is_api=is_api,
+        api_cost_usd=np.tile(api_price, (w, 1)),
+        attempts=attempts,
+        failure_usd=(1 - q) ** m * fail_cost,
+        capacity_requests_per_s=cap,
+        option_node=node,
+        gpus_per_replica=gpr,
+        replica_variable_usd_per_hour=np.array(
+            draw(st.lists(floats(0.0, 2.0), min_size=n_owned, max_size=n_owned)) + [0.0] * n_api
+        ),
+        unit_gpus=gpus_per_node,
+        unit_usd_per_month=np.array(draw(st.lists(floats(100.0, 20_000.0), min_size=k, max_size=k))),
+        min_units=np.array(draw(st.lists(st.integers(0, 2), min_size=k, max_size=k)), dtype=float),
+        capacity_rate=rates,
+        bill_rate=rates,
+        deferrable=np.zeros(w, dtype=bool),
+        window=np.ones((w, hours), dtype=bool),
+        split=np.zeros(w, dtype=bool),
+        target_utilization=draw(floats(0.5, 1.0)),
+        time_limit_s=30.0,
     )
