@@ -85,16 +85,21 @@ class PlanProblem:
     def per_request_usd(self) -> FloatArray:
         """(W, O) money plus expected failure cost of one task on each option, power above idle included
         (the objective's coefficient per request of volume) [USD]."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            busy_s = np.where(self.is_api[None, :], 0.0, self.attempts / self.capacity_requests_per_s)
-        power = np.nan_to_num(busy_s * self.replica_variable_usd_per_hour[None, :] / SECONDS_PER_HOUR)
+        busy_s = self.busy_seconds_per_request()
+        power = busy_s * self.replica_variable_usd_per_hour[None, :] / SECONDS_PER_HOUR
         return np.asarray(self.api_cost_usd * self.attempts + power + self.failure_usd, dtype=np.float64)
+
+    def busy_seconds_per_request(self) -> FloatArray:
+        """(W, O) replica-seconds one task keeps a replica busy, ``g/λmax``; 0 for APIs and pairs that
+        cannot run [s]."""
+        cap = self.capacity_requests_per_s
+        ok = ~self.is_api[None, :] & np.isfinite(cap) & (cap > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.where(ok, self.attempts / np.where(ok, cap, 1.0), 0.0), dtype=np.float64)
 
     def load_per_request(self) -> FloatArray:
         """(W, O) replicas one request per second occupies at the target utilisation, ``g/(u·λmax)`` [s]."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k = self.attempts / (self.target_utilization * self.capacity_requests_per_s)
-        return np.asarray(np.where(self.is_api[None, :] | ~np.isfinite(k), 0.0, k), dtype=np.float64)
+        return np.asarray(self.busy_seconds_per_request() / self.target_utilization, dtype=np.float64)
 
 
 @dataclass(frozen=True)

@@ -119,9 +119,7 @@ def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) ->
     vol_h = p.bill_rate * SECONDS_PER_MONTH / h_count  # (W, H)
     volume = np.einsum("woh,wh->wo", sol.share, vol_h)
     api = np.where(p.is_api[None, :], p.api_cost_usd * p.attempts, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        busy_per_req = np.where(p.is_api[None, :], 0.0, p.attempts / p.capacity_requests_per_s)  # replica-s
-    busy_per_req = np.nan_to_num(busy_per_req)
+    busy_per_req = p.busy_seconds_per_request()  # replica-seconds per request
     power_wo = busy_per_req * p.replica_variable_usd_per_hour[None, :] / 3600.0 * volume
     api_usd = (api * volume).sum(axis=1)
     failure_usd = (p.failure_usd * volume).sum(axis=1)

@@ -120,14 +120,17 @@ def break_even_analysis(
     api = next(a for a in scenario.apis if a.id == inputs.api_id)
     node = scenario.node(option.node_id)
     index = [w.id for w in scenario.workloads].index(wl.id)
-    api_row = api_option_arrays(api, WorkloadArrays.of(scenario))
+    arrays = WorkloadArrays.of(scenario)
+    api_row = api_option_arrays(api, arrays)
     c_api = float(api_row.cost[index])
     api_feasible = bool(api_row.feasible[index])
     variant = best_variant(capacities, option.id)
     fixed_node, var_node = node_cost_fixed_and_variable(node)
     fixed, var = replica_cost_split(scenario, option)
     policy = scenario.policy
-    p2a = wl.peak_requests_per_s / wl.avg_requests_per_s
+    # the rate evaluate sizes for: λ_peak, the busiest hour of a day profile, or a deferrable volume's rate
+    sizing_peak = float(arrays.peak[index])
+    p2a = sizing_peak / wl.avg_requests_per_s
     feasible = variant is not None and api_feasible
     reason = ""
     if variant is None:
@@ -156,7 +159,7 @@ def break_even_analysis(
     u = np.linspace(0.01, 1.0, GRID)
     lam = wl.avg_requests_per_s * np.geomspace(0.01, 100.0, GRID)
     now_plan = replicas_for_peak(
-        wl.peak_requests_per_s,
+        sizing_peak,
         lam_cap if np.isfinite(lam_cap) else 0.0,
         option.gpus_per_replica,
         average_arrival_rate_per_s=wl.avg_requests_per_s,
