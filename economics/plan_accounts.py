@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from economics.costs import node_cost_fixed_and_variable
 from economics.demand import DayDemand
 from economics.offers import OwnedNode, RentedNode
-from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
+from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts
 from economics.quality import expected_attempts, failure_probability
 from economics.result import Lens, PlanNode, PlanReplicas, PlanWorkload
 from economics.routing import OptionTable
@@ -229,15 +229,25 @@ def plan_replicas(s: Scenario, sol: PlanSolution, acc: Accounts) -> tuple[PlanRe
     )
 
 
-def baseline_usd(s: Scenario, t: OptionTable, demand: DayDemand, lens: Lens) -> float | None:
-    """The all-API baseline in the lens: every workload that may use an API on its best API, the rest
-    planned again around them; None when no workload may use an API."""
-    movable = np.asarray((t.is_api[None, :] & t.feasible).any(axis=1), dtype=bool)
+def baseline_usd(s: Scenario, p: PlanProblem, sol: PlanSolution, t: OptionTable, lens: Lens) -> float | None:
+    """The all-API baseline in the lens: every workload that may use an API on its best API (lowest expected
+    cost per task), the others on their routes in the plan, with the fewest replicas and nodes that carry
+    them (bought nodes as in the plan); None when no workload may use an API."""
+    movable = np.asarray((t.is_api[None, :] & p.allowed).any(axis=1), dtype=bool)
     if not movable.any():
         return None
-    p = plan_problem(s, t, demand, lens, api_only=movable)
-    sol = solve_plan(p)
-    return plan_accounts(s, p, sol, lens).total_usd
+    share = sol.share.copy()
+    processed = sol.processed_rate.copy()
+    share[movable] = 0.0
+    processed[movable] = 0.0
+    cost = np.where(p.allowed & p.is_api[None, :], p.per_request_usd(), np.inf)
+    best = np.argmin(cost, axis=1)
+    rows = np.flatnonzero(movable)
+    share[rows, best[rows], :] = 1.0
+    processed[rows, best[rows], :] = p.bill_rate[rows]
+    replicas, units = counts(p, share, processed)
+    moved = PlanSolution(share, processed, replicas, units, sol.served, sol.status, sol.mip_gap, 0.0, 0.0)
+    return plan_accounts(s, p, moved, lens).total_usd
 
 
 def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArray, floor: FloatArray) -> FloatArray:

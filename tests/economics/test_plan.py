@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from economics.plan import PlanProblem, PlanSolution, _counts, money_usd_per_month, solve_plan
+from economics.plan import PlanProblem, PlanSolution, counts, money_usd_per_month, solve_plan
 from tests.strategies import PROPERTIES, plan_problems
 
 MONTH_S = 730 * 3600  # 2,628,000 s
@@ -234,7 +234,7 @@ def test_the_time_limit_returns_a_plan_and_says_so() -> None:
 
 def _objective(p: PlanProblem, share: np.ndarray) -> float:
     processed = share * p.capacity_rate[:, None, :]
-    _, units = _counts(p, share, processed)
+    _, units = counts(p, share, processed)
     return money_usd_per_month(p, share, units)
 
 
@@ -244,7 +244,7 @@ def test_no_single_move_or_count_change_lowers_the_objective(p: PlanProblem) -> 
     sol = solve_plan(p)
     assert sol.status == "optimal"
     best = money_usd_per_month(p, sol.share, sol.units)
-    tol = 1e-6 * max(1.0, abs(best))
+    tol = 1e-4 * max(1.0, abs(best))  # the solver's relative gap (MIP_REL_GAP), with room
     w_count, o_count, k_count, _ = p.shape
     for w in range(w_count):
         for o in np.flatnonzero(p.allowed[w]):
