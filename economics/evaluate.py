@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -616,7 +616,7 @@ class DecisionGrid:
     failure_cost_usd: FloatArray  # (ny,) [USD]
     batchability: FloatArray  # (nx,) β on the best owned AR option [1]
     value_usd_per_output_token: FloatArray  # (ny,) v [USD/token]
-    cost_usd: FloatArray  # (nx, O) inference cost per request; inf where infeasible [USD]
+    cost_usd: FloatArray  # (nx, O) cost per attempt (marginal in the plan, or stand-alone); inf where infeasible [USD]
     chosen: IntArray  # (ny, nx)
     label: NDArray[np.int8]  # (ny, nx) index into ROUTE_LABELS
     expected_cost_usd: FloatArray  # (ny, nx) J of the chosen option [USD]
@@ -660,6 +660,21 @@ def _tile_table(table: OptionTable, ny: int, failure_cost_usd: FloatArray) -> Op
     return replace(table, **values)
 
 
+def _plan_costs(
+    scenario: Scenario, wl: Workload, x: FloatArray, table_x: OptionTable, fleet: FleetPlan | None
+) -> FloatArray:
+    """(nx, O) the workload's marginal cost per attempt in the plan at each average demand ``x`` [USD]."""
+    fp = plan_fleet(evaluate_arrays(scenario)) if fleet is None else fleet
+    wi = [w.id for w in scenario.workloads].index(wl.id)
+    rows = np.full(len(x), wi, dtype=np.intp)
+    marginal = marginal_usd_per_month(fp.problem, fp.solution, rows, x / wl.avg_requests_per_s)
+    g, fail = fp.problem.attempts[wi], fp.problem.failure_usd[wi]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = (marginal / (x * SECONDS_PER_MONTH)[:, None] - fail[None, :]) / g[None, :]
+    ok = np.isfinite(marginal) & table_x.feasible
+    return np.asarray(np.where(ok, np.maximum(c, 0.0), np.inf), dtype=np.float64)
+
+
 def evaluate_grid(
     scenario: Scenario,
     workload_id: str,
@@ -667,13 +682,21 @@ def evaluate_grid(
     failure_cost_usd: ArrayLike,
     *,
     peak_to_average: float | None = None,
+    basis: Literal["plan", "standalone"] = "plan",
+    fleet: FleetPlan | None = None,
 ) -> DecisionGrid:
     """Route one workload over a grid of average demand (columns) × failure cost (rows), vectorized.
 
-    The workload keeps its shape, SLOs and sovereignty; the peak is ``peak_to_average`` × the average (the
-    workload's own ratio by default). Each owned option is evaluated once over the demand axis (one serving
-    call, SLO capacity solved once for the shape); the failure-cost axis only changes ``J``, so the whole
-    ``ny × nx`` grid is routed as one array. 200 × 200 points take tens of milliseconds.
+    ``basis="plan"`` (default, issue 10): the rest of the fleet plan is held fixed and each option costs the
+    workload its *marginal* cost in the plan at that demand — spare capacity the plan already pays for is
+    free, extra replicas and nodes are not (:func:`economics.plan_accounts.marginal_usd_per_month`, all
+    demands at once, no solve per cell; the plan is solved once, or passed as ``fleet``). The workload
+    keeps its day shape, scaled. ``basis="standalone"``: each option on its own dedicated replicas, the peak
+    ``peak_to_average`` × the average (the workload's own ratio by default).
+
+    Each owned option is evaluated once over the demand axis (one serving call, SLO capacity solved once
+    for the shape); the failure-cost axis only changes ``J``, so the whole ``ny × nx`` grid is routed as
+    one array.
     """
     wl = next((w for w in scenario.workloads if w.id == workload_id), None)
     if wl is None:
@@ -692,14 +715,14 @@ def evaluate_grid(
     ny, nx = len(y), len(x)
     # Everything but J depends on the demand alone: assemble the nx columns once, then tile the table rows.
     table_x, _ = _option_table(scenario, w_x, arrays, np.tile(q, (nx, 1)), with_reasons=False, workloads=(wl,) * nx)
+    if basis == "plan":
+        table_x = replace(table_x, cost_usd=_plan_costs(scenario, wl, x, table_x, fleet))
     table = _tile_table(table_x, ny, np.repeat(y, nx))
     r = table.route()
     beta = np.stack([a.batchability for a in arrays], axis=1)
     co = quadrant_coordinates(table, r, np.tile(beta, (ny, 1)))
     best_j = np.where(r.chosen >= 0, _take(r.expected_cost_usd, r.chosen), np.inf)
-    cost_x = np.stack(
-        [np.where(a.feasible & table_x.allowed[:, i], a.cost, np.inf) for i, a in enumerate(arrays)], axis=1
-    )
+    cost_x = table_x.cost_usd
     return DecisionGrid(
         workload_id=wl.id,
         option_ids=option_ids,

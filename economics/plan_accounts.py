@@ -273,40 +273,47 @@ def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArr
     return np.asarray(np.where(room(lo) >= volume - 1e-9, lo, hi), dtype=np.float64)
 
 
-def marginal_usd_per_month(p: PlanProblem, sol: PlanSolution, demand_scale: FloatArray | None = None) -> FloatArray:
-    """(W, O) what the plan's money plus failure cost rises by when the workload, taken out of the plan, is
-    put back whole on each option with everything else held fixed (replicas and units grow only as needed,
-    spare capacity of the plan first) [USD/month]; ``inf`` where the option may not serve it.
+def marginal_usd_per_month(
+    p: PlanProblem, sol: PlanSolution, rows: IntArray | None = None, demand_scale: FloatArray | None = None
+) -> FloatArray:
+    """(N, O) what the plan's money plus failure cost rises by when a workload, taken out of the plan, is put
+    back whole on each option with everything else held fixed: replicas and units grow only as needed, the
+    plan's spare capacity first (a deferrable workload fills the troughs of its window) [USD/month]; ``inf``
+    where the option may not serve it.
 
-    ``demand_scale`` (W,) multiplies each workload's own demand (the quadrant's demand axis)."""
+    ``rows`` (N,) are workload indices (all workloads by default; repeats allowed) and ``demand_scale`` (N,)
+    multiplies each row's own demand (the quadrant's demand axis), all at once without re-solving."""
     w_count, o_count, k_count, h_count = p.shape
-    scale = np.ones(w_count) if demand_scale is None else demand_scale
-    vol = p.bill_rate.sum(axis=1) * SECONDS_PER_MONTH / h_count * scale  # (W,) requests per month
-    own = p.per_request_usd() * vol[:, None]
+    rows = np.arange(w_count) if rows is None else np.asarray(rows, dtype=np.intp)
+    scale = np.ones(len(rows)) if demand_scale is None else np.asarray(demand_scale, dtype=np.float64)
+    vol = p.bill_rate[rows].sum(axis=1) * SECONDS_PER_MONTH / h_count * scale  # (N,) requests per month
+    allowed = p.allowed[rows]
+    own = p.per_request_usd()[rows] * vol[:, None]
     load = p.load_per_request()
-    contrib = load[:, :, None] * sol.processed_rate  # (W, O, H)
-    per_hour = contrib.sum(axis=0)  # (O, H)
+    per_hour = np.einsum("wo,woh->oh", load, sol.processed_rate)  # (O, H)
+    contrib = load[rows][:, :, None] * sol.processed_rate[rows]  # (N, O, H)
     owned = np.flatnonzero(~p.is_api)
     inc = np.zeros((o_count, k_count))
     inc[owned, p.option_node[owned]] = p.gpus_per_replica[owned]
     r_without = np.where(
         p.is_api[None, :], 0.0, np.maximum(np.ceil(np.max(per_hour[None] - contrib, axis=2, initial=0.0) - 1e-7), 0.0)
-    )  # (W, O)
-    gpus_without = r_without @ inc  # (W, K)
+    )  # (N, O)
+    gpus_without = r_without @ inc  # (N, K)
     units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
-    out = np.where(p.allowed, own, np.inf)
+    out = np.where(allowed, own, np.inf)
+    deferrable, window = p.deferrable[rows], p.window[rows]
     for o in owned:
         k = int(p.option_node[o])
-        base = per_hour[o][None, :] - contrib[:, o, :]  # (W, H)
-        add = load[:, o][:, None] * p.capacity_rate * scale[:, None]  # (W, H) following its demand
+        base = per_hour[o][None, :] - contrib[:, o, :]  # (N, H)
+        add = load[rows, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
         r_follow = np.ceil(np.max(base + add, axis=1, initial=0.0) - 1e-7)
-        d = np.flatnonzero(p.deferrable & p.allowed[:, o])
+        d = np.flatnonzero(deferrable & allowed[:, o])
         if d.size:  # deferrable work fills the troughs of its window
-            volume = load[d, o] * p.bill_rate[d].sum(axis=1) * scale[d]
-            r_follow[d] = _fill_replicas(base[d], p.window[d], volume, np.maximum(r_without[d, o], 0.0))
+            volume = load[rows[d], o] * p.bill_rate[rows[d]].sum(axis=1) * scale[d]
+            r_follow[d] = _fill_replicas(base[d], window[d], volume, np.maximum(r_without[d, o], 0.0))
         r_new = np.maximum(r_follow, r_without[:, o])
         gpus_new = gpus_without[:, k] + (r_new - r_without[:, o]) * p.gpus_per_replica[o]
         units_new = np.maximum(p.min_units[k], np.ceil(gpus_new / p.unit_gpus[k] - 1e-9))
         extra = (units_new - units_without[:, k]) * p.unit_usd_per_month[k]
-        out[:, o] = np.where(p.allowed[:, o], own[:, o] + extra, np.inf)
+        out[:, o] = np.where(allowed[:, o], own[:, o] + extra, np.inf)
     return np.asarray(out, dtype=np.float64)

@@ -290,10 +290,15 @@ def test_pooled_mode_evaluates(bank: Scenario) -> None:
 def test_grid_agrees_with_evaluate_at_the_workloads_own_point(bank: Scenario, bank_result: Result) -> None:
     standalone = evaluate_arrays(bank)
     for i, wl in enumerate(bank.workloads):
-        # the grid is the stand-alone router's (each workload on its own replicas), like evaluate_arrays
+        # on the plan's marginal costs (default) the grid's cell at the workload's own point is the plan's route
         g = evaluate_grid(bank, wl.id, [wl.avg_requests_per_s], [wl.failure_cost_usd])
+        d = next(x for x in bank_result.decisions if x.workload_id == wl.id)
         chosen = int(g.chosen[0, 0])
-        assert chosen == int(standalone.route.chosen[i])
+        assert (g.option_ids[chosen] if chosen >= 0 else None) == d.chosen_option_id
+        assert ROUTE_LABELS[int(g.label[0, 0])] == d.route_label
+        # stand-alone, it is the stand-alone router's
+        g = evaluate_grid(bank, wl.id, [wl.avg_requests_per_s], [wl.failure_cost_usd], basis="standalone")
+        assert int(g.chosen[0, 0]) == int(standalone.route.chosen[i])
 
 
 def test_grid_regions_move_the_way_the_quadrant_says(bank: Scenario) -> None:
