@@ -41,8 +41,9 @@ def routing_quadrant() -> None:
         [w.id for w in sorted(s.workloads, key=lambda w: w.sovereign)],
         names.__getitem__,
         help_text="Regions depend on a workload's request shape, SLOs and sovereignty: they are computed live for "
-        "this one by sweeping its demand (β) and failure cost (value). Every workload is placed at its own β "
-        "and value.",
+        "this one by sweeping its demand (β) and failure cost (value), with the rest of the fleet plan held "
+        "fixed: spare capacity the plan already pays for is free, extra replicas and nodes are not. Every "
+        "workload is placed at its own β and value.",
     )
     compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), key="chart_quadrant")
 

@@ -1,8 +1,9 @@
 """The routing quadrant: batchability × per-token value, decision regions from ``evaluate_grid``.
 
 Pure: :func:`quadrant` sweeps one workload's demand (the batchability axis) and failure cost (the value
-axis) through :func:`economics.evaluate.evaluate_grid` and places every workload at its own (β, v) from the
-evaluated :class:`~economics.result.Result`.
+axis) through :func:`economics.evaluate.evaluate_grid` (on the workload's marginal cost in the fleet plan, the
+rest of the plan held fixed) and places every workload at its own (β, v) from the evaluated
+:class:`~economics.result.Result`.
 """
 
 from __future__ import annotations
