@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -350,12 +351,29 @@ def plan_route(ev: Evaluation, fp: FleetPlan) -> tuple[OptionTable, Route]:
     return tm, Route(expected_cost_usd=j, chosen=chosen, runner_up=runner, margin_usd=margin)
 
 
+def _pivot_j(fp: FleetPlan, tm: OptionTable) -> Callable[[IntArray, FloatArray], FloatArray]:
+    """``(pivot, scale) -> J`` per workload: its marginal expected cost per task on ``pivot`` when that
+    option's SLO capacity for it is ``scale`` times today's, the rest of the plan fixed [USD]."""
+    p, sol = fp.problem, fp.solution
+    rows = np.arange(p.shape[0])
+    vol = tm.avg_requests_per_s * SECONDS_PER_MONTH
+
+    def j(pivot: IntArray, scale: FloatArray) -> FloatArray:
+        cap = np.ones(p.allowed.shape)
+        cap[rows, pivot] = scale
+        m = marginal_usd_per_month(p, sol, capacity_scale=cap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(m[rows, pivot] / vol, dtype=np.float64)
+
+    return j
+
+
 def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan) -> tuple[WorkloadDecision, ...]:
     s = ev.scenario
     tm, r = plan_route(ev, fp)
     plan_ev = replace(ev, table=tm, route=r)
     chosen = r.chosen.tolist()
-    flips = flip_rows(plan_flips(tm, r), tm.option_ids, ev.option_names)
+    flips = flip_rows(plan_flips(tm, r, _pivot_j(fp, tm)), tm.option_ids, ev.option_names)
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
     v_stars, u_stars, lam_stars = co.value_star.tolist(), co.u_star.tolist(), co.lambda_star.tolist()
     kinds = tm.kind.tolist()

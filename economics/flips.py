@@ -24,6 +24,7 @@ outside [0, 1], capacity beyond 1000×) is ``None``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,8 @@ BoolArray = NDArray[np.bool_]
 
 BISECTION_STEPS = 60
 MAX_CAPACITY_SCALE = 1000.0
+#: 40 halvings of log(10⁶) leave a relative error below 1e-11 on the threshold.
+PLAN_BISECTION_STEPS = 40
 
 
 @dataclass(frozen=True)
@@ -380,9 +383,55 @@ def flip_records(
     return [tuple(FlipThreshold(**row) for row in rows) for rows in flip_rows(flips, option_ids, option_names)]
 
 
-def plan_flips(table: OptionTable, r: Route) -> tuple[FlipArrays, ...]:
-    """The drivers that are exact on the plan's marginal table (:func:`economics.evaluate.plan_route`):
-    API output price, node price (the marginal owned cost scales with the node's $/h) and the quality gap.
-    Utilization and throughput move the whole plan's replica counts, so they are not thresholds of one
-    workload with the rest of the plan held fixed."""
-    return (api_output_price_flip(table, r), node_price_flip(table, r), quality_gap_flip(table, r))
+def plan_throughput_flip(
+    table: OptionTable, r: Route, pivot_j: Callable[[IntArray, FloatArray], FloatArray]
+) -> FlipArrays:
+    """SLO capacity per replica of the owned pivot at which the plan moves the workload [req/s].
+
+    ``pivot_j(pivot, scale)`` is the workload's marginal J on its pivot with that option's capacity scaled
+    by ``scale`` (``(W,)`` each), the rest of the plan fixed. More capacity never needs more replicas, so J
+    is non-increasing in the scale and 40 bisection steps on ``log s`` over [1/1000, 1000] find the
+    boundary, for all workloads at once.
+    """
+    pivot, _, _ = _pivots(table, r)
+    target, new, is_chosen = _target(r, pivot)
+    lam0 = _take(table.capacity_requests_per_s, pivot)
+    usable = (pivot >= 0) & np.isfinite(lam0) & (lam0 > 0) & np.isfinite(_take(table.cost_usd, pivot))
+    safe = np.maximum(pivot, 0)
+
+    def cheap_enough(log_s: FloatArray) -> BoolArray:
+        return np.asarray(pivot_j(safe, np.exp(log_s)) <= target, dtype=bool)
+
+    lo = np.full(pivot.shape, -np.log(MAX_CAPACITY_SCALE))
+    hi = np.full(pivot.shape, np.log(MAX_CAPACITY_SCALE))
+    ok_lo, ok_hi = cheap_enough(lo), cheap_enough(hi)
+    for _ in range(PLAN_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        good = cheap_enough(mid)
+        hi = np.where(good, mid, hi)
+        lo = np.where(good, lo, mid)
+    s_star = np.exp(hi)
+    ok = usable & ~ok_lo & ok_hi & np.isfinite(target) & (new >= 0)
+    return FlipArrays(
+        "throughput",
+        "req/s per replica",
+        pivot,
+        lam0,
+        np.where(ok, s_star * lam0, np.nan),
+        ~is_chosen,
+        np.where(ok, new, -1),
+    )
+
+
+def plan_flips(
+    table: OptionTable, r: Route, pivot_j: Callable[[IntArray, FloatArray], FloatArray] | None = None
+) -> tuple[FlipArrays, ...]:
+    """The drivers on the plan's marginal table (:func:`economics.evaluate.plan_route`), the rest of the plan
+    held fixed: API output price and node price (the marginal owned cost scales with the node's $/h) in
+    closed form, the quality gap, and the throughput through ``pivot_j``. Utilization is not a driver of
+    one workload in the plan: it is the outcome of everything routed to the node (the stand-alone
+    break-even utilization stays on each decision as ``break_even_utilization``)."""
+    flips = [api_output_price_flip(table, r), node_price_flip(table, r), quality_gap_flip(table, r)]
+    if pivot_j is not None:
+        flips.append(plan_throughput_flip(table, r, pivot_j))
+    return tuple(flips)

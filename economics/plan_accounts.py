@@ -274,7 +274,11 @@ def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArr
 
 
 def marginal_usd_per_month(
-    p: PlanProblem, sol: PlanSolution, rows: IntArray | None = None, demand_scale: FloatArray | None = None
+    p: PlanProblem,
+    sol: PlanSolution,
+    rows: IntArray | None = None,
+    demand_scale: FloatArray | None = None,
+    capacity_scale: FloatArray | None = None,
 ) -> FloatArray:
     """(N, O) what the plan's money plus failure cost rises by when a workload, taken out of the plan, is put
     back whole on each option with everything else held fixed: replicas and units grow only as needed, the
@@ -282,14 +286,20 @@ def marginal_usd_per_month(
     where the option may not serve it.
 
     ``rows`` (N,) are workload indices (all workloads by default; repeats allowed) and ``demand_scale`` (N,)
-    multiplies each row's own demand (the quadrant's demand axis), all at once without re-solving."""
+    multiplies each row's own demand (the quadrant's demand axis), all at once without re-solving.
+    ``capacity_scale`` (N, O) multiplies the row's SLO capacity per replica on each option when it is put
+    back (the throughput flip)."""
     w_count, o_count, k_count, h_count = p.shape
     rows = np.arange(w_count) if rows is None else np.asarray(rows, dtype=np.intp)
     scale = np.ones(len(rows)) if demand_scale is None else np.asarray(demand_scale, dtype=np.float64)
     vol = p.bill_rate[rows].sum(axis=1) * SECONDS_PER_MONTH / h_count * scale  # (N,) requests per month
     allowed = p.allowed[rows]
-    own = p.per_request_usd()[rows] * vol[:, None]
+    cap_scale = np.ones((len(rows), o_count)) if capacity_scale is None else np.asarray(capacity_scale, np.float64)
+    busy = p.busy_seconds_per_request()[rows] / cap_scale
+    money = p.per_request_usd()[rows] - p.busy_seconds_per_request()[rows] * p.replica_variable_usd_per_hour / 3600.0
+    own = (money + busy * p.replica_variable_usd_per_hour / 3600.0) * vol[:, None]
     load = p.load_per_request()
+    own_load = load[rows] / cap_scale  # (N, O) the row's load per request when put back
     per_hour = np.einsum("wo,woh->oh", load, sol.processed_rate)  # (O, H)
     contrib = load[rows][:, :, None] * sol.processed_rate[rows]  # (N, O, H)
     owned = np.flatnonzero(~p.is_api)
@@ -305,11 +315,11 @@ def marginal_usd_per_month(
     for o in owned:
         k = int(p.option_node[o])
         base = per_hour[o][None, :] - contrib[:, o, :]  # (N, H)
-        add = load[rows, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
+        add = own_load[:, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
         r_follow = np.ceil(np.max(base + add, axis=1, initial=0.0) - 1e-7)
         d = np.flatnonzero(deferrable & allowed[:, o])
         if d.size:  # deferrable work fills the troughs of its window
-            volume = load[rows[d], o] * p.bill_rate[rows[d]].sum(axis=1) * scale[d]
+            volume = own_load[d, o] * p.bill_rate[rows[d]].sum(axis=1) * scale[d]
             r_follow[d] = _fill_replicas(base[d], window[d], volume, np.maximum(r_without[d, o], 0.0))
         r_new = np.maximum(r_follow, r_without[:, o])
         gpus_new = gpus_without[:, k] + (r_new - r_without[:, o]) * p.gpus_per_replica[o]

@@ -108,14 +108,19 @@ class WorkloadDecision(Frozen):
 class FleetSummary(Frozen):
     """The owned fleet: what it costs, how busy it is, and what idle capacity costs (the "GPU hangover")."""
 
-    owned_nodes: int = Field(description="owned nodes, bought plus needed by the chosen routes [count]")
+    owned_nodes: int = Field(description="owned nodes paid: max(bought, used by the plan) [count]")
     owned_gpus: int = Field(description="GPUs in those nodes [count]")
-    owned_cost_usd_per_month: float = Field(description="cost of the owned fleet [USD/month]")
+    owned_cost_usd_per_month: float = Field(
+        description="owned nodes and power in the plan's lens (cash: bought nodes are sunk, 0) [USD/month]"
+    )
     owned_utilization: float = Field(description="busy GPU-hours / paid GPU-hours of the owned fleet [1]")
-    idle_cost_usd_per_month: float = Field(description="owned fleet cost paid for idle GPUs [USD/month]")
+    idle_cost_usd_per_month: float = Field(
+        description="the lens's owned cost times the idle share; the full cost of idle bought GPUs is on the "
+        "Overview from Plan.nodes [USD/month]"
+    )
     rented_cost_usd_per_month: float = Field(description="rented nodes for the chosen routes [USD/month]")
     api_cost_usd_per_month: float = Field(description="API spend of the chosen routes [USD/month]")
-    total_cost_usd_per_month: float = Field(description="owned + rented + API spend of the chosen routes [USD/month]")
+    total_cost_usd_per_month: float = Field(description="the plan's total in its lens (= Plan.total) [USD/month]")
     all_api_cost_usd_per_month: float | None = Field(
         description="the all-API baseline, comparable with total_cost_usd_per_month: every workload with a feasible "
         "API (never a sovereign one) on the best feasible API for it (lowest expected cost per task), every "
