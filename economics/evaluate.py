@@ -27,10 +27,11 @@ from economics.costs import (
 from economics.demand import day_demand
 from economics.fleet import monthly_cost
 from economics.offers import OwnedNode, RentedNode
-from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
+from economics.plan import NO_PLAN, SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
 from economics.plan_accounts import (
     Accounts,
     baseline_usd,
+    improve_by_moves,
     marginal_usd_per_month,
     nodes_needed_by,
     plan_accounts,
@@ -454,6 +455,8 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
     demand = day_demand(s.workloads)
     p = plan_problem(s, t, demand, lens)
     sol = solve_plan(p)
+    if sol.status.startswith(NO_PLAN):
+        sol = improve_by_moves(p, sol)
     acc = plan_accounts(s, p, sol, lens)
     volume = acc.volume
     served = volume.sum(axis=1) > 0

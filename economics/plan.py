@@ -30,8 +30,11 @@ The solver runs with a time limit; at the limit it returns its best plan with th
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
 import time
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,6 +53,11 @@ SECONDS_PER_MONTH = HOURS_PER_MONTH * SECONDS_PER_HOUR
 MIP_REL_GAP = 1e-4
 _EPS = 1e-9
 MAX_UNITS = 1_000_000
+#: Above this many integer variables the solve runs in a forked process with a hard time limit.
+GUARD_INTEGERS = 1500
+#: The guarded solve is stopped at GUARD_GRACE × the time limit + 1 s.
+GUARD_GRACE = 1.5
+NO_PLAN = "no plan found"
 
 
 @dataclass(frozen=True)
@@ -338,6 +346,60 @@ def money_usd_per_month(p: PlanProblem, share: FloatArray, units: FloatArray) ->
     return float(np.einsum("wo,woh,wh->", per_req, share, vol) + np.dot(units, p.unit_usd_per_month))
 
 
+@dataclass(frozen=True)
+class _Milp:
+    """What the solve returns (picklable, so that a guarded solve can send it back)."""
+
+    x: FloatArray | None
+    status: int
+    message: str
+    mip_gap: float | None
+
+
+def _milp(
+    c: FloatArray, constraints: list[LinearConstraint], integrality: NDArray[np.uint8], bounds: Bounds, limit: float
+) -> _Milp:
+    res = milp(
+        c,
+        constraints=constraints,
+        integrality=integrality,
+        bounds=bounds,
+        options={"time_limit": limit, "mip_rel_gap": MIP_REL_GAP, "disp": False},
+    )
+    return _Milp(res.x, int(res.status), str(res.message), getattr(res, "mip_gap", None))
+
+
+def _milp_child(conn: Connection, *args: Any) -> None:
+    try:
+        conn.send(_milp(*args))
+    finally:
+        conn.close()
+
+
+def _milp_guarded(*args: Any) -> _Milp | None:
+    """:func:`_milp` in a forked process, stopped when it overruns its time limit by more than half.
+
+    HiGHS checks its time limit between phases; on large fleets some of its heuristics (sub-MIPs at the
+    root) run far past it. The guard makes the limit hard: None when the solver did not answer in time."""
+    limit = float(args[-1])
+    ctx = mp.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_milp_child, args=(send, *args), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if receive.poll(GUARD_GRACE * limit + 1.0):
+            return cast(_Milp, receive.recv())
+        return None
+    except EOFError:
+        return None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        receive.close()
+
+
 def solve_plan(p: PlanProblem) -> PlanSolution:
     """Solve the fleet MIP exactly with HiGHS (:func:`scipy.optimize.milp`) within ``p.time_limit_s``.
 
@@ -366,22 +428,19 @@ def solve_plan(p: PlanProblem) -> PlanSolution:
     integrality[lay.r_start : lay.n_total] = 1
     lo[lay.n_start :] = p.min_units
     hi[lay.n_start :] = np.maximum(p.min_units, MAX_UNITS)
-    res = milp(
-        c,
-        constraints=constraints,
-        integrality=integrality,
-        bounds=Bounds(lo, hi),
-        options={"time_limit": float(p.time_limit_s), "mip_rel_gap": MIP_REL_GAP, "disp": False},
-    )
-    gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
-    if res.x is not None and res.status in (0, 1):
+    args = (c, constraints, integrality, Bounds(lo, hi), float(p.time_limit_s))
+    guarded = int(integrality.sum()) > GUARD_INTEGERS and "fork" in mp.get_all_start_methods()
+    res = _milp_guarded(*args) if guarded else _milp(*args)
+    if res is not None and res.x is not None and res.status in (0, 1):
+        gap = float(res.mip_gap or 0.0)
         share, processed = _from_vector(p, lay, np.asarray(res.x, dtype=np.float64))
         status = "optimal" if res.status == 0 else "time limit: best plan found"
         if res.status == 0:
             gap = max(0.0, min(gap, MIP_REL_GAP))
     else:
         share, processed = _fallback(p, keep)
-        status = f"no plan found ({res.message.strip()}): each workload on its cheapest option stand-alone"
+        why = "the solver did not return within the time limit" if res is None else res.message.strip()
+        status = f"{NO_PLAN} ({why}): each workload on its cheapest option stand-alone"
         gap = math.inf
     replicas, units = counts(p, share, processed)
     objective = money_usd_per_month(p, share, units)

@@ -8,7 +8,7 @@ plan's money to workloads so that the shares add up to the headline (the rule is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from economics.costs import node_cost_fixed_and_variable
 from economics.demand import DayDemand
 from economics.offers import OwnedNode, RentedNode
-from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts
+from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts, money_usd_per_month
 from economics.quality import expected_attempts, failure_probability
 from economics.result import Lens, PlanNode, PlanReplicas, PlanWorkload
 from economics.routing import OptionTable
@@ -327,3 +327,41 @@ def marginal_usd_per_month(
         extra = (units_new - units_without[:, k]) * p.unit_usd_per_month[k]
         out[:, o] = np.where(allowed[:, o], own[:, o] + extra, np.inf)
     return np.asarray(out, dtype=np.float64)
+
+
+def improve_by_moves(p: PlanProblem, sol: PlanSolution, rounds: int = 8) -> PlanSolution:
+    """A fallback when the solver returned no plan: single moves from the stand-alone start, each workload
+    to its cheapest option at its marginal cost in the current plan, kept only while the objective falls.
+
+    A local search, never called optimal: the status stays the solver's "no plan found …" and the gap
+    unknown (``inf``)."""
+    head = sol.status.split("):")[0] + ")" if "):" in sol.status else sol.status
+    best = replace(sol, status=f"{head}: single moves from the stand-alone routes, not proven optimal")
+    best_obj = money_usd_per_month(p, sol.share, sol.units)
+    rows = np.arange(p.shape[0])
+    for _ in range(rounds):
+        m = marginal_usd_per_month(p, best)
+        current = np.argmax(best.share.sum(axis=2), axis=1)
+        target = np.argmin(m, axis=1)
+        gain = m[rows, current] - m[rows, target]
+        movers = np.flatnonzero(best.served & (gain > 1e-9 * np.maximum(1.0, np.abs(m[rows, current]))))
+        if movers.size == 0:
+            break
+        improved = False
+        for group in (movers, movers[np.argsort(-gain[movers])][:1]):  # all at once, else the best one
+            share = best.share.copy()
+            share[group] = 0.0
+            share[group, target[group], :] = 1.0
+            processed = share * p.capacity_rate[:, None, :]
+            d = p.deferrable
+            processed[d] = share[d] * p.bill_rate[d][:, None, :]
+            replicas, units = counts(p, share, processed)
+            obj = money_usd_per_month(p, share, units)
+            if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
+                best = PlanSolution(share, processed, replicas, units, best.served, best.status, best.mip_gap,
+                                    obj, best.solve_time_s)  # fmt: skip
+                best_obj, improved = obj, True
+                break
+        if not improved:
+            break
+    return best
