@@ -140,8 +140,7 @@ def _plan_lines(result: Result) -> list[str]:
     assert p is not None
     lens = "cash (bought nodes are sunk)" if p.lens == "cash" else "full cost (every node carries its capital)"
     out = [
-        f"Plan — lens: {lens}; solver: {p.solver_status}"
-        + (f", gap {100 * p.mip_gap:.3g}%" if p.mip_gap > 0 else ""),
+        f"Plan — lens: {lens}; solver: {p.solver_status}" + (f", gap {100 * p.mip_gap:.3g}%" if p.mip_gap > 0 else ""),
         f"  total {_usd(p.total_cost_usd_per_month)}/month (cash {_usd(p.cash_cost_usd_per_month)}, "
         f"full cost {_usd(p.full_cost_usd_per_month)}); with expected failure cost "
         f"{_usd(p.objective_usd_per_month)}/month",

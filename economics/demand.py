@@ -44,7 +44,7 @@ def hourly_shares(profile: DemandProfile) -> FloatArray:
         return np.full(HOURS_PER_DAY, 1.0 / HOURS_PER_DAY)
     if profile.shape == "hourly":
         raw = np.asarray(profile.hourly_shares, dtype=np.float64)
-        return raw / raw.sum()
+        return np.asarray(raw / raw.sum(), dtype=np.float64)
     start_default, end_default = _DEFAULT_WINDOW[profile.shape]
     start = start_default if profile.start_hour_local is None else profile.start_hour_local
     end = end_default if profile.end_hour_local is None else profile.end_hour_local

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, replace
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -26,7 +26,15 @@ from economics.costs import (
 )
 from economics.demand import day_demand
 from economics.fleet import monthly_cost
+from economics.flips import flip_rows, plan_flips
 from economics.offers import OwnedNode, RentedNode
+from economics.option_costs import (
+    REASON_SOVEREIGN,
+    OptionArrays,
+    WorkloadArrays,
+    api_option_arrays,
+    owned_option_arrays,
+)
 from economics.plan import NO_PLAN, SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
 from economics.plan_accounts import (
     Accounts,
@@ -38,14 +46,6 @@ from economics.plan_accounts import (
     plan_nodes,
     plan_problem,
     plan_replicas,
-)
-from economics.flips import flip_rows, plan_flips
-from economics.option_costs import (
-    REASON_SOVEREIGN,
-    OptionArrays,
-    WorkloadArrays,
-    api_option_arrays,
-    owned_option_arrays,
 )
 from economics.result import (
     FleetSummary,
@@ -487,7 +487,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
                 standalone_cost_usd_per_month=float(standalone[w]) if ch >= 0 else None,
                 best_api_id=t.option_ids[int(api_pick[w])] if api_pick[w] >= 0 else None,
                 best_api_cost_usd_per_month=float(api_monthly[w]) if api_pick[w] >= 0 else None,
-                nodes_to_buy=int(round(float(need[w].sum()))),
+                nodes_to_buy=round(float(need[w].sum())),
                 node_capital_usd=float((need[w] * capex).sum()),
                 node_usd_per_month=float((need[w] * p.unit_usd_per_month).sum()),
                 unserved_reason=unserved,
@@ -533,7 +533,7 @@ def _plan_fleet_summary(s: Scenario, fp: FleetPlan) -> FleetSummary:
     owned = [n for n in plan.nodes if n.kind == "owned"]
     gpus = sum(n.gpus_paid for n in owned)
     busy = sum(n.utilization * n.gpus_paid for n in owned)
-    full_owned = sum(n.full_cost_usd_per_month for n in owned)
+    sum(n.full_cost_usd_per_month for n in owned)
     u = busy / gpus if gpus else 0.0
     return FleetSummary(
         owned_nodes=sum(max(n.nodes_used, n.nodes_owned) for n in owned),

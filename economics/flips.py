@@ -349,10 +349,7 @@ def flip_rows(
             threshold: float | None = None
             new_id: str | None = None
             if new < 0 and not math.isnan(th):  # no runner-up: never index the option list with −1
-                text = (
-                    f"No other allowed option can take over, whatever {what} does "
-                    f"(now {_fmt(current, f.unit)})."
-                )
+                text = f"No other allowed option can take over, whatever {what} does (now {_fmt(current, f.unit)})."
             elif math.isnan(th):
                 text = f"No value of {what} in range changes the route (now {_fmt(current, f.unit)})."
             else:

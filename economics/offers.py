@@ -79,8 +79,7 @@ class OwnedNode(Frozen):
     ops_fixed_usd_per_hour: float = Field(default=0.0, ge=0, le=1000, description="fixed operations [USD/h]")
     data_location: DataLocation = Field(
         default="on_premises",
-        description="where the data goes on this node: on premises, or a sovereign cloud for hosted owned "
-        "hardware [-]",
+        description="where the data goes on this node: on premises, or a sovereign cloud for hosted owned hardware [-]",
     )
     source: str = Field(default="", max_length=1000, description="where the inputs come from")
     as_of: str = Field(default="", max_length=64, description="date of the inputs")

@@ -38,8 +38,8 @@ from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_array
+from scipy.optimize import Bounds, LinearConstraint, milp  # type: ignore[import-untyped]
+from scipy.sparse import coo_array  # type: ignore[import-untyped]
 
 from economics.units import HOURS_PER_MONTH, SECONDS_PER_HOUR
 
@@ -406,10 +406,10 @@ def solve_plan(p: PlanProblem) -> PlanSolution:
     Deterministic: HiGHS is run with its defaults and a fixed relative gap (:data:`MIP_REL_GAP`); the replica and node
     counts are then lowered to the fewest that carry the chosen shares (which never raises the objective).
     """
-    w_count, o_count, k_count, h_count = p.shape
+    w_count, o_count, _k_count, h_count = p.shape
     start = time.perf_counter()
     keep = candidate_pairs(p)
-    served = keep.any(axis=1)
+    served = np.asarray(keep.any(axis=1), dtype=bool)
     if not keep.any():
         share = np.zeros((w_count, o_count, h_count))
         replicas, units = counts(p, share, share)

@@ -9,6 +9,7 @@ plan's money to workloads so that the shares add up to the headline (the rule is
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,7 +19,7 @@ from economics.demand import DayDemand
 from economics.offers import OwnedNode, RentedNode
 from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts, money_usd_per_month
 from economics.quality import expected_attempts, failure_probability
-from economics.result import Lens, PlanNode, PlanReplicas, PlanWorkload
+from economics.result import Lens, PlanNode, PlanReplicas
 from economics.routing import OptionTable
 from economics.scenario import Scenario
 from economics.units import HOURS_PER_MONTH
@@ -27,7 +28,7 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 
 
-def unit_of(node: OwnedNode | RentedNode) -> tuple[str, int]:
+def unit_of(node: OwnedNode | RentedNode) -> tuple[Literal["node", "instance", "gpu"], int]:
     """What one unit of a node offer is and how many GPUs it holds: an owned node, a rented instance, or a
     single rented GPU."""
     if isinstance(node, OwnedNode):
@@ -115,7 +116,7 @@ class Accounts:
 
 def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) -> Accounts:
     """Allocate the solved plan's money to workloads (rule: :class:`~economics.result.PlanWorkload`)."""
-    w_count, o_count, k_count, h_count = p.shape
+    _w_count, o_count, k_count, h_count = p.shape
     vol_h = p.bill_rate * SECONDS_PER_MONTH / h_count  # (W, H)
     volume = np.einsum("woh,wh->wo", sol.share, vol_h)
     api = np.where(p.is_api[None, :], p.api_cost_usd * p.attempts, 0.0)
@@ -139,7 +140,9 @@ def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) ->
     option_usd = np.zeros(o_count)
     with np.errstate(divide="ignore", invalid="ignore"):
         option_usd[owned] = np.where(
-            node_gpus[p.option_node[owned]] > 0, node_lens[p.option_node[owned]] * gpus_o[owned] / node_gpus[p.option_node[owned]], 0.0
+            node_gpus[p.option_node[owned]] > 0,
+            node_lens[p.option_node[owned]] * gpus_o[owned] / node_gpus[p.option_node[owned]],
+            0.0,
         )
     unallocated += float(node_lens[node_gpus <= 0].sum())
     hours = np.einsum("wo,woh->wo", p.load_per_request(), sol.processed_rate)  # replica-periods per workload
@@ -183,13 +186,11 @@ def plan_nodes(s: Scenario, p: PlanProblem, sol: PlanSolution, acc: Accounts, le
     for k, node in enumerate(s.nodes):
         unit_name, unit_gpus = unit_of(node)
         owned = node.nodes_owned if isinstance(node, OwnedNode) else 0
-        used = int(round(sol.units[k]))
+        used = round(sol.units[k])
         paid_units = max(used, owned)
         gpus_paid = paid_units * unit_gpus
         fixed_month = float(p.unit_usd_per_month[k])
-        gpus_used = int(
-            round(sum(sol.replicas[o] * p.gpus_per_replica[o] for o in np.flatnonzero(p.option_node == k)))
-        )
+        gpus_used = round(sum(sol.replicas[o] * p.gpus_per_replica[o] for o in np.flatnonzero(p.option_node == k)))
         to_buy = max(0, used - owned) if isinstance(node, OwnedNode) else 0
         out.append(
             PlanNode(
@@ -197,7 +198,7 @@ def plan_nodes(s: Scenario, p: PlanProblem, sol: PlanSolution, acc: Accounts, le
                 node_name=node.name,
                 kind=node.kind,
                 data_location=node.data_location,
-                rental_unit=unit_name,  # type: ignore[arg-type]
+                rental_unit=unit_name,
                 nodes_used=used,
                 nodes_owned=owned,
                 nodes_to_buy=to_buy,
@@ -220,8 +221,8 @@ def plan_replicas(s: Scenario, sol: PlanSolution, acc: Accounts) -> tuple[PlanRe
         PlanReplicas(
             option_id=o.id,
             node_id=o.node_id,
-            replicas=int(round(sol.replicas[i])),
-            gpus=int(round(sol.replicas[i])) * o.gpus_per_replica,
+            replicas=round(sol.replicas[i]),
+            gpus=round(sol.replicas[i]) * o.gpus_per_replica,
             peak_load=float(acc.peak_load[i]),
         )
         for i, o in enumerate(s.owned_options)

@@ -185,8 +185,7 @@ class PlanWorkload(Frozen):
     owned_cost_usd_per_month: float = Field(description="its share of node costs and power [USD/month]")
     failure_cost_usd_per_month: float = Field(description="expected failure cost [USD/month]")
     standalone_cost_usd_per_month: float | None = Field(
-        description="comparison only: the main route priced stand-alone on dedicated replicas at full cost "
-        "[USD/month]"
+        description="comparison only: the main route priced stand-alone on dedicated replicas at full cost [USD/month]"
     )
     best_api_id: str | None = Field(description="the API with the lowest expected cost per task for it [-]")
     best_api_cost_usd_per_month: float | None = Field(
@@ -213,7 +212,9 @@ class Plan(Frozen):
     api_cost_usd_per_month: float = Field(description="API bills, retries included [USD/month]")
     rented_cost_usd_per_month: float = Field(description="rented units [USD/month]")
     owned_cost_usd_per_month: float = Field(description="owned nodes and power in the lens [USD/month]")
-    sunk_usd_per_month: float = Field(description="capital recovery and fixed costs of nodes already bought [USD/month]")
+    sunk_usd_per_month: float = Field(
+        description="capital recovery and fixed costs of nodes already bought [USD/month]"
+    )
     sunk_capital_usd: float = Field(description="purchase price of nodes already bought [USD]")
     nodes_to_buy: int = Field(description="owned nodes to buy, all offers [count]")
     capital_to_buy_usd: float = Field(description="purchase price of the nodes to buy [USD]")

@@ -84,7 +84,8 @@ def test_every_preset_evaluates_without_nan_and_explains_infeasibility(path: Any
     # the stand-alone router (kept as the labelled comparison) is the brute-force argmin over each workload's
     # options priced on their own replicas; the plan's routes are tested in tests/economics/test_plan.py
     ev = evaluate_arrays(s)
-    standalone = {w.id: (ev.table.option_ids[i] if i >= 0 else None) for w, i in zip(s.workloads, ev.route.chosen)}
+    ids = [ev.table.option_ids[i] if i >= 0 else None for i in ev.route.chosen]
+    standalone = {w.id: oid for w, oid in zip(s.workloads, ids, strict=True)}
     assert standalone == brute_force_route(r, s)
     # sovereign data never goes to an API
     sovereign = {w.id for w in s.workloads if w.sovereign}
@@ -189,7 +190,8 @@ def test_all_api_baseline_without_sovereign_work_is_the_best_apis_by_hand(bank: 
     bought = evaluate(_without_sovereignty(bank, nodes_owned=1))
     assert bought.fleet.all_api_cost_usd_per_month == pytest.approx(MOVABLE_TO_API, rel=1e-12)
     assert bought.fleet.owned_cost_usd_per_month == 0.0
-    assert bought.plan is not None and bought.plan.sunk_usd_per_month > 0
+    assert bought.plan is not None
+    assert bought.plan.sunk_usd_per_month > 0
     # In the full-cost lens the bought node is paid in the plan and in the baseline alike.
     full = _without_sovereignty(bank, nodes_owned=1)
     full = full.model_copy(update={"policy": full.policy.model_copy(update={"lens": "full"})})

@@ -59,7 +59,8 @@ def test_idle_sunk_node_carries_the_non_sovereign_chat_in_the_cash_lens() -> Non
     sol = solve_plan(p)
     assert sol.status == "optimal"
     assert sol.share[1, 0, 0] == 1.0
-    assert sol.replicas[0] == 1 and sol.units[0] == 1
+    assert sol.replicas[0] == 1
+    assert sol.units[0] == 1
     assert money(p, sol) == pytest.approx(NODE)
 
 
@@ -78,7 +79,8 @@ def test_full_lens_leaves_an_unneeded_bought_node_and_sends_the_chat_to_the_api(
     allowed = np.array([[False, False], [True, True]])
     full = problem(allowed=allowed, min_units=np.array([0.0]))
     sol = solve_plan(full)
-    assert sol.share[1, 1, 0] == 1.0 and sol.units[0] == 0
+    assert sol.share[1, 1, 0] == 1.0
+    assert sol.units[0] == 0
     assert money(full, sol) == pytest.approx(2 * MONTH_S * 0.001)
     cash = solve_plan(problem(allowed=allowed))
     assert cash.share[1, 0, 0] == 1.0
@@ -149,7 +151,8 @@ def test_a_deadline_batch_sits_in_the_trough() -> None:
         window=np.ones((2, 24), dtype=bool),
     )
     sol = solve_plan(p)
-    assert sol.units[0] == 1 and sol.replicas[0] == 1
+    assert sol.units[0] == 1
+    assert sol.replicas[0] == 1
     done = sol.processed_rate[1, 0]
     assert done.sum() == pytest.approx(72.0)
     assert (6.0 + done[:12]).max() <= 8.0 + 1e-6
@@ -245,7 +248,7 @@ def test_no_single_move_or_count_change_lowers_the_objective(p: PlanProblem) -> 
     assert sol.status == "optimal"
     best = money_usd_per_month(p, sol.share, sol.units)
     tol = 1e-4 * max(1.0, abs(best))  # the solver's relative gap (MIP_REL_GAP), with room
-    w_count, o_count, k_count, _ = p.shape
+    w_count, _o_count, k_count, _ = p.shape
     for w in range(w_count):
         for o in np.flatnonzero(p.allowed[w]):
             moved = sol.share.copy()
@@ -263,7 +266,6 @@ def test_no_single_move_or_count_change_lowers_the_objective(p: PlanProblem) -> 
     load = np.einsum("wo,woh->oh", p.load_per_request(), sol.processed_rate)
     for o in np.flatnonzero(sol.replicas > 0):
         assert load[o].max() > sol.replicas[o] - 1 + 1e-9
-
 
 
 def test_a_large_fleet_is_stopped_at_the_hard_limit_and_still_planned() -> None:

@@ -51,7 +51,8 @@ CHATBOT = Workload(
 def test_workload_shares_add_up_to_the_headline(path: object, lens: str) -> None:
     r = evaluate(_lens(load_scenario(path), lens))  # type: ignore[arg-type]
     p = r.plan
-    assert p is not None and p.solver_status == "optimal"
+    assert p is not None
+    assert p.solver_status == "optimal"
     shares = sum(w.cost_usd_per_month for w in p.workloads)
     assert shares + p.unallocated_usd_per_month == pytest.approx(p.total_cost_usd_per_month, rel=1e-9, abs=1e-6)
     assert sum(d.monthly_cost_usd for d in r.decisions) == pytest.approx(shares, rel=1e-12, abs=1e-9)
@@ -124,13 +125,12 @@ def test_a_twelve_hour_deadline_batch_needs_one_node_not_its_peak() -> None:
         input_tokens=6000, output_tokens=800, deadline_s=12 * 3600.0, sovereign=True,
     )  # fmt: skip
     s = bank.model_copy(update={"workloads": (batch,)})
-    lam_max = next(
-        o.capacity_requests_per_s for o in evaluate(s).options if o.option_id == "owned-70b-ar"
-    )
+    lam_max = next(o.capacity_requests_per_s for o in evaluate(s).options if o.option_id == "owned-70b-ar")
     assert 4.0 / (0.8 * lam_max) > 1 >= 1.2 / (0.8 * lam_max)  # the case: the burst needs more than one
     p = evaluate(s).plan
     assert p is not None
-    assert p.nodes[0].nodes_used == 1 and p.nodes_to_buy == 0
+    assert p.nodes[0].nodes_used == 1
+    assert p.nodes_to_buy == 0
 
 
 def test_retries_are_in_the_bill() -> None:
@@ -160,8 +160,8 @@ def _with_cheap_third_party(bank: Scenario) -> Scenario:
         id="cloud-70b", name="70B on the cheap cloud", node_id="cheap-cloud", model_id="llama-3.1-70b",
         gpus_per_replica=8, quality=0.9,
     )  # fmt: skip
-    nodes = tuple(n.model_copy(update={"nodes_owned": 0}) for n in bank.nodes) + (rented,)
-    return bank.model_copy(update={"nodes": nodes, "owned_options": bank.owned_options + (option,)})
+    nodes = (*tuple(n.model_copy(update={"nodes_owned": 0}) for n in bank.nodes), rented)
+    return bank.model_copy(update={"nodes": nodes, "owned_options": (*bank.owned_options, option)})
 
 
 def test_sovereign_data_never_runs_on_a_third_party_node() -> None:
@@ -181,10 +181,8 @@ def test_sovereign_data_never_runs_on_a_third_party_node() -> None:
 def test_a_sovereign_workload_nothing_allowed_can_serve_is_named_and_the_rest_is_planned() -> None:
     # Only the third-party cloud can run anything: the sovereign workloads have no allowed option.
     bank = _with_cheap_third_party(default_scenario())
-    wls = tuple(
-        w.model_copy(update={"quality_overrides": {k: v for k, v in w.quality_overrides.items() if not k.startswith("owned")}})
-        for w in bank.workloads
-    )  # fmt: skip
+    kept = [{k: v for k, v in w.quality_overrides.items() if not k.startswith("owned")} for w in bank.workloads]
+    wls = tuple(w.model_copy(update={"quality_overrides": q}) for w, q in zip(bank.workloads, kept, strict=True))
     options = tuple(o for o in bank.owned_options if o.id == "cloud-70b")
     s = bank.model_copy(update={"owned_options": options, "workloads": wls})
     r = evaluate(s)
@@ -211,7 +209,8 @@ def test_no_flip_names_a_missing_option_or_an_api_for_sovereign_data(path: objec
                 assert f.to_option_id is None
                 assert "moves to" not in f.text
                 continue
-            assert f.to_option_id in ids and f.to_option_id != d.chosen_option_id
+            assert f.to_option_id in ids
+            assert f.to_option_id != d.chosen_option_id
             if d.workload_id in sovereign:
                 assert f.to_option_id not in apis
 
@@ -224,7 +223,8 @@ def test_a_workload_with_a_single_allowed_option_has_no_runner_up_in_words() -> 
     d = evaluate(s).decisions[0]
     assert "no other allowed option" in d.reason
     for f in d.flips:
-        assert f.to_option_id is None and "moves to" not in f.text
+        assert f.to_option_id is None
+        assert "moves to" not in f.text
 
 
 @pytest.mark.parametrize("lens", ["cash", "full"])
@@ -261,7 +261,8 @@ def test_old_files_with_a_pooled_cost_mode_still_load_and_say_it_no_longer_appli
     s = parse_scenario(data)
     r = evaluate(s)
     assert any("pooled" in w for w in r.warnings)
-    assert r.plan is not None and r.plan.lens == "cash"
+    assert r.plan is not None
+    assert r.plan.lens == "cash"
 
 
 def test_the_day_profile_of_the_bank_puts_kyc_at_night_in_singapore() -> None:
@@ -285,9 +286,11 @@ def test_no_single_move_lowers_the_objective_of_the_bank_plan(scale: list[float]
     # its marginal costs (everything else fixed, counts re-minimised): the plan's choice must be the cheapest.
     bank = default_scenario()
     wls = tuple(
-        w.model_copy(update={"avg_requests_per_s": w.avg_requests_per_s * k, "peak_requests_per_s": w.peak_requests_per_s * k})
+        w.model_copy(
+            update={"avg_requests_per_s": w.avg_requests_per_s * k, "peak_requests_per_s": w.peak_requests_per_s * k}
+        )
         for w, k in zip(bank.workloads, scale, strict=True)
-    )  # fmt: skip
+    )
     nodes = tuple(n.model_copy(update={"nodes_owned": owned}) for n in bank.nodes)
     s = bank.model_copy(update={"workloads": wls + ((CHATBOT,) if chatbot else ()), "nodes": nodes})
     ev = evaluate_arrays(s)

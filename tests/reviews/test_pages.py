@@ -118,9 +118,7 @@ def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
     # the page must show the stored number.
     bank = default_scenario()
     result = evaluate(bank)
-    doctored = result.model_copy(
-        update={"fleet": result.fleet.model_copy(update={"total_cost_usd_per_month": 1000.0})}
-    )
+    doctored = result.model_copy(update={"fleet": result.fleet.model_copy(update={"total_cost_usd_per_month": 1000.0})})
     summary = store.save_review(bank, doctored, name="as stored")
     at = run_page("7_reviews")
     at.selectbox(key="rv_subject").set_value(summary.id).run()
