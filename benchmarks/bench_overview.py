@@ -15,7 +15,7 @@ import argparse
 import statistics
 import time
 
-import _harness  # noqa: F401  (first: one core before numpy loads)
+import _harness  # first: one core before numpy loads
 from bench_evaluate import portfolio
 from streamlit.testing.v1 import AppTest
 

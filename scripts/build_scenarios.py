@@ -204,8 +204,12 @@ def bank(catalog: Catalog) -> dict[str, Any]:
                 "deadline_s": 8 * HOUR,
                 "sovereign": True,
                 "failure_cost_usd": 2.0,
-                "demand_profile": {"shape": "night_window", "start_hour_local": 22, "end_hour_local": 6,
-                                   "utc_offset_hours": SINGAPORE_UTC_OFFSET_H},
+                "demand_profile": {
+                    "shape": "night_window",
+                    "start_hour_local": 22,
+                    "end_hour_local": 6,
+                    "utc_offset_hours": SINGAPORE_UTC_OFFSET_H,
+                },
                 "notes": A + "40,000 customer files a night (0.46 req/s averaged over the day), all queued in an "
                 "8-hour window (1.4 req/s peak); 6,000-token document bundles, 800-token structured extraction; "
                 "a failed extraction costs $2 of analyst rework; customer data: sovereign. Runs in the "
