@@ -1,9 +1,10 @@
 """The one orchestrator: ``evaluate(scenario) -> Result`` (MODEL_SPEC §8–§11), like pvlib's ``ModelChain``.
 
 Pages, the CLI and stored reviews all call :func:`evaluate`. It evaluates every option for all workloads at
-once (one serving call per owned option, arrays over workloads), routes each workload to the option with
-the lowest expected cost per task, derives the quadrant coordinates, break-evens and flip thresholds, and
-sums the fleet, including what the owned nodes cost while idle (the essay's "GPU hangover").
+once (one serving call per owned option, arrays over workloads), then decides the whole portfolio as one
+fleet plan (:mod:`economics.plan`, an exact MIP): routes, replicas and nodes together, in the cash or the
+full-cost lens, and reads the cards, the fleet summary, the quadrant coordinates and the flip thresholds
+off the plan, including what the owned nodes cost while idle (the essay's "GPU hangover").
 
 :func:`evaluate_grid` sweeps one workload over two axes (demand × failure cost) for the quadrant's decision
 regions and break-even maps.
@@ -574,25 +575,26 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
 def evaluate(scenario: Scenario) -> Result:
     """Evaluate a scenario: every workload on every option, the chosen routes and the fleet (MODEL_SPEC §8–§11).
 
-    For each owned option: SLO capacity λ_max (§8.2), replicas for the peak with headroom, utilisation of
-    the paid hours, the operating point at the average load (§8.1) and the cost per request (§9.2,
-    dedicated or pooled). For each API: cost with caching, batch tier and negotiated discount (§9.3) and
-    feasibility against the workload's SLOs. Then ``J = c + expected failure cost`` (§10), the route by
-    ``argmin J`` (§11; sovereign data never goes to an API), the quadrant coordinates, break-evens and flip
-    thresholds, and the fleet's monthly cost including idle capacity.
+    For each owned option: SLO capacity λ_max (§8.2), and, as the labelled stand-alone comparison, replicas
+    for the peak with headroom, the operating point at the average load (§8.1) and the cost per request on
+    dedicated replicas (§9.2). For each API: cost with caching, batch tier and negotiated discount (§9.3) and
+    feasibility against the workload's SLOs and data rule. Then the fleet plan (issue 10,
+    :mod:`economics.plan`): routes, replicas and nodes decided together by one exact MIP in the policy's lens
+    (cash by default), money plus expected failure cost (§10) minimised, capacity checked hour by hour.
 
-    Accounting: a workload's cost per request (and its ``monthly_cost_usd``) is stand-alone — in dedicated
-    mode it pays for its own replicas all hours — which is what the routing decision compares. The fleet
-    summary instead consolidates the workloads routed to the same owned option onto shared replicas and
-    runs ``max(nodes bought, nodes needed)`` owned nodes, so it is the bill actually paid; per-workload
-    monthly costs can add up to more than it. Sunk (already bought) nodes are charged in full to both.
+    Accounting: a workload's ``monthly_cost_usd`` is its share of the plan (rule on
+    :class:`~economics.result.PlanWorkload`); the shares plus ``plan.unallocated_usd_per_month`` sum to
+    ``fleet.total_cost_usd_per_month`` = ``plan.total_cost_usd_per_month``. Reasons, flip thresholds and
+    the quadrant use the workload's marginal cost in the plan, the rest held fixed.
 
     Infeasible options carry a reason and cost ``inf``; nothing is NaN.
 
     >>> from economics.scenarios import default_scenario
     >>> result = evaluate(default_scenario())
     >>> [d.route_label for d in result.decisions]
-    ['owned AR (batch)', 'owned AR', 'owned AR', 'API', 'frontier API']
+    ['owned AR (batch)', 'owned AR', 'owned AR', 'owned AR', 'frontier API']
+    >>> result.plan.solver_status, result.plan.nodes_to_buy
+    ('optimal', 0)
     """
     ev = evaluate_arrays(scenario)
     fp = plan_fleet(ev)
