@@ -304,3 +304,26 @@ def test_no_single_move_lowers_the_objective_of_the_bank_plan(scale: list[float]
         finite = j[w][np.isfinite(j[w])]
         assert j[w, c] <= finite.min() * (1 + 1e-9) + 1e-12, (s.workloads[w].id, j[w].tolist())
     assert math.isfinite(fp.plan.objective_usd_per_month)
+
+
+def test_split_through_evaluate_never_costs_more_than_whole_routes() -> None:
+    # The bank with the chatbot on Singapore business hours: allowing the hourly owned/API split is a larger
+    # feasible set, so the objective can only fall; the split workload's shares sum to 1 and the reason says so.
+    bank = default_scenario()
+    chat = CHATBOT.model_copy(
+        update={"demand_profile": DemandProfile(shape="business_hours", utc_offset_hours=8, off_hours_share=0.1)}
+    )
+    whole = bank.model_copy(update={"workloads": bank.workloads + (chat,)})
+    split = whole.model_copy(update={"policy": whole.policy.model_copy(update={"allow_split": True})})
+    rw, rs = evaluate(whole), evaluate(split)
+    assert rw.plan is not None and rs.plan is not None
+    assert rs.plan.objective_usd_per_month <= rw.plan.objective_usd_per_month * (1 + 1e-4)
+    sovereign = {w.id for w in bank.workloads if w.sovereign}
+    for w in rs.plan.workloads:
+        assert sum(w.share_by_option.values()) == pytest.approx(1.0)
+        if w.workload_id in sovereign:
+            assert len(w.share_by_option) == 1
+    d = {x.workload_id: x for x in rs.decisions}
+    for w in rs.plan.workloads:
+        if len(w.share_by_option) > 1:
+            assert "Split by the hour" in d[w.workload_id].reason
