@@ -313,10 +313,11 @@ def test_split_through_evaluate_never_costs_more_than_whole_routes() -> None:
     chat = CHATBOT.model_copy(
         update={"demand_profile": DemandProfile(shape="business_hours", utc_offset_hours=8, off_hours_share=0.1)}
     )
-    whole = bank.model_copy(update={"workloads": bank.workloads + (chat,)})
+    whole = bank.model_copy(update={"workloads": (*bank.workloads, chat)})
     split = whole.model_copy(update={"policy": whole.policy.model_copy(update={"allow_split": True})})
     rw, rs = evaluate(whole), evaluate(split)
-    assert rw.plan is not None and rs.plan is not None
+    assert rw.plan is not None
+    assert rs.plan is not None
     assert rs.plan.objective_usd_per_month <= rw.plan.objective_usd_per_month * (1 + 1e-4)
     sovereign = {w.id for w in bank.workloads if w.sovereign}
     for w in rs.plan.workloads:
