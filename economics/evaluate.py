@@ -363,7 +363,7 @@ def _pivot_j(fp: FleetPlan, tm: OptionTable) -> Callable[[IntArray, FloatArray],
     def j(pivot: IntArray, scale: FloatArray) -> FloatArray:
         cap = np.ones(p.allowed.shape)
         cap[rows, pivot] = scale
-        m = marginal_usd_per_month(p, sol, capacity_scale=cap)
+        m = marginal_usd_per_month(p, sol, capacity_scale=cap, options=np.unique(pivot))
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(m[rows, pivot] / vol, dtype=np.float64)
 

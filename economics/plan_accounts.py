@@ -253,25 +253,27 @@ def baseline_usd(s: Scenario, p: PlanProblem, sol: PlanSolution, t: OptionTable,
 
 def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArray, floor: FloatArray) -> FloatArray:
     """Fewest whole replicas ``r ≥ floor`` whose spare room inside the window holds ``volume`` replica-periods:
-    ``Σ_{h∈window} max(0, r − base_h) ≥ volume`` (a deferrable workload filling the troughs), by integer
-    bisection over all rows at once. ``base`` (N, H), ``window`` (N, H), ``volume`` and ``floor`` (N,)."""
-    n_win = np.maximum(window.sum(axis=1), 1)
-    lo = floor.copy()
-    hi = np.maximum(floor, np.ceil(np.max(np.where(window, base, 0.0), axis=1, initial=0.0) + volume / n_win + 1.0))
+    ``Σ_{h∈window} max(0, r − base_h) ≥ volume`` (a deferrable workload filling the troughs). ``base`` (N, H),
+    ``window`` (N, H), ``volume`` and ``floor`` (N,).
 
-    def room(r: FloatArray) -> FloatArray:
-        return np.asarray(np.where(window, np.maximum(r[:, None] - base, 0.0), 0.0).sum(axis=1), dtype=np.float64)
+    Water-filling in closed form: with the window's loads sorted ``b_1 ≤ … ≤ b_n`` and ``S_k = Σ_{i≤k} b_i``,
+    the room is ``k·r − S_k`` for ``r ∈ [b_k, b_{k+1}]``, so the level is ``r* = (volume + S_k)/k`` for the
+    ``k`` whose interval holds it; the answer is ``max(floor, ceil(r*))``.
 
-    done = room(lo) >= volume - 1e-9
-    for _ in range(64):
-        if np.all(done | (hi - lo <= 0)):
-            break
-        mid = np.floor(0.5 * (lo + hi))
-        ok = room(mid) >= volume - 1e-9
-        hi = np.where(~done & ok, mid, hi)
-        lo = np.where(~done & ~ok, mid + 1.0, lo)
-        done |= lo >= hi
-    return np.asarray(np.where(room(lo) >= volume - 1e-9, lo, hi), dtype=np.float64)
+    >>> _fill_replicas(np.array([[0.5, 0.0, 2.0]]), np.ones((1, 3), bool), np.array([1.5]), np.array([0.0])).tolist()
+    [1.0]
+    """
+    b = np.sort(np.where(window, base, np.inf), axis=1)  # (N, H), outside the window last
+    n = window.sum(axis=1)
+    k = np.arange(1, b.shape[1] + 1)[None, :]
+    prefix = np.cumsum(np.where(np.isfinite(b), b, 0.0), axis=1)
+    level = (volume[:, None] + prefix) / k
+    upper = np.concatenate([b[:, 1:], np.full((b.shape[0], 1), np.inf)], axis=1)
+    fits = (level >= b - 1e-12) & (level <= upper + 1e-12) & (k <= n[:, None])
+    first = np.argmax(fits, axis=1)
+    r_star = np.where(fits.any(axis=1), level[np.arange(len(first)), first], np.inf)
+    need = np.ceil(np.maximum(r_star, 0.0) - 1e-7)
+    return np.asarray(np.maximum(floor, np.where(volume > 0, need, floor)), dtype=np.float64)
 
 
 def marginal_usd_per_month(
@@ -280,6 +282,7 @@ def marginal_usd_per_month(
     rows: IntArray | None = None,
     demand_scale: FloatArray | None = None,
     capacity_scale: FloatArray | None = None,
+    options: IntArray | None = None,
 ) -> FloatArray:
     """(N, O) what the plan's money plus failure cost rises by when a workload, taken out of the plan, is put
     back whole on each option with everything else held fixed: replicas and units grow only as needed, the
@@ -289,7 +292,8 @@ def marginal_usd_per_month(
     ``rows`` (N,) are workload indices (all workloads by default; repeats allowed) and ``demand_scale`` (N,)
     multiplies each row's own demand (the quadrant's demand axis), all at once without re-solving.
     ``capacity_scale`` (N, O) multiplies the row's SLO capacity per replica on each option when it is put
-    back (the throughput flip)."""
+    back (the throughput flip). ``options`` limits the owned options computed (the others' columns are
+    then meaningless)."""
     w_count, o_count, k_count, h_count = p.shape
     rows = np.arange(w_count) if rows is None else np.asarray(rows, dtype=np.intp)
     scale = np.ones(len(rows)) if demand_scale is None else np.asarray(demand_scale, dtype=np.float64)
@@ -313,7 +317,7 @@ def marginal_usd_per_month(
     units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
     out = np.where(allowed, own, np.inf)
     deferrable, window = p.deferrable[rows], p.window[rows]
-    for o in owned:
+    for o in owned if options is None else np.intersect1d(owned, options):
         k = int(p.option_node[o])
         base = per_hour[o][None, :] - contrib[:, o, :]  # (N, H)
         add = own_load[:, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
