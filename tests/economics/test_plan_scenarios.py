@@ -19,7 +19,7 @@ from economics.result import Result
 from economics.scenario import OwnedOption, Scenario
 from economics.scenarios import PRESET_DIR, default_scenario, load_scenario, parse_scenario
 from economics.views.breakeven import BreakEvenInputs, break_even_analysis
-from economics.views.cost import variant_capacities
+from economics.views.cost import CostInputs, cost_analysis, cost_at, variant_capacities
 from economics.workload import DemandProfile, Workload
 from tests.strategies import PROPERTIES
 
@@ -248,6 +248,25 @@ def test_break_even_and_overview_read_the_same_owned_cost(lens: str, cost_mode: 
             assert a.owned_usd_per_mtok == pytest.approx(row.cost_usd_per_mtok_output, rel=1e-6), (wl.id, o.id)
             checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("lens", ["cash", "full"])
+@pytest.mark.parametrize("cost_mode", ["dedicated", "pooled"])
+def test_cost_per_token_page_reads_the_same_owned_cost(lens: str, cost_mode: str) -> None:
+    # The Cost-per-token page prices a replica at utilization U with the same C_h(U) (capacity form of §9.2);
+    # read at the stand-alone utilization the Overview's table shows, one of the option's variants (plain or
+    # with speculation, whichever evaluate picked) gives exactly that table's $/Mtok.
+    bank = default_scenario()
+    s = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": lens, "cost_mode": cost_mode})})
+    r = evaluate(s)
+    for wl in s.workloads:
+        analysis = cost_analysis(s, CostInputs(workload_id=wl.id), variant_capacities(s, wl.id))
+        for row in (x for x in r.options if x.workload_id == wl.id and x.kind != "api" and x.feasible):
+            at_u = cost_at(analysis, row.utilization)
+            variants = [c for c in analysis.curves if c.option_id == row.option_id and c.feasible]
+            labels = {c.label for c in variants}
+            got = [m for label, _, m, _ in at_u.rows if label in labels]
+            assert any(m == pytest.approx(row.cost_usd_per_mtok_output, rel=1e-6) for m in got), (wl.id, row.option_id)
 
 
 def test_old_files_with_a_pooled_cost_mode_still_load_and_say_it_no_longer_applies() -> None:
