@@ -83,7 +83,10 @@ n = len(r.decisions)
 pages = max(1, -(-n // CARDS_PER_PAGE))
 page = 1
 if pages > 1:
-    page = int(st.number_input(f"Page of cards (of {pages}, {CARDS_PER_PAGE} per page)", 1, pages, 1, key="ov_page"))
+    if int(st.session_state.get("ov_page", 1)) > pages:  # fewer workloads than on the last run
+        st.session_state["ov_page"] = pages
+    label = f"Page of cards (of {pages}, {CARDS_PER_PAGE} per page)"
+    page = int(st.number_input(label, min_value=1, max_value=pages, step=1, key="ov_page"))
 start = (page - 1) * CARDS_PER_PAGE
 decision_cards(r.model_copy(update={"decisions": r.decisions[start : start + CARDS_PER_PAGE]}), s)
 with st.expander("Routes as a table"):
