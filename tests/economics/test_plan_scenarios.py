@@ -6,6 +6,7 @@ workload forced elsewhere; never from the allocation under test.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -103,7 +104,7 @@ def test_bank_plus_chatbot_buys_a_second_node_only_if_the_total_says_it_pays() -
     t = ev.table
     feasible = t.feasible.copy()
     feasible[-1, ~t.is_api] = False
-    api_only = plan_fleet(type(ev)(**{**ev.__dict__, "table": type(t)(**{**t.__dict__, "feasible": feasible})}))
+    api_only = plan_fleet(dataclasses.replace(ev, table=dataclasses.replace(t, feasible=feasible)))
     assert forced.plan.objective_usd_per_month <= api_only.plan.objective_usd_per_month + 1e-6
     if p.nodes_to_buy:
         chat = next(w for w in p.workloads if w.workload_id == "support-chat")
