@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         return _problems(e.problems)
     except CatalogError as e:
         return _problems([str(p) for p in e.problems])
+    except RecursionError:  # JSON nested deeper than Python's parser goes
+        return _problems(["(json): the file is nested too deeply to be a scenario"])
     if getattr(args, "lens", None):
         scenario = scenario.model_copy(update={"policy": scenario.policy.model_copy(update={"lens": args.lens})})
     result = evaluate(scenario)

@@ -146,3 +146,25 @@ def test_real_entry_point_never_prints_a_traceback(tmp_path: Path) -> None:
         "python -m economics evaluate: error: workloads.0.output_tokens: "
         "Input should be a valid integer, unable to parse string as an integer"
     ]
+
+
+def test_deeply_nested_json_and_a_closed_pipe_are_one_line_or_nothing(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    out = subprocess.run(
+        [sys.executable, "-m", "economics", "evaluate", str(deep)], capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0
+    assert "nested too deeply" in out.stderr
+    # `| head -1`: the reader goes away after one line; no traceback on stderr
+    bank = str(Path(__file__).resolve().parents[2] / "data" / "scenarios" / "singapore-bank.json")
+    with subprocess.Popen(
+        [sys.executable, "-m", "economics", "evaluate", bank], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+    assert "Traceback" not in err
