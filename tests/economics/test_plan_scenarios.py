@@ -348,3 +348,19 @@ def test_split_through_evaluate_never_costs_more_than_whole_routes() -> None:
     for w in rs.plan.workloads:
         if len(w.share_by_option) > 1:
             assert "Split by the hour" in d[w.workload_id].reason
+
+
+def test_a_sovereign_cloud_is_allowed_for_sovereign_data_and_a_workload_rule_can_forbid_it() -> None:
+    s = _with_cheap_third_party(default_scenario())
+    cloud = next(n for n in s.nodes if n.id == "cheap-cloud").model_copy(update={"data_location": "sovereign_cloud"})
+    s = s.model_copy(update={"nodes": tuple(cloud if n.id == "cheap-cloud" else n for n in s.nodes)})
+    reasons = {(o.workload_id, o.option_id): o.reason for o in evaluate(s).options}
+    assert "data rule" not in reasons[("kyc-overnight", "cloud-70b")]
+    kyc = next(w for w in s.workloads if w.id == "kyc-overnight").model_copy(
+        update={"data_locations": ("on_premises",)}
+    )
+    s2 = s.model_copy(update={"workloads": tuple(kyc if w.id == kyc.id else w for w in s.workloads)})
+    r2 = evaluate(s2)
+    reasons2 = {(o.workload_id, o.option_id): o.reason for o in r2.options}
+    assert "sovereign cloud" in reasons2[("kyc-overnight", "cloud-70b")]
+    assert next(d for d in r2.decisions if d.workload_id == "kyc-overnight").chosen_option_id != "cloud-70b"
