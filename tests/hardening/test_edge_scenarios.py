@@ -26,8 +26,11 @@ def _damaged_nodes_token() -> str:
 
 def test_the_edge_presets_are_what_they_claim() -> None:
     api_only, single = load_preset("api-only"), load_preset("single-workload")
-    assert not api_only.nodes and not api_only.owned_options and len(api_only.workloads) == 5
-    assert len(single.workloads) == 1 and single.nodes
+    assert not api_only.nodes
+    assert not api_only.owned_options
+    assert len(api_only.workloads) == 5
+    assert len(single.workloads) == 1
+    assert single.nodes
 
 
 def test_a_link_with_damaged_nodes_is_salvaged_to_api_only() -> None:
