@@ -355,7 +355,9 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
             messages.append(f"{key}: unknown field, ignored")
     for name in _SCALARS:
         if name not in data:
-            cleaned[name] = base[name]
+            if Scenario.model_fields[name].is_required():  # else the model's own default applies
+                cleaned[name] = base[name]
+                messages.append(f"{name}: missing; the default scenario's value used")
             continue
         try:
             _SCALAR_ADAPTERS[name].validate_python(data[name])
