@@ -125,6 +125,7 @@ HOSTILE_TEXT = (
     "'; DROP TABLE reviews; --",
 )
 
+
 def fuzz_scale() -> int:
     """1 in CI (the default); 25 with ``LLMECON_FUZZ_PROFILE=long`` (scripts/fuzz_long)."""
     import os
