@@ -241,7 +241,12 @@ _ORDER = (reviews.c.review_date.desc(), reviews.c.saved_at.desc(), reviews.c.id.
 def list_reviews_checked(path: Path | None = None, url: str | None = None) -> ReviewListing:
     """Every readable review, newest review date first (then newest save); each damaged row is skipped with a
     message naming it, and ``read_only`` says whether saving is possible."""
-    store = open_store(path, url)
+    try:
+        store = open_store(path, url)
+    except StoreReadOnlyError as exc:
+        if "holds no review store yet" in str(exc):  # a read-only folder without a store: nothing to list
+            return ReviewListing((), (), True)
+        raise
     with store.read() as conn:
         rows = conn.execute(_SUMMARY.order_by(*_ORDER)).all()
     good: list[ReviewSummary] = []

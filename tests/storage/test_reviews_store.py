@@ -178,6 +178,7 @@ from tests.reviews.factories import small_result, small_scenario
 path = Path(sys.argv[1])
 listing = store.list_reviews_checked(path=path)
 print("listed", [s.name for s in listing.reviews], listing.read_only)
+print("empty", store.list_reviews_checked(path=path.parent / "none" / "reviews.sqlite3"))
 print("opened", store.load_review(listing.reviews[0].id, path=path).name)
 try:
     store.save_review(small_scenario(), small_result(small_scenario()), name="x", path=path)
@@ -213,9 +214,10 @@ def test_a_read_only_data_folder_lists_reviews_and_says_so_on_save() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
     assert lines[0] == "listed ['kept'] True"
-    assert lines[1] == "opened kept"
-    assert lines[2].startswith("refused ")
-    assert "read-only" in lines[2]
+    assert lines[1] == "empty ReviewListing(reviews=(), problems=(), read_only=True)"
+    assert lines[2] == "opened kept"
+    assert lines[3].startswith("refused ")
+    assert "read-only" in lines[3]
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT COUNT(*) FROM reviews").fetchone()[0] == 1
     shutil.rmtree(tmp_path)
