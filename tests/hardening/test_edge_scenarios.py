@@ -48,3 +48,16 @@ def test_every_page_opens_an_edge_scenario_without_exception(case: str, page: st
     assert at.title
     if case == "api-only" and page in ("2_cost_per_token", "5_workloads"):
         assert any("no owned or rented" in str(i.value) for i in at.info), [i.value for i in at.info]
+
+
+@pytest.mark.parametrize("field", ["name", "review_date"])
+def test_a_link_missing_a_required_field_says_so(field: str) -> None:
+    # Found by the fuzz suite: the fallback's value was used with status "repaired" and no message at all.
+    data = json.loads((PRESET_DIR / "batch-shop.json").read_text(encoding="utf-8"))
+    del data[field]
+    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    decoded = share.decode(
+        "v1." + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("="), default_scenario()
+    )
+    assert decoded.status == "repaired"
+    assert f"{field}: missing; the default scenario's value used" in decoded.messages
