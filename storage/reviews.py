@@ -294,7 +294,9 @@ def load_review(review_id: int, path: Path | None = None, url: str | None = None
             result_json=row.result_json,
             price_entries_json=entries,
         )
-        if row.content_hash and row.content_hash != expected:
+        if not row.content_hash:  # every saved or migrated row has one: removing it is tampering too
+            raise StoreError(f"review {review_id} has no content hash, so it cannot be shown as saved")
+        if row.content_hash != expected:
             raise StoreError(
                 f"review {review_id} does not match its content hash: it was changed after it was saved, so it "
                 "is not shown"

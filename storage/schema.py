@@ -28,7 +28,9 @@ reviews = sa.Table(
     sa.Column("app_version", sa.Text, nullable=False),
     sa.Column("notes", sa.Text, nullable=False, server_default=""),
     sa.Column("saved_by", sa.Text, nullable=False, server_default=""),
-    sa.Column("content_hash", sa.Text, nullable=True),  # NULL only if a migration could not hash an old row
+    # nullable only because SQLite cannot add a NOT NULL column without a default; migration 0003 hashes every
+    # old row, and a review without a hash is refused when opened
+    sa.Column("content_hash", sa.Text, nullable=True),
     sa.Column("supersedes_id", sa.Integer, sa.ForeignKey("reviews.id"), nullable=True),
     sqlite_autoincrement=True,
 )

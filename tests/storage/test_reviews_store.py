@@ -233,3 +233,19 @@ def test_economics_never_imports_storage() -> None:
             if any(n == "storage" or n.startswith("storage.") for n in names):
                 offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
+
+
+def test_a_removed_content_hash_does_not_switch_the_check_off(backend: dict[str, Any]) -> None:
+    # Found by the long fuzz run: NULL hash + deleted prices opened as if intact.
+    first = _save(backend)
+    engine = _engine(backend)
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(sa.text("ALTER TABLE reviews DISABLE TRIGGER reviews_immutable"))
+        else:
+            conn.execute(sa.text("DROP TRIGGER reviews_immutable"))
+        conn.execute(sa.text("UPDATE reviews SET content_hash = NULL WHERE id = :id"), {"id": first.id})
+        conn.execute(sa.text("DELETE FROM review_prices WHERE review_id = :id"), {"id": first.id})
+    engine.dispose()
+    with pytest.raises(store.StoreError, match="has no content hash"):
+        store.load_review(first.id, **backend)
