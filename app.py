@@ -27,12 +27,15 @@ state.init(default_scenario)
 memory.freeze_startup_objects()  # once per process: later collections skip what start-up loaded
 
 decide = [
-    st.Page("pages/1_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
+    st.Page("pages/1_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview"),
     st.Page("pages/2_cost_per_token.py", title="Cost per token", icon=":material/payments:", url_path="cost_per_token"),
     st.Page("pages/3_break_even.py", title="Break-even", icon=":material/balance:", url_path="break_even"),
     st.Page("pages/4_batching.py", title="Batching and the memory wall", icon=":material/memory:", url_path="batching"),
     st.Page("pages/5_workloads.py", title="Workloads and routing", icon=":material/alt_route:", url_path="workloads"),
 ]
+# "/" opens the Overview through a hidden default entry, so the visible Overview keeps its own path: a default
+# page is served at "/" only, and a deep link to its url_path showed "Page not found" (issue 15).
+decide.append(st.Page("pages/1_overview.py", title="Overview", url_path="home", default=True, visibility="hidden"))
 reviews = [
     st.Page(f"pages/{file}", title=title, icon=icon, url_path=path)
     for file, title, icon, path in (

@@ -10,7 +10,9 @@ catalog errors become exit status 2 and one line on stderr that names the argume
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn, Protocol, cast
@@ -78,8 +80,34 @@ def one_line(exc: BaseException, flags: dict[str, str] | None = None) -> str:
     return " ".join(lines[:2]) if len(lines) > 1 else (lines[0] if lines else type(exc).__name__)
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot raise a second BrokenPipeError."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    """Run the command line; returns the exit status (0 ok, 2 bad input or output closed early).
+
+    Never a traceback for bad input: a reader that closes the output early (``| head -1``) and JSON nested
+    too deeply each give one line on stderr and status 2.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        print(f"{PROG}: error: the output was closed before it was all written (broken pipe)", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print(f"{PROG}: error: the input is nested too deeply to be read", file=sys.stderr)
+        return 2
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from economics.safe_io import http_url
+
 PROG = "python -m economics report"
 PLUGIN = "reporting.meeting_pack"
 
@@ -53,6 +55,13 @@ def _date(text: str) -> dt.date:
         raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
 
 
+def _app_url(text: str) -> str:
+    try:
+        return http_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _draws(text: str) -> int:
     try:
         n = int(text)
@@ -77,7 +86,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--png-dir", type=Path, metavar="DIR", help="also write PNG charts (needs the system chromium)")
     p.add_argument("--title", help="title of the pack (default: 'Price review: <scenario name>')")
     p.add_argument("--notes", default="", help="notes shown under the title")
-    p.add_argument("--app-url", default="http://localhost:8501/", help="dashboard address for the share link")
+    p.add_argument(
+        "--app-url",
+        type=_app_url,
+        default="http://localhost:8501/",
+        help="dashboard address for the share link (http or https only)",
+    )
     p.add_argument("--draws", type=_draws, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
     p.add_argument("--no-uncertainty", action="store_true", help="leave out the tornado and the Monte Carlo band")

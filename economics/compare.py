@@ -24,8 +24,8 @@ from economics.evaluate import evaluate
 from economics.price_book import PriceEntry, price_book
 from economics.pricing import reprice
 from economics.result import OptionResult, Result, WorkloadDecision
+from economics.review import SavedReview
 from economics.scenario import Scenario
-from economics.store import SavedReview
 
 __all__ = [
     "FLEET_DELTA_COLUMNS",

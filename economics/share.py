@@ -39,11 +39,14 @@ from economics._errors import error_items, field_path
 from economics.hardware import GPU, Efficiency
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
+from economics.safe_io import JsonProblem, load_json_text
 from economics.scenario import SCHEMA_VERSION, OwnedOption, Policy, Scenario, migrate
+from economics.scenarios import MAX_SCENARIO_BYTES
 from economics.workload import Workload
 
 __all__ = [
     "LINK_FORMAT",
+    "MAX_FILE_BYTES",
     "MAX_JSON_BYTES",
     "MAX_TOKEN_CHARS",
     "Decoded",
@@ -60,8 +63,10 @@ LINK_FORMAT = "v1"
 #: Longest token accepted [characters]. Browsers and the server accept far longer URLs, but a link this
 #: long already no longer fits in a chat message; larger scenarios are shared as JSON files.
 MAX_TOKEN_CHARS = 12_000
-#: Largest JSON document accepted from a link (after inflating) or an upload [B].
+#: Largest JSON document accepted from a link (after inflating) [B].
 MAX_JSON_BYTES = 2_000_000
+#: Largest scenario file accepted from an upload: the largest valid file (see ``MAX_SCENARIO_BYTES``) [B].
+MAX_FILE_BYTES = MAX_SCENARIO_BYTES
 #: Most messages reported for one link or file; the rest are summarised in one line.
 MAX_MESSAGES = 20
 
@@ -142,16 +147,11 @@ def _inflate(packed: bytes) -> bytes | str:
     return data
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON scenarios may contain")
-
-
 def _load_json(raw: bytes | str, what: str) -> tuple[Any, str | None]:
     try:
-        return json.loads(raw, parse_constant=_reject_constant), None
-    except (ValueError, RecursionError) as exc:
-        detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-        return None, f"{what} is not valid JSON ({detail})."
+        return load_json_text(raw), None
+    except JsonProblem as exc:
+        return None, f"{what} is not valid JSON ({str(exc)[:300]})."
 
 
 def decode(token: str | None, fallback: Scenario) -> Decoded:
@@ -202,13 +202,10 @@ def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
     The messages name every invalid field by its path, e.g. ``workloads.2.peak_requests_per_s``.
     """
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
-    if size > MAX_JSON_BYTES:
-        return None, (f"The file is {size:,} bytes; scenario files may be at most {MAX_JSON_BYTES:,} bytes.",)
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return None, ("The file is not UTF-8 text.",)
+    if size > MAX_FILE_BYTES:
+        return None, (f"The file is {size:,} bytes; scenario files may be at most {MAX_FILE_BYTES:,} bytes.",)
+    if not size:
+        return None, ("The file is empty (0 bytes); choose a scenario JSON file the dashboard or the CLI wrote.",)
     data, problem = _load_json(raw, "The file")
     if problem is not None:
         return None, (problem,)
@@ -218,6 +215,8 @@ def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
         return Scenario.model_validate(migrate(data)), ()
     except ValidationError as exc:
         return None, _limit(_messages(exc))
+    except RecursionError:
+        return None, ("The file is nested too deeply to be a scenario.",)
 
 
 # ---- validation messages -------------------------------------------------------------------------------
@@ -356,7 +355,9 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
             messages.append(f"{key}: unknown field, ignored")
     for name in _SCALARS:
         if name not in data:
-            cleaned[name] = base[name]
+            if Scenario.model_fields[name].is_required():  # else the model's own default applies
+                cleaned[name] = base[name]
+                messages.append(f"{name}: missing; the default scenario's value used")
             continue
         try:
             _SCALAR_ADAPTERS[name].validate_python(data[name])

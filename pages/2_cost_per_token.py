@@ -21,7 +21,13 @@ st.caption(
 
 st.subheader("1 · Node price")
 defaults = {n.id: n for n in default_scenario().nodes}
-tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
+if not s.nodes:  # an API-only scenario: no node to price, the curves below show the APIs alone
+    st.info(
+        "This scenario has no owned or rented node, so there is no hourly cost to spread over tokens: every "
+        "workload runs on an API. Add a node (scenario panel, or a preset with owned hardware) to compare.",
+        icon=":material/cloud:",
+    )
+tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()][: len(s.nodes)]
 edited_nodes = []
 for tab, node in zip(tabs, s.nodes, strict=True):
     with tab:

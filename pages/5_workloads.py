@@ -48,7 +48,14 @@ def routing_quadrant() -> None:
     compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), key="chart_quadrant")
 
 
-routing_quadrant()
+if s.owned_options:
+    routing_quadrant()
+else:  # batchability β is measured against owned hardware; with none, every point would sit at β = 0
+    st.info(
+        "This scenario has no owned or rented option, so batchability β (how well requests fill an owned "
+        "node) is not defined and there is no quadrant to draw: every workload runs on its best API.",
+        icon=":material/cloud:",
+    )
 
 st.subheader("Route, reason and margin")
 table(

@@ -28,6 +28,7 @@ if subject.review is not None:
         f"Saved {summary.saved_at:%d %b %Y %H:%M} UTC · prices as of {summary.review_date:%d %b %Y} · shown exactly "
         f"as saved (not recomputed)" + (f" · notes: {fmt.md_escape(summary.notes)}" if summary.notes else "")
     )
+    st.caption(fmt.md_escape(rv.provenance(summary)))
 f = subject.result.fleet
 m = st.columns(4)
 m[0].metric("Total cost [USD/month]", fmt.usd(f.total_cost_usd_per_month))
@@ -36,7 +37,7 @@ m[2].metric("Savings vs all-API [USD/month]", fmt.usd(tables.fleet_savings(f)))
 m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
 
 with st.expander("Save the current scenario as a review", icon=":material/save:", expanded=not reviews):
-    rv.save_form(current)
+    rv.save_form(current, reviews)
 with st.expander(f"Saved reviews ({len(reviews)})", icon=":material/history:"):
     rv.review_list(reviews, subject)
 

@@ -9,6 +9,7 @@ import zipfile
 import pandas as pd
 
 from economics.price_book import price_book_frame
+from economics.safe_io import csv_text
 from economics.share import scenario_json
 from reporting import tables
 from reporting.pack import MeetingPack
@@ -61,6 +62,6 @@ def csv_bundle(pack: MeetingPack) -> bytes:
 
         add("README.txt", "\n".join(readme) + "\n")
         for name, frame in files.items():
-            add(name, frame.to_csv(index=False))
+            add(name, csv_text(frame))
         add("scenario.json", scenario_json(pack.scenario))
     return buffer.getvalue()

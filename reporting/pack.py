@@ -14,6 +14,7 @@ from economics.compare import Comparison, Snapshot, compare
 from economics.evaluate import evaluate
 from economics.price_book import price_book
 from economics.result import Result
+from economics.safe_io import http_url
 from economics.scenario import Scenario
 from economics.uncertainty import MonteCarlo, Tornado, UncertaintyRanges, build_surrogate, monte_carlo, tornado
 
@@ -41,7 +42,7 @@ def share_url(scenario: Scenario, app_url: str = DEFAULT_APP_URL) -> str | None:
     token = share.encode(scenario)
     if not share.fits_in_link(token):
         return None
-    return f"{app_url.rstrip('/')}/?s={token}"
+    return f"{http_url(app_url).rstrip('/')}/?s={token}"  # http(s) only: never javascript: in a pack
 
 
 def build_pack(

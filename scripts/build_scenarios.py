@@ -534,6 +534,42 @@ def batch_shop(catalog: Catalog) -> dict[str, Any]:
 PRESETS = {"singapore-bank": bank, "startup-rented": startup, "batch-shop": batch_shop}
 
 
+# ---- edge-case presets (issue 15): every page must work with no owned hardware and with one workload ----
+
+
+def api_only(catalog: Catalog) -> dict[str, Any]:
+    """The bank's workloads with no node: every workload on an API (sovereignty off, it needs owned hardware)."""
+    s = bank(catalog)
+    s["name"] = "API only: no owned hardware, five workloads on APIs"
+    s["description"] = (
+        "The Singapore bank's five workloads with no owned or rented node: every workload runs on its best API. "
+        + A
+        + "Same volumes, SLOs, failure costs and API prices as the singapore-bank preset; sovereignty is switched "
+        "off because sovereign data needs owned hardware. An edge case every page must handle: pages that price "
+        "owned hardware say there is none."
+    )
+    s["nodes"], s["owned_options"] = [], []
+    s["workloads"] = [{**w, "sovereign": False, "quality_overrides": {}} for w in s["workloads"]]
+    return s
+
+
+def single_workload(catalog: Catalog) -> dict[str, Any]:
+    """The bank with its overnight KYC batch only: every chart and table with one row."""
+    s = bank(catalog)
+    s["name"] = "Single workload: the overnight KYC batch on one owned 8×H100 node"
+    s["description"] = (
+        "The Singapore bank with one workload only, the sovereign overnight KYC document batch. "
+        + A
+        + "Same node, models, APIs and workload inputs as the singapore-bank preset. An edge case every page "
+        "must handle: every chart and table with a single row."
+    )
+    s["workloads"] = s["workloads"][:1]
+    return s
+
+
+PRESETS.update({"api-only": api_only, "single-workload": single_workload})
+
+
 def build(catalog: Catalog) -> dict[str, str]:
     out = {}
     for preset_id, make in PRESETS.items():

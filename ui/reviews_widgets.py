@@ -18,7 +18,6 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from economics import store
 from economics.catalog import load_catalog
 from economics.compare import Comparison, Snapshot, compare, compare_with_prices
 from economics.price_book import price_book
@@ -31,7 +30,8 @@ from economics.uncertainty import build_surrogate as _build_surrogate
 from economics.uncertainty import monte_carlo as _monte_carlo
 from economics.uncertainty import tornado as _tornado
 from reporting.meeting_pack import build_pack, csv_bundle, render_html
-from ui import compute, state
+from storage import reviews as store
+from ui import auth, compute, state
 from ui.format import md_escape
 
 CURRENT = 0  # subject id of the current, unsaved scenario
@@ -75,12 +75,25 @@ def _label(summary: store.ReviewSummary) -> str:
 
 
 def saved_reviews() -> tuple[store.ReviewSummary, ...]:
-    """The store's reviews; a store that cannot be read is an error message and an empty list."""
+    """The store's reviews; a store that cannot be read is an error message and an empty list, a damaged row a
+    warning (the others stay listed), a read-only store a note. With sign-in on, only for a signed-in user."""
+    allowed, _user = auth.require_user("see the saved reviews")
+    if not allowed:
+        return ()
     try:
-        return store.list_reviews()
+        listing = store.list_reviews_checked()
     except store.StoreError as exc:
         st.error(f"The review store cannot be read: {md_escape(str(exc))}", icon=":material/database:")
         return ()
+    for problem in listing.problems:
+        st.warning(md_escape(problem), icon=":material/warning:")
+    if listing.read_only:
+        st.info(
+            "The review store is read-only here (its folder cannot be written): saved reviews can be opened, "
+            "new ones cannot be saved.",
+            icon=":material/lock:",
+        )
+    return listing.reviews
 
 
 def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) -> Subject:
@@ -104,27 +117,42 @@ def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) 
     return Subject(snap, None)
 
 
-def save_form(current: Scenario) -> None:
-    """Save the current scenario, its resolved prices and its result as a review (name, date, notes)."""
+def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) -> None:
+    """Save the current scenario, its resolved prices and its result as a review (name, date, notes, who
+    saves it, and the earlier review it supersedes, if any). Saved reviews are never changed afterwards."""
+    allowed, user = auth.require_user("save a review")
+    if not allowed:
+        return
     with st.form("rv_save", border=True):
         c = st.columns([2, 1])
         name = c[0].text_input("Name", value=f"{current.name} review", max_chars=200, key="rv_name")
         date = c[1].date_input("Review date (prices as of)", value=current.review_date, key="rv_date")
         notes = st.text_area("Notes", key="rv_notes", max_chars=20_000, placeholder="What was decided, by whom")
+        c = st.columns(2)
+        if user is None:
+            saved_by = c[0].text_input("Saved by", key="rv_saved_by", max_chars=200, placeholder="Your name")
+        else:
+            saved_by = user
+            c[0].text_input("Saved by (signed in)", value=user, disabled=True, key="rv_saved_by_user")
+        labels: dict[int | None, str] = {None: "nothing (a new review)"} | {r.id: _label(r) for r in reviews}
+        supersedes = c[1].selectbox("Supersedes", list(labels), format_func=labels.__getitem__, key="rv_supersedes")
         submitted = st.form_submit_button("Save review", icon=":material/save:")
     if not submitted:
         return
     scenario = current.model_copy(update={"review_date": date}) if date != current.review_date else current
     try:
-        summary = store.save_review(scenario, compute.evaluate(scenario), name=name, notes=notes)
+        summary = store.save_review(
+            scenario, compute.evaluate(scenario), name=name, notes=notes, saved_by=saved_by, supersedes=supersedes
+        )
     except ValidationError:
-        st.error("Give the review a name (1–200 characters).")
+        st.error("Give the review a name (1–200 characters) and at most 200 characters in 'Saved by'.")
         return
     except store.StoreError as exc:
         st.error(f"The review was not saved: {md_escape(str(exc))}")
         return
     _done(
-        f"Saved review #{summary.id} “{md_escape(summary.name)}” to {md_escape(str(store.default_store_path()))}.",
+        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…) to "
+        f"{md_escape(store.store_location())}.",
         subject=summary.id,
     )
 
@@ -132,7 +160,7 @@ def save_form(current: Scenario) -> None:
 def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> None:
     """The saved reviews; open the selected one as the current scenario, or delete it."""
     if not reviews:
-        st.info(f"No saved review yet. Reviews are kept in {md_escape(str(store.default_store_path()))}.")
+        st.info(f"No saved review yet. Reviews are kept in {md_escape(_location())}.")
         return
     frame = pd.DataFrame(
         [
@@ -143,12 +171,19 @@ def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> N
                 "Saved at (UTC)": r.saved_at.strftime("%Y-%m-%d %H:%M"),
                 "Notes": r.notes,
                 "Prices": r.price_count,
+                "Saved by": r.saved_by,
+                "Supersedes": f"#{r.supersedes_id}" if r.supersedes_id else "",
+                "Superseded by": f"#{r.superseded_by_id}" if r.superseded_by_id else "",
+                "Content hash": r.short_hash,
             }
             for r in reviews
         ]
     )
     st.dataframe(frame, hide_index=True, key="rv_list", column_config={"Notes": {"width": "large"}})
-    st.caption(f"Stored in {md_escape(str(store.default_store_path()))} (set LLMECON_DATA_DIR to move it).")
+    st.caption(
+        f"Stored in {md_escape(_location())} (set LLMECON_DATA_DIR, or LLMECON_DATABASE_URL for a team). "
+        "Saved reviews are never changed: a correction is a new review that supersedes the old one."
+    )
     if subject.review is None:
         return
     review = subject.review
@@ -160,6 +195,19 @@ def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> N
     if c[1].button("Delete", key="rv_delete", icon=":material/delete:", disabled=not confirm):
         store.delete_review(review.id)
         _done(f"Deleted review #{review.id}.", subject=CURRENT)
+
+
+def _location() -> str:
+    try:
+        return store.store_location()
+    except store.StoreError:
+        return str(store.default_store_path())
+
+
+def provenance(summary: store.ReviewSummary) -> str:
+    """Who saved a review, and its content hash, in one line (page caption and meeting pack)."""
+    who = f"saved by {summary.saved_by}" if summary.saved_by else "saver not recorded"
+    return f"Review #{summary.id}, {who} · content hash {summary.content_hash or 'not recorded'}"
 
 
 def comparison_picker(
@@ -281,6 +329,8 @@ def meeting_pack(
     """Build the meeting pack of the subject (with the comparison and uncertainty shown above) and offer the
     HTML and the CSV bundle for download."""
     notes = subject.review.summary.notes if subject.review is not None else ""
+    if subject.review is not None:  # the pack names the exact saved review it shows
+        notes = (notes + "\n\n" if notes else "") + provenance(subject.review.summary)
     if not st.button("Build the meeting pack", key="rv_pack", icon=":material/summarize:"):
         return
     pack = build_pack(

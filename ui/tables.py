@@ -11,11 +11,18 @@ import math
 import pandas as pd
 
 from economics.result import FleetSummary, Result
+from economics.safe_io import csv_text
 from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
 from economics.views.kinds import option_kinds
 from ui.theme import KIND_LABEL
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    """A table as UTF-8 CSV for download, every text cell safe to open in a spreadsheet (a cell starting with
+    ``= + - @``, tab or CR is prefixed with ``'``; see :func:`economics.safe_io.csv_safe`)."""
+    return csv_text(frame).encode("utf-8")
 
 
 def _finite(x: float | None) -> float | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from economics import store
+from storage import reviews as store
 from tests.browser.server import ROOT, StreamlitServer, start_server
 from tests.browser.streamlit_page import fresh, goto_app, wait_for_app
 

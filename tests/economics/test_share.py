@@ -294,7 +294,7 @@ def test_upload_with_one_bad_field_is_rejected_whole_with_its_path() -> None:
         (b"\xff\xfe", "not UTF-8"),
         (b"[]", "JSON list"),
         (b"{", "not valid JSON"),
-        (b" " * (share.MAX_JSON_BYTES + 1), "at most"),
+        (b" " * (share.MAX_FILE_BYTES + 1), "at most"),
     ],
 )
 def test_upload_problems_are_explained(raw: bytes, expected: str) -> None:

@@ -11,8 +11,9 @@ import pytest
 from pydantic import BaseModel
 
 MODULES = (
-    "economics.store",
-    "economics.store_migrations",
+    "storage.reviews",
+    "storage.engine",
+    "economics.review",
     "economics.price_book",
     "economics.price_csv",
     "economics.compare",

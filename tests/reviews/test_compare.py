@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from economics import store
 from economics.catalog import load_catalog
 from economics.compare import (
     FLEET_DELTA_COLUMNS,
@@ -22,6 +21,7 @@ from economics.price_book import NegotiatedPrice, apply_negotiated, price_book
 from economics.pricing import reprice
 from economics.result import FlipThreshold, Result
 from economics.scenarios import default_scenario, load_preset
+from storage import reviews as store
 from tests.reviews.factories import small_result, small_scenario
 
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from economics import store
 from economics.evaluate import evaluate
 from economics.scenarios import default_scenario, load_preset
+from storage import reviews as store
 from tests.ui.helpers import metrics, plotly_specs, run_page
 from ui.format import md_escape
 from ui.price_book_widgets import _rows_to_prices

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from economics import store
 from economics.price_book import price_book
-from economics.store_migrations import MIGRATIONS, SCHEMA_VERSION
+from storage import reviews as store
 from tests.reviews.factories import small_result, small_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +101,7 @@ def test_the_data_directory_comes_from_the_environment(tmp_path: Path, monkeypat
     assert (tmp_path / "elsewhere" / "reviews.sqlite3").is_file()
     monkeypatch.delenv(store.DATA_DIR_ENV)
     assert store.default_store_path() == ROOT / "var" / "reviews.sqlite3"
+    monkeypatch.delenv(store.DATABASE_URL_ENV, raising=False)
 
 
 def test_the_file_runs_in_wal_mode(db: Path) -> None:
@@ -114,7 +114,7 @@ def test_the_file_runs_in_wal_mode(db: Path) -> None:
 
 _KILLED_SAVER = """
 import pathlib, sys, time
-from economics import store
+from storage import reviews as store
 from tests.reviews.factories import small_result, small_scenario
 
 db, marker = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
@@ -185,12 +185,16 @@ def test_ten_parallel_savers_lose_nothing(db: Path) -> None:
 # ---- migrations ----------------------------------------------------------------------------------------
 
 
-def _v1_file(path: Path) -> None:
-    """A store written by the first schema (no notes column), with one review in it."""
+def _legacy_file(path: Path, version: int) -> int:
+    """A store written by the old code (tests/reviews/legacy, a frozen copy) at schema version 1 or 2."""
+    from tests.reviews.legacy import store as legacy
+    from tests.reviews.legacy.store_migrations import MIGRATIONS
+
     scenario = small_scenario()
+    if version == 2:
+        return legacy.save_review(scenario, small_result(scenario), name="old review", notes="from v2", path=path).id
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path)  # closed below
-    with conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         for statement in MIGRATIONS[0]:
             conn.execute(statement)
         conn.execute("PRAGMA user_version = 1")
@@ -198,43 +202,58 @@ def _v1_file(path: Path) -> None:
             "INSERT INTO reviews (name, review_date, saved_at, scenario_schema_version, scenario_json, result_json,"
             " app_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
-                "v1 review",
+                "old review",
                 "2025-09-30",
                 "2025-10-01T09:30:00+00:00",
                 1,
-                store._to_json(scenario),
-                store._to_json(small_result(scenario)),
+                legacy._to_json(scenario),
+                legacy._to_json(small_result(scenario)),
                 "0.0.1",
             ),
         )
         for i, entry in enumerate(price_book(scenario)):
             conn.execute(
                 "INSERT INTO review_prices VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (1, i, store._to_json(entry), entry.offer_id, entry.item, entry.value, None),
+                (1, i, legacy._to_json(entry), entry.offer_id, entry.item, entry.value, None),
             )
-    conn.close()
+    return 1
 
 
-def test_a_first_schema_file_is_upgraded_and_its_reviews_kept(db: Path) -> None:
-    _v1_file(db)
-    assert SCHEMA_VERSION == 2
-    assert store.store_schema_version(db) == 2
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_file_of_the_old_store_is_upgraded_and_its_reviews_kept(db: Path, version: int) -> None:
+    old_id = _legacy_file(db, version)
+    assert store.store_schema_version(db) == store.head_revision() == "0003"
     (summary,) = store.list_reviews(path=db)
-    assert (summary.name, summary.notes, summary.app_version) == ("v1 review", "", "0.0.1")
-    review = store.load_review(summary.id, path=db)
+    assert summary.id == old_id
+    assert summary.name == "old review"
+    assert summary.notes == ("from v2" if version == 2 else "")
+    assert summary.saved_by == ""  # not recorded by the old store
+    assert summary.content_hash.startswith("sha256:")  # computed by the migration from what was stored
+    review = store.load_review(summary.id, path=db)  # and it verifies
     assert review.scenario == small_scenario()
     with closing(sqlite3.connect(db)) as conn:
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(reviews)")}
     assert "reviews_by_date" in indexes
-    store.save_review(small_scenario(), small_result(small_scenario()), name="v2", notes="has notes", path=db)
-    assert [s.notes for s in store.list_reviews(path=db)] == ["has notes", ""]
+    new = store.save_review(small_scenario(), small_result(small_scenario()), name="new", saved_by="ana", path=db)
+    assert [s.id for s in store.list_reviews(path=db)] == [new.id, old_id]  # same date: newest save first
 
 
 def test_a_file_from_a_newer_version_is_refused(db: Path) -> None:
     db.parent.mkdir(parents=True)
     with closing(sqlite3.connect(db)) as conn:
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        conn.execute("PRAGMA user_version = 3")
     with pytest.raises(store.StoreError, match="schema version 3"):
+        store.list_reviews(path=db)
+
+
+def test_a_database_at_an_unknown_revision_is_refused(db: Path) -> None:
+    store.list_reviews(path=db)
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    from storage.engine import forget_open_stores
+
+    forget_open_stores()
+    with pytest.raises(store.StoreError, match="newer version"):
         store.list_reviews(path=db)
 
 

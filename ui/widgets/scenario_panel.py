@@ -60,7 +60,7 @@ def _upload() -> None:
         "Load a scenario [JSON file]",
         type=["json"],
         key="scenario_upload",
-        max_upload_size=max(1, share.MAX_JSON_BYTES // 1_000_000),
+        max_upload_size=max(1, share.MAX_FILE_BYTES // 1_000_000),
         help="A file saved with 'Download scenario'. It is checked completely before anything changes: "
         "a file with any invalid field is rejected whole, with the field named.",
     )

@@ -7,6 +7,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ui.tables import csv_bytes
+
 
 def table(
     df: pd.DataFrame,
@@ -20,7 +22,7 @@ def table(
     st.dataframe(df, hide_index=True, column_config=column_config, height=height, key=f"table_{key}")
     st.download_button(
         f"Download this table [CSV, {len(df)} rows]",
-        data=df.to_csv(index=False).encode("utf-8"),
+        data=csv_bytes(df),
         file_name=file_name,
         mime="text/csv",
         on_click="ignore",

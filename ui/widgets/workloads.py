@@ -9,6 +9,7 @@ from economics.scenario import Scenario
 from economics.workload import Workload
 from ui import format as fmt
 from ui import state
+from ui.tables import csv_bytes
 from ui.widgets.common import bounds
 from ui.workload_table import COLUMNS, read_workloads, workloads_frame
 
@@ -77,7 +78,7 @@ def workloads_editor(s: Scenario) -> Scenario:
     )
     st.download_button(
         f"Download the workloads [CSV, {len(s.workloads)} rows]",
-        data=workloads_frame(s.workloads).to_csv(index=False).encode("utf-8"),
+        data=csv_bytes(workloads_frame(s.workloads)),
         file_name="workloads.csv",
         mime="text/csv",
         on_click="ignore",

@@ -1,4 +1,7 @@
-"""Saved price reviews in one SQLite file: save, list, reopen exactly as saved, delete.
+"""FROZEN COPY of economics/store.py before the move to storage/ (issue 15), kept to write stores the way the
+old code did, so the migration of real old files is tested. Do not edit.
+
+Saved price reviews in one SQLite file: save, list, reopen exactly as saved, delete.
 
 Where the file lives
     ``$LLMECON_DATA_DIR/reviews.sqlite3``; without the variable, ``var/reviews.sqlite3`` under the repository
@@ -39,7 +42,7 @@ from economics._base import Frozen
 from economics.price_book import PriceEntry, price_book
 from economics.result import Result
 from economics.scenario import Scenario, migrate
-from economics.store_migrations import MIGRATIONS, SCHEMA_VERSION
+from tests.reviews.legacy.store_migrations import MIGRATIONS, SCHEMA_VERSION
 
 __all__ = [
     "DATA_DIR_ENV",
