@@ -26,7 +26,8 @@ if str(ROOT) not in sys.path:
 from economics.hardware import GPU  # noqa: E402  (after the thread pinning above)
 from economics.model import ModelSpec  # noqa: E402
 
-# The reference configurations of MODEL_SPEC §1.1 and §1.3, typed in so a catalog edit cannot move a benchmark.
+# The reference configurations of docs/inputs.md#hardware and docs/inputs.md#model-shape, typed in so a catalog edit
+# cannot move a benchmark.
 H100 = GPU(
     id="h100-sxm", name="H100 SXM", peak_flops_bf16_per_s=989.4e12, peak_flops_fp8_per_s=1979e12,
     hbm_bandwidth_bytes_per_s=3.35e12, hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700,

@@ -1,10 +1,10 @@
-"""Predicted vs measured AR decode throughput on the calibration set (MODEL_SPEC §12 extension).
+"""Predicted vs measured AR decode throughput on the calibration set (docs/calibration.md#golden-values extension).
 
 Usage: ``.venv/bin/python benchmarks/calibration_report.py [--csv PATH] [--rows]``
 
 Reads ``tests/data/calibration_ar_throughput.csv`` (a copy of ``shared/reference/``, source columns kept) and
 the catalog, predicts every row with the default efficiency factors of :class:`economics.hardware.Efficiency`
-(MODEL_SPEC §1.2; not fitted to these rows), and prints the median and 90th-percentile absolute percentage
+(docs/inputs.md#efficiency; not fitted to these rows), and prints the median and 90th-percentile absolute percentage
 error overall, per regime (batch 1, offline saturation) and per framework, then every row and every
 excluded row with its reason.
 """

@@ -1,4 +1,5 @@
-"""The one orchestrator: ``evaluate(scenario) -> Result`` (MODEL_SPEC §8–§11), like pvlib's ``ModelChain``.
+"""The one orchestrator: ``evaluate(scenario) -> Result`` (docs/serving.md#serving-and-queues to
+docs/routing.md#routing-rule), like pvlib's ``ModelChain``.
 
 Pages, the CLI and stored reviews all call :func:`evaluate`. It evaluates every option for all workloads at
 once (one serving call per owned option, arrays over workloads), routes each workload to the option with
@@ -153,7 +154,8 @@ def _option_table(
 
 
 def coordinates(ev: Evaluation) -> Coordinates:
-    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5)."""
+    """β, best owned and best API, v*, U* and the quadrant label of every workload (docs/routing.md#routing-rule step
+    5)."""
     beta = np.stack([a.batchability for a in ev.options], axis=1) if ev.options else np.zeros((len(ev.table.kind), 0))
     return quadrant_coordinates(ev.table, ev.route, beta)
 
@@ -320,14 +322,16 @@ def _stale_warnings(s: Scenario) -> list[str]:
 
 
 def evaluate(scenario: Scenario) -> Result:
-    """Evaluate a scenario: every workload on every option, the chosen routes and the fleet (MODEL_SPEC §8–§11).
+    """Evaluate a scenario: every workload on every option, the chosen routes and the fleet
+    (docs/serving.md#serving-and-queues to docs/routing.md#routing-rule).
 
-    For each owned option: SLO capacity λ_max (§8.2), replicas for the peak with headroom, utilisation of
-    the paid hours, the operating point at the average load (§8.1) and the cost per request (§9.2,
-    dedicated or pooled). For each API: cost with caching, batch tier and negotiated discount (§9.3) and
-    feasibility against the workload's SLOs. Then ``J = c + expected failure cost`` (§10), the route by
-    ``argmin J`` (§11; sovereign data never goes to an API), the quadrant coordinates, break-evens and flip
-    thresholds, and the fleet's monthly cost including idle capacity.
+    For each owned option: SLO capacity λ_max (docs/serving.md#slo-capacity), replicas for the peak with headroom,
+    utilisation of the paid hours, the operating point at the average load (docs/serving.md#continuous-batching) and the
+    cost per request (docs/costs.md#cost-per-token, dedicated or pooled). For each API: cost with caching, batch tier
+    and negotiated discount (docs/costs.md#api-price) and feasibility against the workload's SLOs. Then ``J = c +
+    expected failure cost`` (docs/quality.md#expected-cost), the route by ``argmin J`` (docs/routing.md#routing-rule;
+    sovereign data never goes to an API), the quadrant coordinates, break-evens and flip thresholds, and the fleet's
+    monthly cost including idle capacity.
 
     Accounting: a workload's cost per request (and its ``monthly_cost_usd``) is stand-alone — in dedicated
     mode it pays for its own replicas all hours — which is what the routing decision compares. The fleet
@@ -367,7 +371,8 @@ def evaluate(scenario: Scenario) -> Result:
 
 @dataclass(frozen=True)
 class DecisionGrid:
-    """One workload's route over a demand × failure-cost grid: the quadrant's decision regions (MODEL_SPEC §11).
+    """One workload's route over a demand × failure-cost grid: the quadrant's decision regions
+    (docs/routing.md#routing-rule).
 
     Rows are failure costs (the value axis, ``v = C_fail/T_out``), columns are average demands (the
     batchability axis, ``β ∝ λ_peak``). Option indices refer to ``option_ids``; −1 means none feasible.

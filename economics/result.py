@@ -1,4 +1,4 @@
-"""Typed results of :func:`economics.evaluate` (MODEL_SPEC §8–§11)."""
+"""Typed results of :func:`economics.evaluate` (docs/serving.md#serving-and-queues to docs/routing.md#routing-rule)."""
 
 from __future__ import annotations
 

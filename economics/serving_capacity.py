@@ -1,4 +1,4 @@
-"""SLO-constrained capacity ("goodput") of a replica and the replicas a peak needs (MODEL_SPEC §8.2)."""
+"""SLO-constrained capacity ("goodput") of a replica and the replicas a peak needs (docs/serving.md#slo-capacity)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def slo_capacity(
     kv_reserve_bytes: float = 0.0,
     method: CapacityMethod = "auto",
 ) -> SloCapacity:
-    """Capacity of one continuously batched replica under latency SLOs (MODEL_SPEC §8.2).
+    """Capacity of one continuously batched replica under latency SLOs (docs/serving.md#slo-capacity).
 
     ``λ_max = max λ s.t. stable ∧ TPOT ≤ TPOT_max ∧ TTFT ≤ TTFT_max ∧ E2E ≤ D ∧ B*·S_avg·r_kv·kv_tok ≤ M_free``
 
@@ -131,7 +131,7 @@ def slo_capacity(
 
     Examples
     --------
-    MODEL_SPEC §8.2, Llama-3.1-70B on 8×H100, 1000 in / 500 out, TPOT ≤ 20, 50, 100 ms. The prompt chunks
+    docs/serving.md#slo-capacity, Llama-3.1-70B on 8×H100, 1000 in / 500 out, TPOT ≤ 20, 50, 100 ms. The prompt chunks
     ride along at ``mfu_prefill`` (see the test module for why the spec's 11.3/12.1/12.4 differ).
 
     >>> from economics.hardware import GPU
@@ -290,7 +290,7 @@ def replicas_for_peak(
     average_arrival_rate_per_s: ArrayLike | None = None,
     target_utilization: ArrayLike = 0.8,
 ) -> ReplicaPlan:
-    """Replicas and GPUs for a peak load with headroom (MODEL_SPEC §8.2).
+    """Replicas and GPUs for a peak load with headroom (docs/serving.md#slo-capacity).
 
     ``R = max(1, ceil(λ_peak / (u_target·λ_max)))``, ``GPUs = R·N`` and utilisation of the paid hours
     ``U = λ_avg / (R·λ_max)``.

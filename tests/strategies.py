@@ -35,7 +35,7 @@ def gpus(draw: st.DrawFn) -> GPU:
 
 @st.composite
 def efficiencies(draw: st.DrawFn) -> Efficiency:
-    """Efficiency factors over the ranges of MODEL_SPEC §1.2 (and a little beyond)."""
+    """Efficiency factors over the ranges of docs/inputs.md#efficiency (and a little beyond)."""
     return Efficiency(
         mbu=draw(st.floats(0.3, 1.0)),
         mfu_decode=draw(st.floats(0.2, 1.0)),
