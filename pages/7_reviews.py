@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from reporting import tables as pack_tables
+from reporting.meeting_pack import pack_downloads
 from ui import format as fmt
 from ui import reviews_widgets as rv
 from ui import state, tables
@@ -98,4 +99,4 @@ st.subheader("Meeting pack")
 st.caption(
     "One self-contained HTML file (interactive charts, tables, assumptions, price dates, the link) and a CSV zip."
 )
-rv.meeting_pack(subject, comparison, tornado, mc, ranges)
+rv.meeting_pack(subject, comparison, tornado, mc, ranges, build=pack_downloads)
