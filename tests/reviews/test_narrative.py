@@ -81,7 +81,9 @@ def test_a_hand_built_scenario_reads_in_the_apps_units_and_words() -> None:
     assert "“H100 rented” is rented at $2.50 per GPU-hour." in text
     assert "modified" not in text  # a scenario of the user's own has no preset to differ from
     assert not re.search(r"\(s\)|\bNone\b|\bnan\b|\d\.\d{7,}", text)
-    assert "28800" not in text and "28,800" not in text and "0.3 s" not in text
+    assert "28800" not in text
+    assert "28,800" not in text
+    assert "0.3 s" not in text
 
 
 def test_a_preset_taken_as_is_says_so_and_keeps_its_description() -> None:
@@ -100,14 +102,16 @@ def test_a_modified_preset_says_what_changed_and_drops_the_stale_description() -
     text = _text(narrative(scenario, pack.result, baseline=pack.baseline))
     assert f"It is modified from the preset “{BANK.name}”: workloads added: “Claims triage” and “FAQ bot”" in text
     assert "node prices changed: “Owned 8×H100 node (Singapore)”" in text
-    assert "It has 7 workloads" in text and "Five workloads" not in text
+    assert "It has 7 workloads" in text
+    assert "Five workloads" not in text
     assert "with electricity at $0.30 per kWh" in text
     assert "“Claims triage” done within 8 h" in text
     assert "“FAQ bot” first token within 300 ms and 30 ms per token" in text
     # everything a reader sees before the scenario's JSON appendix
     page = html.unescape(render_html(pack).split('id="scenario"')[0])
     assert "The preset's description no longer matches these numbers" in page
-    assert BANK.description[:60] not in page and "Five workloads" not in page
+    assert BANK.description[:60] not in page
+    assert "Five workloads" not in page
 
 
 def test_scenario_changes_lists_nothing_for_the_same_scenario() -> None:
@@ -128,11 +132,12 @@ def test_uncertainty_band_is_stated_in_dollars_per_month() -> None:
         savings_p95_usd_per_month=3000.0,
     )
     text = _text(narrative(scenario, small_result(scenario), monte_carlo=mc))
-    assert "Across 1,000 draws of the uncertain inputs, the saving against the best APIs lies between $1,000/month" in text
+    assert "Across 1,000 draws of the uncertain inputs, the saving against the best APIs lies between" in text
+    assert "between $1,000/month" in text
     assert "and $3,000/month in 90% of the draws (median $2,000/month)." in text
 
 
-@pytest.mark.parametrize("name", ["<script>alert(1)</script>", "A & B \"quoted\""])
+@pytest.mark.parametrize("name", ["<script>alert(1)</script>", 'A & B "quoted"'])
 def test_names_from_the_scenario_are_text_in_the_html(name: str) -> None:
     scenario = small_scenario(name=name, description="<b>bold?</b>")
     pack = build_pack(scenario, result=small_result(scenario), uncertainty=False, baseline=None)
