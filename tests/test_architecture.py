@@ -118,3 +118,35 @@ def test_the_pack_template_escapes() -> None:
     from reporting.html import _template
 
     assert _template().environment.autoescape is True
+
+
+# ---- every property test on the one hypothesis profile -------------------------------------------------------------
+
+
+def _own_settings(path: Path) -> list[int]:
+    """Lines where a test builds hypothesis settings that do not derive from the shared profile."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "settings":
+            derived = bool(node.args) and isinstance(node.args[0], ast.Name)
+            tuned = {k.arg for k in node.keywords} - {"max_examples"}
+            if not derived or tuned:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_property_tests_use_the_shared_hypothesis_profile() -> None:
+    # tests/strategies.py registers the profile and tests/conftest.py loads it; a test may only derive from
+    # it with another number of examples, so derandomization, deadline and health checks are the same everywhere
+    offenders = {
+        str(p.relative_to(ROOT)): _own_settings(p)
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if p.name not in {"strategies.py", "conftest.py"} and _own_settings(p)
+    }
+    assert offenders == {}
+
+
+def test_the_profile_check_sees_a_private_profile(tmp_path: Path) -> None:
+    bad = tmp_path / "test_bad.py"
+    bad.write_text("S = settings(max_examples=5, deadline=None)\nT = settings(PROPERTIES, max_examples=9)\n")
+    assert _own_settings(bad) == [1]

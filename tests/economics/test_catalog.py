@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from economics.catalog import DATA_DIR, FILES, CatalogError, PriceLookupError, load_catalog
+from tests.strategies import PROPERTIES
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_FILES = ("gpus", "models", "speculative", "diffusion")
@@ -317,7 +318,7 @@ def test_history_and_in_force_listings() -> None:
     assert set(catalog.price_ids()["api"]) == {r.id for r in catalog.api_prices}
 
 
-@settings(derandomize=True, max_examples=60)
+@settings(PROPERTIES, max_examples=60)
 @given(st.dates(min_value=dt.date(2019, 1, 1), max_value=dt.date(2027, 12, 31)))
 def test_at_most_one_row_per_series_is_in_force(date: dt.date) -> None:
     catalog = load_catalog()

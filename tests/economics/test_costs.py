@@ -34,8 +34,9 @@ from economics.costs import (
     rented_node_cost_usd_per_hour,
 )
 from economics.offers import ApiOffer, OwnedNode, RentedNode
+from tests.strategies import PROPERTIES
 
-PROPS = settings(max_examples=60, derandomize=True, deadline=None)
+PROPS = settings(PROPERTIES, max_examples=60)
 
 positive = st.floats(min_value=1e-3, max_value=1e3, allow_nan=False, allow_infinity=False)
 unit = st.floats(min_value=1e-3, max_value=1.0, allow_nan=False)

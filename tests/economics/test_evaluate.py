@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from economics.evaluate import evaluate, evaluate_grid
@@ -19,9 +19,10 @@ from economics.result import Result
 from economics.routing import ROUTE_LABELS
 from economics.scenario import Scenario
 from economics.scenarios import PRESET_DIR, default_scenario, load_scenario
+from tests.strategies import FEW
 
 PRESETS = sorted(PRESET_DIR.glob("*.json"))
-SLOW = settings(max_examples=8, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = FEW
 
 
 @pytest.fixture(scope="module")

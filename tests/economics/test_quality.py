@@ -17,8 +17,9 @@ from economics.quality import (
     expected_attempts,
     expected_cost_per_task,
 )
+from tests.strategies import PROPERTIES
 
-PROPS = settings(max_examples=80, derandomize=True, deadline=None)
+PROPS = settings(PROPERTIES, max_examples=80)
 cost = st.floats(min_value=0.0, max_value=10.0, allow_nan=False)
 quality = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 fail = st.floats(min_value=0.0, max_value=1e4, allow_nan=False)

@@ -34,8 +34,9 @@ from economics.routing import (
     route,
     route_labels,
 )
+from tests.strategies import PROPERTIES
 
-PROPS = settings(max_examples=60, derandomize=True, deadline=None)
+PROPS = settings(PROPERTIES, max_examples=60)
 
 # Options: 0 owned AR on node 0, 1 owned diffusion on node 0, 2 owned AR on node 1, 3 frontier API, 4 open API.
 KIND = np.array([OWNED_AR, OWNED_DIFFUSION, OWNED_AR, API, API], dtype=np.int8)
@@ -321,7 +322,7 @@ FLIPS = {
 
 
 @pytest.mark.parametrize("driver", sorted(FLIPS))
-@settings(max_examples=50, derandomize=True, deadline=None)
+@settings(PROPERTIES, max_examples=50)
 @given(t=tables())
 def test_route_changes_exactly_at_the_flip_threshold(driver: str, t: OptionTable) -> None:
     r = t.route()
