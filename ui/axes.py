@@ -60,7 +60,7 @@ MIN_LEFT_MARGIN_PX = 48
 def _nice_step(span: float, target_ticks: int = 6) -> float:
     """A 1-2-5 step giving about ``target_ticks`` ticks over ``span`` (what plotly's auto ticks do)."""
     raw = span / target_ticks
-    magnitude = 10 ** math.floor(math.log10(raw))
+    magnitude = 10.0 ** math.floor(math.log10(raw))
     return next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
 
 
