@@ -1,4 +1,7 @@
-"""Set-up shared by the timing scripts: one core, the checkout on ``sys.path``, the median of repeated runs.
+"""Set-up shared by the timing scripts: one core and the median of repeated runs.
+
+The packages come from the editable install (``pip install -e . --no-deps``, done by ``scripts/test``), so
+no script edits ``sys.path``.
 
 Import it before numpy (``import _harness`` is the first third-party import of every benchmark): the
 thread-count variables only take effect if they are set before numpy loads its BLAS, and a late import is
@@ -20,8 +23,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from economics.hardware import GPU  # noqa: E402  (after the thread pinning above)
 from economics.model import ModelSpec  # noqa: E402

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from economics.calibration import evaluate
+from economics.catalog import load_catalog
 
-from economics.calibration import evaluate  # noqa: E402
-from economics.catalog import load_catalog  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEFAULT_CSV = ROOT / "tests" / "data" / "calibration_ar_throughput.csv"
 

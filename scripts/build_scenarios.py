@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from economics.catalog import Catalog, load_catalog
+from economics.pricing import reprice
+from economics.quality import diffusion_quality
+from economics.scenario import Scenario
+from economics.scenarios import PRESET_DIR, scenario_json
 
-from economics.catalog import Catalog, load_catalog  # noqa: E402
-from economics.pricing import reprice  # noqa: E402
-from economics.quality import diffusion_quality  # noqa: E402
-from economics.scenario import Scenario  # noqa: E402
-from economics.scenarios import PRESET_DIR, scenario_json  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 REVIEW_DATE = dt.date(2026, 12, 1)
 HOUR = 3600.0
