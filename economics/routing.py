@@ -313,11 +313,9 @@ def quadrant_coordinates(table: OptionTable, r: Route, batchability_by_option: F
       expected cost (docs/quality.md#expected-cost, with the workload's retries); NaN when either is missing, their
       qualities are equal, or the better one is also cheaper (then it wins at every value).
     * U*: docs/costs.md#break-even break-even utilisation of the best owned replica against the best API's cost per
-    request,
-      with load-dependent power; NaN when either is missing or the replica never breaks even.
+      request, with load-dependent power; NaN when either is missing or the replica never breaks even.
     * λ*: docs/costs.md#break-even break-even demand for the best owned option's R replicas, with the capacity check
-    (NaN when
-      the replicas cannot carry the break-even volume).
+      (NaN when the replicas cannot carry the break-even volume).
     * the label, from the winner and β (:func:`route_labels`).
     """
     is_api = table.is_api

@@ -2,16 +2,16 @@
 points.
 
 * :func:`continuous_batching` — the Little's-law fixed point of a continuously batched replica
-(docs/serving.md#continuous-batching):
-  iteration time, achieved batch, TPOT, TTFT, end-to-end latency, delivered tokens/s, stability and KV
-  feasibility at an arrival rate. Overload is ``stable=False`` with ``inf`` times, never a large number.
+  (docs/serving.md#continuous-batching): iteration time, achieved batch, TPOT, TTFT, end-to-end latency, delivered
+  tokens/s, stability and KV feasibility at an arrival rate. Overload is ``stable=False`` with ``inf`` times, never a
+  large number.
 * :func:`slo_capacity` — the largest arrival rate a replica serves within TPOT / TTFT / deadline SLOs and
   KV memory (goodput, docs/serving.md#slo-capacity), with the binding constraint, or 0 and a reason.
 * :func:`replicas_for_peak` — replicas and GPUs for a peak with headroom, and utilisation of paid hours.
 * :func:`static_batching`, :func:`window_batch`, :func:`clock_window_batch` — batching windows
-(docs/serving.md#static-batching).
+  (docs/serving.md#static-batching).
 * :func:`erlang_c`, :func:`admission_queueing` — M/M/c waiting probability and percentile waits
-(docs/serving.md#slo-capacity).
+  (docs/serving.md#slo-capacity).
 
 Every function broadcasts its array arguments (arrival rates, token counts, SLOs) and is vectorised: the
 only loops are fixed iteration counts (fixed point ≤ 300, bisection 60, Erlang recursion ≤ ``c``), and for

@@ -173,6 +173,9 @@ def _prose_spans(source: str) -> dict[int, tuple[int, int, str]]:
             for row in range(r0, r1 + 1):
                 line = lines[row - 1]
                 indent = line[: len(line) - len(line.lstrip())]
+                bullet = _BULLET.match(line[len(indent) :])
+                if bullet:  # a list item continues under its text, not under its marker
+                    indent += " " * len(bullet.group(0))
                 lo = c0 + len(tok.string) - len(tok.string.lstrip("rRbBuUfF")) + 3 if row == r0 else len(indent)
                 hi = c1 - 3 if row == r1 else len(line)
                 spans[row] = (lo, hi, indent)
@@ -180,6 +183,7 @@ def _prose_spans(source: str) -> dict[int, tuple[int, int, str]]:
 
 
 _BANNER = re.compile(r"^(?P<head>\s*# -+ .*? )(?P<dashes>-{4,})$")
+_BULLET = re.compile(r"(?:[*-]|\d+\.) ")
 _NOT_PROSE = re.compile(r"""^(?:[-*|=+"']|>>>|\.\.\.|```|\d+[.)] )""")
 
 
