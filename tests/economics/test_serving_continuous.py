@@ -21,7 +21,7 @@ from economics.model import ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import DEFAULT_MAX_ITERATION_S, continuous_batching, serving_shape
-from economics.serving_passes import pass_time_function
+from economics.serving.passes import pass_time_function
 from economics.specdec import draft_time
 from tests.economics.configs import DEFAULT, LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models, speculative_schemes

@@ -16,17 +16,17 @@ points.
 Every function broadcasts its array arguments (arrival rates, token counts, SLOs) and is vectorised: the
 only loops are fixed iteration counts (fixed point ≤ 300, bisection 60, Erlang recursion ≤ ``c``), and for
 dense models (EAGLE's dense draft included) the fixed point and the SLO capacity are exact closed forms
-without any loop. The implementation lives in ``serving_passes`` (the scheme → pass mapping),
-``serving_affine`` (the closed forms), ``serving_solvers``, ``serving_continuous``, ``serving_capacity`` and
-``serving_queues``.
+without any loop. The implementation lives in this package's modules: ``passes`` (the scheme → pass
+mapping), ``affine`` (the closed forms), ``solvers``, ``continuous``, ``capacity`` and ``queues``; import from
+``economics.serving`` itself.
 """
 
 from __future__ import annotations
 
-from economics.serving_capacity import BINDING, ReplicaPlan, SloCapacity, replicas_for_peak, slo_capacity
-from economics.serving_continuous import ContinuousBatching, continuous_batching
-from economics.serving_passes import DEFAULT_MAX_ITERATION_S, DEFAULT_PREFILL_CHUNK_TOKENS, ServingShape, serving_shape
-from economics.serving_queues import (
+from economics.serving.capacity import BINDING, ReplicaPlan, SloCapacity, replicas_for_peak, slo_capacity
+from economics.serving.continuous import ContinuousBatching, continuous_batching
+from economics.serving.passes import DEFAULT_MAX_ITERATION_S, DEFAULT_PREFILL_CHUNK_TOKENS, ServingShape, serving_shape
+from economics.serving.queues import (
     ErlangC,
     StaticBatching,
     admission_queueing,

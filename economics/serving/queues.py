@@ -14,9 +14,9 @@ from economics.iteration import AnyScheme, iteration_time, resident_tokens
 from economics.model import FloatArray, ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import DiffusionScheme
-from economics.serving_continuous import ContinuousBatching
-from economics.serving_passes import serving_shape
-from economics.serving_solvers import least_fixed_point
+from economics.serving.continuous import ContinuousBatching
+from economics.serving.passes import serving_shape
+from economics.serving.solvers import least_fixed_point
 
 BoolArray = NDArray[np.bool_]
 
@@ -265,7 +265,7 @@ def static_batching(
     The window wait is that of :func:`window_batch` with the nominal ``w``; the time a formed batch waits
     for a busy server is in ``W_q``. With fixed output lengths ``T_out,max(B) = T_out`` (no head-of-line
     blocking); longer tails lengthen ``S_batch``. The fixed point uses
-    :func:`~economics.serving_solvers.least_fixed_point` (``E[B]`` is monotone and bounded by ``B_max``).
+    :func:`~economics.serving.solvers.least_fixed_point` (``E[B]`` is monotone and bounded by ``B_max``).
 
     >>> from economics.hardware import GPU
     >>> from economics.schemes import ARScheme

@@ -19,7 +19,7 @@ diffusion, no cache       T_in+T_out  K / S          True         0 (prompt reco
 ========================  ==========  =============  ===========  ===========================
 
 For a dense model, EAGLE's dense draft included, ``h`` is a sum of maxima of affine functions of ``x``
-(:func:`affine_pass_terms`, :mod:`economics.serving_affine`), which gives the closed-form fixed point and
+(:func:`affine_pass_terms`, :mod:`economics.serving.affine`), which gives the closed-form fixed point and
 SLO capacity; for an MoE model ``h`` is evaluated with :func:`~economics.roofline.forward_time` (and
 :func:`~economics.specdec.draft_time`).
 """
@@ -46,7 +46,7 @@ from economics.iteration import (
 from economics.model import FloatArray, ModelSpec
 from economics.roofline import kv_replication
 from economics.schemes import DiffusionScheme, SpeculativeScheme
-from economics.serving_affine import AffineIteration, AffinePass, forward_term
+from economics.serving.affine import AffineIteration, AffinePass, forward_term
 from economics.specdec import draft_model
 from economics.throughput import DEFAULT_PREFILL_CHUNK_TOKENS as _THROUGHPUT_CHUNK
 
@@ -292,7 +292,7 @@ def affine_pass_terms(
     """The iteration time as a sum of maxima of affine branches for a dense model; ``None`` for MoE.
 
     The main pass (decode, verify or denoise, with the prompt tokens riding along) is one
-    :func:`~economics.serving_affine.forward_term`; an EAGLE-style draft adds ``draft_steps`` passes of the
+    :func:`~economics.serving.affine.forward_term`; an EAGLE-style draft adds ``draft_steps`` passes of the
     dense :func:`~economics.specdec.draft_model` over the decoding sequences at the same context, with the
     draft's own per-pass overhead and no prompt tokens, exactly as :func:`~economics.specdec.draft_time`.
     """
