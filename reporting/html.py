@@ -130,7 +130,9 @@ def html_table(frame: pd.DataFrame, *, stale_column: str | None = None) -> HtmlT
             stale = column == stale_column and value is True
             cells.append(Cell("stale", "stale") if stale else _cell(str(column), value))
         rows.append(tuple(cells))
-    return HtmlTable(tuple(str(c) for c in frame.columns), tuple(rows))
+    # durations are written with their own unit ("8 h", "30 ms"), so the header drops the "[s]" of the CSV
+    header = tuple(str(c).removesuffix(" [s]") for c in frame.columns)
+    return HtmlTable(header, tuple(rows))
 
 
 def _kpis(pack: MeetingPack) -> list[dict[str, str]]:
