@@ -117,3 +117,40 @@ def test_the_rewrite_table_points_at_existing_sections() -> None:
 def test_sections_other_issues_fill_exist(page: str, anchor: str) -> None:
     # issue 10 writes the fleet plan and issue 13 the calibration into these sections
     assert anchor in anchors(DOCS / page)
+
+
+# ---- scripts/cite_docs.py, the rewrite the coordinator re-runs after merging --------------------------------------
+
+OLD = "MODEL" + "_SPEC \u00a7"  # the old citation, spelled so this file stays out of the rewrite
+
+
+def test_the_rewrite_reflows_prose_and_is_idempotent() -> None:
+    from scripts.cite_docs import LINE_LIMIT, rewrite_python
+
+    source = (
+        "def f() -> None:\n"
+        f'    """A long summary that cites the spec and grows past the line limit after the rewrite ({OLD}9.4) [1].\n'
+        "\n"
+        f"    * a list item that also cites the spec twice, once here ({OLD}8.2) and once there ({OLD}8.3), and\n"
+        "      continues on a second line of the same item.\n"
+        '    """\n'
+        f"    x = 1  # a trailing comment that cites {OLD}3.2 and is long enough to need a second line, surely\n"
+    )
+    once, bad = rewrite_python(source)
+    assert bad == []
+    assert all(len(line) <= LINE_LIMIT for line in once.splitlines())
+    assert "docs/costs.md#break-even" in once
+    assert "docs/serving.md#slo-capacity" in once
+    assert "docs/serving.md#static-batching" in once
+    assert "\u00a7" not in once
+    compile(once, "<rewritten>", "exec")  # still Python
+    # the list item's continuation stays under the item's text
+    item = once.splitlines().index(next(x for x in once.splitlines() if x.lstrip().startswith("* a list item")))
+    assert once.splitlines()[item + 1].startswith("      ")
+    assert rewrite_python(once) == (once, [])
+
+
+def test_the_tree_needs_no_rewrite() -> None:
+    from scripts.cite_docs import main
+
+    assert main(["--check", str(ROOT)]) == 0
