@@ -154,3 +154,13 @@ def test_the_tree_needs_no_rewrite() -> None:
     from scripts.cite_docs import main
 
     assert main(["--check", str(ROOT)]) == 0
+
+
+def test_files_the_docs_name_exist() -> None:
+    # "Code: `economics/costs.py`" must keep pointing at a file when modules move
+    named = set()
+    for page in DOCS.glob("*.md"):
+        named |= set(re.findall(r"`((?:economics|ui|reporting|tests|benchmarks|scripts)/[\w/.-]+)`", page.read_text()))
+    missing = sorted(n for n in named if not (ROOT / n.rstrip("/")).exists())
+    assert len(named) > 10
+    assert missing == []
