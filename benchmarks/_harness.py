@@ -1,4 +1,7 @@
-"""Set-up shared by the timing scripts: one core, the checkout on ``sys.path``, the median of repeated runs.
+"""Set-up shared by the timing scripts: one core and the median of repeated runs.
+
+The packages come from the editable install (``pip install -e . --no-deps``, done by ``scripts/test``), so
+no script edits ``sys.path``.
 
 Import it before numpy (``import _harness`` is the first third-party import of every benchmark): the
 thread-count variables only take effect if they are set before numpy loads its BLAS, and a late import is
@@ -20,13 +23,12 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from economics.hardware import GPU  # noqa: E402  (after the thread pinning above)
 from economics.model import ModelSpec  # noqa: E402
 
-# The reference configurations of MODEL_SPEC §1.1 and §1.3, typed in so a catalog edit cannot move a benchmark.
+# The reference configurations of docs/inputs.md#hardware and docs/inputs.md#model-shape, typed in so a catalog edit
+# cannot move a benchmark.
 H100 = GPU(
     id="h100-sxm", name="H100 SXM", peak_flops_bf16_per_s=989.4e12, peak_flops_fp8_per_s=1979e12,
     hbm_bandwidth_bytes_per_s=3.35e12, hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700,

@@ -33,16 +33,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from economics import share
+from economics.scenarios import default_scenario
+from ui import compute
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import streamlit as st  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from economics import share  # noqa: E402
-from economics.scenarios import default_scenario  # noqa: E402
-from ui import compute  # noqa: E402
 
 TARGET_MS = 150.0
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"

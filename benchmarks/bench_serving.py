@@ -1,10 +1,10 @@
 """Serving benchmark: a 10^4-point demand sweep through SLO capacity, replica sizing and the fixed point.
 
 What it measures
-    Llama-3.1-70B in BF16 on one 8×H100 replica (MODEL_SPEC §8.1–§8.2), default efficiency. Ten thousand
-    workloads at once, as the routing layer sees them: average demand from 0.01 to 100 req/s (peak = 2×),
-    prompts 200–8000 tokens, outputs 50–2000 tokens, TPOT SLOs 15–100 ms and TTFT SLOs 0.2–2 s. One pass of
-    the pipeline is :func:`economics.serving.slo_capacity` (closed form in ``x = λ·t`` for a dense model,
+    Llama-3.1-70B in BF16 on one 8×H100 replica (docs/serving.md#continuous-batching to docs/serving.md#slo-capacity),
+    default efficiency. Ten thousand workloads at once, as the routing layer sees them: average demand from 0.01 to 100
+    req/s (peak = 2×), prompts 200–8000 tokens, outputs 50–2000 tokens, TPOT SLOs 15–100 ms and TTFT SLOs 0.2–2 s. One
+    pass of the pipeline is :func:`economics.serving.slo_capacity` (closed form in ``x = λ·t`` for a dense model,
     vectorised over all points) → :func:`economics.serving.replicas_for_peak` →
     :func:`economics.serving.continuous_batching` at the average load per replica (closed form for a dense
     model). The median of ``--repeats`` timed passes (``time.perf_counter``) is printed; target ≤ 200 ms on

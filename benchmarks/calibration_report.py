@@ -1,10 +1,10 @@
-"""Predicted vs measured AR decode throughput on the calibration set (MODEL_SPEC §12 extension).
+"""Predicted vs measured AR decode throughput on the calibration set (docs/calibration.md#golden-values extension).
 
 Usage: ``.venv/bin/python benchmarks/calibration_report.py [--csv PATH] [--rows]``
 
 Reads ``tests/data/calibration_ar_throughput.csv`` (a copy of ``shared/reference/``, source columns kept) and
 the catalog, predicts every row with the default efficiency factors of :class:`economics.hardware.Efficiency`
-(MODEL_SPEC §1.2; not fitted to these rows), and prints the median and 90th-percentile absolute percentage
+(docs/inputs.md#efficiency; not fitted to these rows), and prints the median and 90th-percentile absolute percentage
 error overall, per regime (batch 1, offline saturation) and per framework, then every row and every
 excluded row with its reason.
 """
@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from economics.calibration import evaluate
+from economics.catalog import load_catalog
 
-from economics.calibration import evaluate  # noqa: E402
-from economics.catalog import load_catalog  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEFAULT_CSV = ROOT / "tests" / "data" / "calibration_ar_throughput.csv"
 

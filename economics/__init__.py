@@ -1,12 +1,16 @@
 """Where each LLM workload should run and what it really costs: owned AR, owned text diffusion, or an API.
 
 The supported API is what ``__all__`` lists: the domain models, the one orchestrator :func:`evaluate` (and
-:func:`evaluate_grid`), the catalog and scenario loaders, and the key formulas of the physics and the
-economics. Everything else is internal and may change. Keep the list sorted and small; tests/test_public_api.py
-checks it.
+:func:`evaluate_grid`), the catalog and scenario loaders, the key formulas of the physics and the
+economics, and what the dashboard and the meeting pack read: price book, comparison of reviews, uncertainty,
+share-link JSON and the display unit constants. Everything else is internal and may change. Keep the list
+sorted and small; tests/test_public_api.py checks it, and that ui/, pages/ and reporting/ import nothing else.
 """
 
 from __future__ import annotations
+
+import importlib
+import typing
 
 from economics.catalog import Catalog, load_catalog
 from economics.costs import (
@@ -25,7 +29,7 @@ from economics.costs import (
 from economics.evaluate import DecisionGrid, evaluate, evaluate_grid
 from economics.hardware import GPU, Deployment, Efficiency
 from economics.model import ModelSpec
-from economics.offers import ApiOffer, OwnedNode, RentedNode
+from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
 from economics.pricing import reprice
 from economics.quality import break_even_failure_cost, expected_cost_per_task
 from economics.result import FleetSummary, FlipThreshold, OptionResult, Result, WorkloadDecision
@@ -35,14 +39,84 @@ from economics.scenario import SCHEMA_VERSION, OwnedOption, Policy, Scenario, mi
 from economics.scenarios import ScenarioError, default_scenario, list_presets, load_scenario, parse_scenario
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import continuous_batching, replicas_for_peak, slo_capacity
+from economics.share import canonical_json, scenario_json
+from economics.units import GB, MS, SECONDS_PER_HOUR, TFLOPS
 from economics.workload import Workload
 
+if typing.TYPE_CHECKING:  # imported on first use (below): they pull in pandas, which `import economics` need not load
+    from economics.compare import Comparison, Snapshot, compare, compare_with_prices
+    from economics.price_book import (
+        NEGOTIABLE_ITEMS,
+        NegotiatedPrice,
+        NegotiatedPriceError,
+        apply_negotiated,
+        price_book,
+        price_book_frame,
+    )
+    from economics.uncertainty import (
+        INPUT_LABELS,
+        MonteCarlo,
+        Range,
+        Tornado,
+        UncertaintyRanges,
+        build_surrogate,
+        monte_carlo,
+        tornado,
+    )
+
+#: Public names whose module is imported on first use (PEP 562), so the CLI starts without pandas.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("Comparison", "Snapshot", "compare", "compare_with_prices"), "economics.compare"),
+    **dict.fromkeys(
+        (
+            "NEGOTIABLE_ITEMS",
+            "NegotiatedPrice",
+            "NegotiatedPriceError",
+            "apply_negotiated",
+            "price_book",
+            "price_book_frame",
+        ),
+        "economics.price_book",
+    ),
+    **dict.fromkeys(
+        (
+            "INPUT_LABELS",
+            "MonteCarlo",
+            "Range",
+            "Tornado",
+            "UncertaintyRanges",
+            "build_surrogate",
+            "monte_carlo",
+            "tornado",
+        ),
+        "economics.uncertainty",
+    ),
+}
+
+
+def __getattr__(name: str) -> typing.Any:
+    """The lazily imported public names of :data:`_LAZY`."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'economics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
+    "GB",
     "GPU",
+    "INPUT_LABELS",
+    "MS",
+    "NEGOTIABLE_ITEMS",
     "SCHEMA_VERSION",
+    "SECONDS_PER_HOUR",
+    "TFLOPS",
     "ARScheme",
     "ApiOffer",
     "Catalog",
+    "Comparison",
     "DecisionGrid",
     "Deployment",
     "DiffusionScheme",
@@ -50,22 +124,35 @@ __all__ = [
     "FleetSummary",
     "FlipThreshold",
     "ModelSpec",
+    "MonteCarlo",
+    "NegotiatedPrice",
+    "NegotiatedPriceError",
+    "NodeOffer",
     "OptionResult",
     "OwnedNode",
     "OwnedOption",
     "Policy",
+    "Range",
     "RentedNode",
     "Result",
     "Scenario",
     "ScenarioError",
+    "Snapshot",
     "SpeculativeScheme",
+    "Tornado",
+    "UncertaintyRanges",
     "Workload",
     "WorkloadDecision",
     "api_cost_per_request",
+    "apply_negotiated",
     "break_even_demand",
     "break_even_failure_cost",
     "break_even_utilization",
+    "build_surrogate",
+    "canonical_json",
     "capital_recovery_factor",
+    "compare",
+    "compare_with_prices",
     "continuous_batching",
     "cost_per_mtok",
     "cost_per_mtok_capacity_form",
@@ -81,11 +168,16 @@ __all__ = [
     "load_catalog",
     "load_scenario",
     "migrate",
+    "monte_carlo",
     "node_cost_usd_per_hour",
     "owned_node_cost_breakdown",
     "parse_scenario",
+    "price_book",
+    "price_book_frame",
     "replicas_for_peak",
     "reprice",
     "route",
+    "scenario_json",
     "slo_capacity",
+    "tornado",
 ]

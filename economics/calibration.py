@@ -1,4 +1,4 @@
-"""Predicted vs measured decode throughput on the calibration set (MODEL_SPEC §12 extension).
+"""Predicted vs measured decode throughput on the calibration set (docs/calibration.md#golden-values extension).
 
 Pure functions: the caller reads ``calibration_ar_throughput.csv`` (a copy lives in ``tests/data/``) and the
 catalog, and passes rows and lookups in. :func:`map_row` turns one measured row into the model's inputs, or
@@ -7,7 +7,7 @@ into an :class:`Exclusion` that says why the model cannot represent it (nothing 
 90th-percentile absolute percentage error per regime.
 
 The default efficiency factors are :class:`~economics.hardware.Efficiency`'s, chosen from the evidence of
-MODEL_SPEC §1.2 and not fitted to these rows. Mapping choices, all stated where they are made:
+docs/inputs.md#efficiency and not fitted to these rows. Mapping choices, all stated where they are made:
 
 * Llama 3 and Llama 3.1/3.3 share their architecture at each size (catalog ``llama-3.1-*``).
 * llama.cpp's GGUF ``Q4_K_M`` mixes 4.5- and 6.6-bit blocks; it is priced at the real file size that

@@ -1,4 +1,4 @@
-"""KV-cache capacity and the largest batch that fits in memory (MODEL_SPEC §4).
+"""KV-cache capacity and the largest batch that fits in memory (docs/memory.md#kv-capacity).
 
 A replica of ``N`` GPUs may fill ``mem_util`` of its memory. The weights come first; what is left holds
 the KV cache of every resident sequence. A model whose weights alone do not fit is not an error: it is a
@@ -53,7 +53,7 @@ def kv_capacity(
     efficiency: Efficiency,
     reserve_bytes: float = 0.0,
 ) -> KVCapacity:
-    """KV-cache memory of one replica (MODEL_SPEC §4).
+    """KV-cache memory of one replica (docs/memory.md#kv-capacity).
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ def kv_capacity(
     resident context ``T_in + T_out/2`` to :meth:`KVCapacity.max_batch`; engines that reserve the maximum
     length need ``T_in + T_out``.
 
-    Example (MODEL_SPEC §4): Llama-3.1-70B in BF16 on 8×H100 (80 GB), ``mem_util = 0.9``:
+    Example (docs/memory.md#kv-capacity): Llama-3.1-70B in BF16 on 8×H100 (80 GB), ``mem_util = 0.9``:
     ``M_free = 576 − 141.1 = 434.9 GB``, ``Tok_max = 1.327e6`` and ``B_max(4096) = 324``.
 
     >>> from economics.hardware import GPU

@@ -77,7 +77,10 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser(
         "throughput",
         help="output tokens per second of one replica",
-        description="Output tokens per second of one replica at one operating point (MODEL_SPEC §3–§8).",
+        description=(
+            "Output tokens per second of one replica at one operating point "
+            "(docs/roofline.md#forward-pass, docs/serving.md#serving-and-queues)."
+        ),
     )
     p.add_argument("--model", required=True, metavar="ID", help="model id (see the catalog subcommand)")
     p.add_argument("--gpu", required=True, metavar="ID", help="GPU id")
@@ -118,7 +121,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     diff.add_argument("--denoising-steps", type=_count(1), metavar="S", help="denoising passes per block S")
     diff.add_argument("--refresh-passes", type=_count(0), metavar="R", help="extra passes per block ρ")
     diff.add_argument("--no-prefix-cache", action="store_true", help="recompute the whole canvas every pass")
-    eff = p.add_argument_group("efficiency (defaults: MODEL_SPEC §1.2)")
+    eff = p.add_argument_group("efficiency (defaults: docs/inputs.md#efficiency)")
     eff.add_argument("--ideal", action="store_true", help="ideal roofline: MBU = MFU = 1, no overheads")
     eff.add_argument("--mbu", type=_number, metavar="X", help="memory-bandwidth utilisation (0, 1]")
     eff.add_argument("--mfu-decode", type=_number, metavar="X", help="FLOP utilisation of decode passes (0, 1]")

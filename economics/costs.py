@@ -1,4 +1,5 @@
-"""Unit economics: node $/hour, cost per request and per million tokens, API prices, break-even (MODEL_SPEC §9).
+"""Unit economics: node $/hour, cost per request and per million tokens, API prices, break-even
+(docs/costs.md#unit-costs).
 
 Every function is a pure formula over numpy arrays (or scalars) that broadcast against each other, and
 returns float64 arrays. Degenerate cases have their own branch and a documented result: zero utilisation or
@@ -34,7 +35,7 @@ def _safe_ratio(numerator: FloatArray, denominator: FloatArray) -> FloatArray:
     return np.where(denominator > 0, out, np.where(numerator == 0, 0.0, np.inf)).astype(np.float64)
 
 
-# ---- §9.1 node cost per hour ----------------------------------------------------------------------------------
+# ---- docs/costs.md#node-cost node cost per hour ----------------------------------------------------------------------
 
 
 def capital_recovery_factor(rate: ArrayLike, years: ArrayLike) -> FloatArray:
@@ -89,7 +90,7 @@ def power_fraction(node: OwnedNode, utilization: ArrayLike) -> FloatArray:
 
 
 def owned_node_cost_breakdown(node: OwnedNode, utilization: ArrayLike) -> NodeCostBreakdown:
-    """Cost of one owned node per hour, by component, at utilisation U (MODEL_SPEC §9.1) [USD/h].
+    """Cost of one owned node per hour, by component, at utilisation U (docs/costs.md#node-cost) [USD/h].
 
     ```
     C_capex_h    = CapEx · CRF(r, n) / 8760
@@ -98,7 +99,7 @@ def owned_node_cost_breakdown(node: OwnedNode, utilization: ArrayLike) -> NodeCo
     C_ops_h      = ops_frac · CapEx / 8760 + fixed ops
     ```
 
-    Example (MODEL_SPEC §9.1 defaults, 8×H100 at $280k, 4 years, 8%, 10.2 kW, f = 0.7, PUE 1.3, $0.10/kWh,
+    Example (docs/costs.md#node-cost defaults, 8×H100 at $280k, 4 years, 8%, 10.2 kW, f = 0.7, PUE 1.3, $0.10/kWh,
     $150/kW-month, ops 8%): capex 9.65 + power 0.93 + facility 2.10 + ops 2.56 = $15.23 per node-hour.
 
     >>> b = owned_node_cost_breakdown(OwnedNode(id="n", name="n", gpu_id="h100-sxm"), utilization=0.5)
@@ -131,7 +132,7 @@ def rented_node_cost_usd_per_hour(node: RentedNode) -> float:
 
 
 def node_cost_usd_per_hour(node: NodeOffer, utilization: ArrayLike = 0.0) -> FloatArray:
-    """Cost of one node per hour, owned (§9.1, at utilisation U) or rented [USD/h]."""
+    """Cost of one node per hour, owned (docs/costs.md#node-cost, at utilisation U) or rented [USD/h]."""
     if isinstance(node, OwnedNode):
         return owned_node_cost_breakdown(node, utilization).total_usd_per_hour
     return np.full(np.shape(utilization), rented_node_cost_usd_per_hour(node))
@@ -150,13 +151,13 @@ def node_cost_fixed_and_variable(node: NodeOffer) -> tuple[float, float]:
     return fixed, variable
 
 
-# ---- §9.2 cost per request and per million tokens -------------------------------------------------------------
+# ---- docs/costs.md#cost-per-token cost per request and per million tokens --------------------------------------------
 
 
 def cost_per_mtok_capacity_form(
     cost_usd_per_hour: ArrayLike, capacity_tokens_per_s: ArrayLike, utilization: ArrayLike
 ) -> FloatArray:
-    """Form (a) of MODEL_SPEC §9.2: ``$/Mtok = 1e6 · C_h / (3600 · X_cap · U)`` [USD/Mtok].
+    """Form (a) of docs/costs.md#cost-per-token: ``$/Mtok = 1e6 · C_h / (3600 · X_cap · U)`` [USD/Mtok].
 
     ``X_cap`` is the SLO-constrained throughput of one replica (``λ_max · T_out`` for output tokens) and U the
     fraction of that capacity used on average. **Do not** also evaluate X at the low-load batch: U already
@@ -171,7 +172,7 @@ def cost_per_mtok_capacity_form(
 def cost_per_request_dedicated(
     cost_usd_per_hour_per_replica: ArrayLike, replicas: ArrayLike, avg_requests_per_s: ArrayLike
 ) -> FloatArray:
-    """Form (b) of MODEL_SPEC §9.2, the operating point: ``$/req = R · C_h / (3600 · λ_avg)`` [USD].
+    """Form (b) of docs/costs.md#cost-per-token, the operating point: ``$/req = R · C_h / (3600 · λ_avg)`` [USD].
 
     The workload pays for its R replicas all hours, busy or idle, and prefill is inside the request.
     Zero demand costs ``inf`` per request.
@@ -188,7 +189,8 @@ def cost_per_request_pooled(
     requests_per_s_per_replica: ArrayLike,
     pool_utilization: ArrayLike,
 ) -> FloatArray:
-    """Pooled (multi-tenant) variant of MODEL_SPEC §9.2: ``$/req = C_h/3600 · min(1, B*)/λ / U_pool`` [USD].
+    """Pooled (multi-tenant) variant of docs/costs.md#cost-per-token: ``$/req = C_h/3600 · min(1, B*)/λ / U_pool``
+    [USD].
 
     A request occupies ``min(1, B*)/λ`` replica-seconds: alone on the replica while ``B* < 1``, sharing it
     with ``B*`` others once a batch forms. The pool is busy ``U_pool`` of its paid hours.
@@ -218,8 +220,8 @@ def max_utilization(peak_to_average: ArrayLike, target_utilization: ArrayLike) -
     ``U = λ_avg/(R·λ_max) ≤ u_target·λ_avg/λ_peak = u_target/p2a``, with equality when the ceiling is exact.
     Owned capacity loses to an API whenever ``U* > U_max``.
 
-    MODEL_SPEC §9.4 writes ``U ≤ 1/(p2a·u_target)``, which inverts the headroom: with p2a = 1 and
-    u_target = 0.8 it allows U = 1.25, above full load. Headroom lowers the reachable utilisation.
+    The first spec (docs/departures.md#departures) writes ``U ≤ 1/(p2a·u_target)``, which inverts the headroom: with p2a
+    = 1 and u_target = 0.8 it allows U = 1.25, above full load. Headroom lowers the reachable utilisation.
 
     >>> float(max_utilization(1.0, 0.8)), float(max_utilization(4.0, 0.8))
     (0.8, 0.2)
@@ -244,7 +246,7 @@ def idle_cost_usd_per_month(cost_usd_per_hour: ArrayLike, utilization: ArrayLike
     return monthly_cost_usd(cost_usd_per_hour) * (1.0 - np.clip(_f(utilization), 0.0, 1.0))
 
 
-# ---- §9.3 API prices ------------------------------------------------------------------------------------------
+# ---- docs/costs.md#api-price API prices ------------------------------------------------------------------------------
 
 
 def api_cost_per_request(
@@ -256,12 +258,12 @@ def api_cost_per_request(
     cache_hit_rate: ArrayLike = 0.0,
     discount_fraction: ArrayLike = 0.0,
 ) -> FloatArray:
-    """API cost of one request with prompt caching (MODEL_SPEC §9.3) [USD].
+    """API cost of one request with prompt caching (docs/costs.md#api-price) [USD].
 
     ``c = (T_in·p_in·(1 − h) + T_in·h·p_cached + T_out·p_out) · (1 − discount) / 1e6``, prices in $/Mtok.
     ``cached_input_usd_per_mtok=None`` means cache hits are billed at the input price.
 
-    Example (MODEL_SPEC §9.4): a frontier API at $3/$15 per Mtok, 1000 in / 500 out, costs $0.0105.
+    Example (docs/costs.md#break-even): a frontier API at $3/$15 per Mtok, 1000 in / 500 out, costs $0.0105.
 
     >>> round(float(api_cost_per_request(1000, 500, 3.0, 15.0)), 6)
     0.0105
@@ -341,7 +343,7 @@ def effective_output_price(
     return _f(output_usd_per_mtok) + _f(input_output_ratio) * _f(input_usd_per_mtok)
 
 
-# ---- §9.4 break-even ------------------------------------------------------------------------------------------
+# ---- docs/costs.md#break-even break-even -----------------------------------------------------------------------------
 
 
 def break_even_utilization(
@@ -350,7 +352,7 @@ def break_even_utilization(
     api_cost_usd_per_request: ArrayLike,
     variable_cost_usd_per_hour: ArrayLike = 0.0,
 ) -> FloatArray:
-    """Utilisation above which the owned replica is cheaper per request than the API (MODEL_SPEC §9.4) [1].
+    """Utilisation above which the owned replica is cheaper per request than the API (docs/costs.md#break-even) [1].
 
     Owned costs ``C_h(U)/(3600·λ_cap·U)`` per request with ``C_h(U) = C_fixed + C_var·U`` (load-dependent power).
     Setting it equal to ``c_api`` gives
@@ -361,7 +363,7 @@ def break_even_utilization(
     returned as is); when ``3600·λ_cap·c_api ≤ C_var`` even a fully busy replica never breaks even: ``inf``.
     ``cost_usd_per_hour`` is ``C_fixed`` (the whole ``C_h`` when power is flat).
 
-    Examples (MODEL_SPEC §9.4, 70B on 8×H100 at $15.23/h, λ_cap = 12.14 req/s, 1000 in / 500 out):
+    Examples (docs/costs.md#break-even, 70B on 8×H100 at $15.23/h, λ_cap = 12.14 req/s, 1000 in / 500 out):
     against a hosted open 70B at $0.88/Mtok (c = $0.00132) U* = 26%; against a frontier API at $3/$15
     (c = $0.0105) U* = 3.3%.
 
@@ -383,7 +385,7 @@ def break_even_demand(
     capacity_requests_per_s: ArrayLike,
     variable_cost_usd_per_hour_per_replica: ArrayLike = 0.0,
 ) -> FloatArray:
-    """Average demand above which R owned replicas are cheaper than the API (MODEL_SPEC §9.4) [req/s].
+    """Average demand above which R owned replicas are cheaper than the API (docs/costs.md#break-even) [req/s].
 
     ```
     λ* = R · C_fixed / (3600 · c_api − C_var/λ_cap)        (= R·C_h/(3600·c_api) when power is flat)

@@ -1,4 +1,5 @@
-"""Text diffusion LMs: pass time, per-stream and aggregate throughput, compute inflation (MODEL_SPEC §7).
+"""Text diffusion LMs: pass time, per-stream and aggregate throughput, compute inflation
+(docs/diffusion.md#text-diffusion).
 
 A masked (block) diffusion LM emits a block of ``K`` tokens with ``S`` denoising passes; every pass runs
 the full network over all ``K`` positions with bidirectional attention inside the block, and with a prefix
@@ -77,8 +78,34 @@ def diffusion_pass_time(
     ``forward_time(B, q=canvas, S_ctx=0, bidirectional=True)`` with ``canvas = T_prompt + T_gen``; pass it as
     ``canvas_tokens`` (required in that mode).
 
-    Example (MODEL_SPEC §7.2c): vanilla LLaDA-8B on an A100, 1000-token prompt, 256 generated tokens: one
-    pass over the 1256-token canvas takes ~140 ms (compute-bound at batch 1).
+    Parameters
+    ----------
+    model, deployment, efficiency : the network, the replica (GPU, ``N``) and its efficiency factors [-].
+    scheme : block length ``K`` [tokens], denoising passes ``S``, refresh passes ``ρ``, prefix cache or not [-].
+    batch : sequences denoised together ``B`` [sequences]; may be fractional.
+    prefix_tokens : cached context each sequence's block attends to (prompt + tokens already generated) [tokens].
+    canvas_tokens : ``T_prompt + T_gen`` [tokens]; required without a prefix cache, ignored with one.
+
+    Returns
+    -------
+    PassTime : time of one pass and its terms [s], bytes [B], FLOPs [FLOP] (see :func:`forward_time`).
+
+    Example (docs/diffusion.md#diffusion-examples (a)): Llama-3.1-8B shapes on one H100, block 32 with a prefix cache,
+    1024-token prefix, ideal efficiency. By hand at batch 1: weights 16.060e9 B + activations 32·4·32·4096·2 B =
+    33.6e6 B + KV 131,072 B · (1024 + 32) = 138.4e6 B, over 3.35e12 B/s = 4.845 ms: memory-bound, about one AR step.
+    At batch 256 the linear layers need 256·32 · 2·7.5047e9 FLOP / 989.4e12 FLOP/s = 124.3 ms and attention reads
+    256 · 138.4e6 B / 3.35e12 B/s = 10.6 ms: 134.9 ms, compute-bound.
+
+    >>> from economics.catalog import load_catalog
+    >>> catalog = load_catalog()
+    >>> one_h100 = Deployment(gpu=catalog.gpus["h100-sxm"])
+    >>> p = diffusion_pass_time(catalog.models["llama-3.1-8b"], one_h100, Efficiency.ideal(),
+    ...     catalog.diffusion["fast-dllm-like"], batch=[1, 256], prefix_tokens=1024)
+    >>> (p.time_s * 1e3).round(1).tolist(), p.compute_bound.tolist()
+    ([4.8, 134.9], [False, True])
+
+    Without a cache (vanilla LLaDA, docs/diffusion.md#diffusion-examples (c)) every pass runs over the whole
+    canvas and is compute-bound already at batch 1.
     """
     if scheme.prefix_cache:
         return forward_time(
@@ -114,8 +141,8 @@ def diffusion_throughput(
     without a cache the canvas is ``T_prompt + T_gen``. Prefill is not included (see
     :mod:`economics.throughput`).
 
-    Example (MODEL_SPEC §7.2a): Llama-3.1-8B shapes on one H100, K = 32, S = 8, ρ = 1, 1024-token prefix:
-    ~479 tok/s per stream at B = 1 against ~135 for AR; aggregate saturates near 3.4k tok/s.
+    Example (docs/diffusion.md#diffusion-examples (a)): Llama-3.1-8B shapes on one H100, K = 32, S = 8, ρ = 1,
+    1024-token prefix: ~479 tok/s per stream at B = 1 against ~135 for AR; aggregate saturates near 3.4k tok/s.
 
     >>> from economics.catalog import load_catalog
     >>> catalog = load_catalog()
@@ -152,7 +179,7 @@ def ar_overtakes_diffusion_batch(
     """Smallest integer batch at which AR's aggregate throughput reaches diffusion's [count].
 
     Compares ``X_AR(B) = B / t_AR(B)`` (or the optimized-AR baseline ``B / min(t_AR, t_spec/τ)`` when
-    ``speculation`` is given, MODEL_SPEC §6.3) with ``X_diff(B) = B·e / t_pass(B)`` at the same mean
+    ``speculation`` is given, docs/specdec.md#optimized-ar) with ``X_diff(B) = B·e / t_pass(B)`` at the same mean
     context ``T_prompt + T_gen/2``, over every batch from 1 to the smaller of ``max_batch`` and the KV-memory
     limit. ``ar_model`` is the AR model of the comparison (the diffusion model's own shapes by default).
 
@@ -160,8 +187,8 @@ def ar_overtakes_diffusion_batch(
     so it broadcasts over prompt and output lengths. Returns ``inf`` where AR never catches up within the
     feasible batches (or the model does not fit), and 1 where AR is ahead already at batch 1.
 
-    Example (MODEL_SPEC §7.2a): 8B shapes on one H100, K = 32, S = 8, ρ = 1, 1024-token prefix: AR overtakes
-    at B ≈ 30 (at 32 on the integer grid: 3,480 vs 3,401 tok/s).
+    Example (docs/diffusion.md#diffusion-examples (a)): 8B shapes on one H100, K = 32, S = 8, ρ = 1, 1024-token prefix:
+    AR overtakes at B ≈ 30 (at 32 on the integer grid: 3,480 vs 3,401 tok/s).
 
     >>> from economics.catalog import load_catalog
     >>> catalog = load_catalog()

@@ -1,4 +1,5 @@
-"""The one orchestrator: ``evaluate(scenario) -> Result`` (MODEL_SPEC §8–§11), like pvlib's ``ModelChain``.
+"""The one orchestrator: ``evaluate(scenario) -> Result`` (docs/serving.md#serving-and-queues to
+docs/routing.md#routing-rule), like pvlib's ``ModelChain``.
 
 Pages, the CLI and stored reviews all call :func:`evaluate`. It evaluates every option for all workloads at
 once (one serving call per owned option, arrays over workloads), then decides the whole portfolio as one
@@ -573,7 +574,8 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
 
 
 def evaluate(scenario: Scenario) -> Result:
-    """Evaluate a scenario: every workload on every option, the chosen routes and the fleet (MODEL_SPEC §8–§11).
+    """Evaluate a scenario: every workload on every option, the chosen routes and the fleet
+    (docs/serving.md#serving-and-queues to docs/routing.md#routing-rule).
 
     For each owned option: SLO capacity λ_max (§8.2), and, as the labelled stand-alone comparison, replicas
     for the peak with headroom, the operating point at the average load (§8.1) and the cost per request on
@@ -627,7 +629,8 @@ def evaluate(scenario: Scenario) -> Result:
 
 @dataclass(frozen=True)
 class DecisionGrid:
-    """One workload's route over a demand × failure-cost grid: the quadrant's decision regions (MODEL_SPEC §11).
+    """One workload's route over a demand × failure-cost grid: the quadrant's decision regions
+    (docs/routing.md#routing-rule).
 
     Rows are failure costs (the value axis, ``v = C_fail/T_out``), columns are average demands (the
     batchability axis, ``β ∝ λ_peak``). Option indices refer to ``option_ids``; −1 means none feasible.

@@ -1,4 +1,5 @@
-"""Decision-flip thresholds: how far one driver can move before a workload's route changes (MODEL_SPEC §11).
+"""Decision-flip thresholds: how far one driver can move before a workload's route changes
+(docs/routing.md#routing-rule).
 
 For every workload and each driver, everything else held fixed:
 

@@ -1,4 +1,5 @@
-"""GPUs and the efficiency factors that turn peak figures into achieved ones (MODEL_SPEC §1.1–§1.2)."""
+"""GPUs and the efficiency factors that turn peak figures into achieved ones (docs/inputs.md#hardware to
+docs/inputs.md#efficiency)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class GPU(Frozen):
 
 
 class Efficiency(Frozen):
-    """Achieved fractions of peak and fixed overheads (the "software" terms, MODEL_SPEC §1.2)."""
+    """Achieved fractions of peak and fixed overheads (the "software" terms, docs/inputs.md#efficiency)."""
 
     mbu: float = Field(
         default=0.70, gt=0, le=1, description="achieved / peak HBM bandwidth in memory-bound kernels [1]"

@@ -1,4 +1,5 @@
-"""One iteration of any decoding scheme: the ``Scheme(q, e, bidir, t_extra)`` layer (MODEL_SPEC §8).
+"""One iteration of any decoding scheme: the ``Scheme(q, e, bidir, t_extra)`` layer
+(docs/serving.md#serving-and-queues).
 
 Every scheme is a forward pass over ``q`` new tokens per sequence that emits ``e`` tokens per sequence,
 plus scheme-specific extra time:
@@ -67,9 +68,9 @@ def passes_to_first_token(scheme: AnyScheme) -> int:
     """Iterations after the last prompt chunk until the first output token is final [count].
 
     0 for AR and speculative decoding: engines (vLLM, SGLang, TensorRT-LLM) sample the first token from the
-    logits of the last prefill chunk, so TTFT = queueing + prefill. MODEL_SPEC §3.4 adds one decode step
-    (``TTFT = W_queue + t_prefill + TPOT``); that step produces the second token. ``S`` for diffusion: the
-    first block is final after its ``S`` denoising passes (``S`` passes over the canvas without a cache).
+    logits of the last prefill chunk, so TTFT = queueing + prefill. The first spec (docs/departures.md#departures) adds
+    one decode step (``TTFT = W_queue + t_prefill + TPOT``); that step produces the second token. ``S`` for diffusion:
+    the first block is final after its ``S`` denoising passes (``S`` passes over the canvas without a cache).
 
     >>> passes_to_first_token(ARScheme()), passes_to_first_token(DiffusionScheme(block_tokens=32, denoising_steps=8))
     (0, 8)
@@ -89,7 +90,7 @@ def resident_tokens(
 
     ``T_in + T_out/2`` for a paged cache (vLLM, SGLang: the actual tokens); ``T_in + T_out`` when the engine
     reserves the whole output up front (``reserve_output``: TensorRT-LLM's default ``GUARANTEED_NO_EVICT``
-    policy, MODEL_SPEC §4). A cached diffusion block adds its ``K`` positions; without a prefix cache the
+    policy, docs/memory.md#kv-capacity). A cached diffusion block adds its ``K`` positions; without a prefix cache the
     pass materialises K and V for the whole canvas, which is counted as if cached (a conservative
     stand-in for its activation memory).
     """
@@ -105,7 +106,8 @@ def resident_tokens(
 
 @dataclass(frozen=True)
 class IterationTime:
-    """One iteration of a scheme over a batch, per replica (the ``t_pass + t_extra`` of MODEL_SPEC §8)."""
+    """One iteration of a scheme over a batch, per replica (the ``t_pass + t_extra`` of
+    docs/serving.md#serving-and-queues)."""
 
     time_s: FloatArray  # whole iteration: main pass + draft passes [s]
     main: PassTime  # the target pass (decode, verify or denoise, with any chunked prefill riding along)
@@ -134,13 +136,13 @@ def iteration_time(
     """Time of one decoding iteration of ``scheme`` over ``batch`` sequences [s].
 
     ``t_iter = forward_time(B, q, S_ctx, bidir, C prefill tokens) + t_extra`` with ``(q, bidir, t_extra)``
-    from the scheme table in the module docstring (MODEL_SPEC §8). ``context_tokens`` is each sequence's
-    cached context (the diffusion prefix); ``prefill_tokens`` (C) are chunked-prefill tokens riding along,
+    from the scheme table in the module docstring (docs/serving.md#serving-and-queues). ``context_tokens`` is each
+    sequence's cached context (the diffusion prefix); ``prefill_tokens`` (C) are chunked-prefill tokens riding along,
     attending to ``prefill_context_tokens`` earlier prompt tokens on average (Sarathi-Serve). Without a
     prefix cache a diffusion pass runs over ``canvas_tokens`` positions with no cached context.
 
     Example: one AR step of Llama-3.1-70B on 8×H100 with the default efficiency at 4096 context is 9.70 ms
-    (MODEL_SPEC §3.3); a diffusion iteration with K = S = 1 and ρ = 0 is exactly an AR step.
+    (docs/roofline.md#worked-example-70b); a diffusion iteration with K = S = 1 and ρ = 0 is exactly an AR step.
 
     >>> from economics.catalog import load_catalog
     >>> catalog = load_catalog()

@@ -1,4 +1,5 @@
-"""Model architecture, parameter counts, KV-cache bytes and MoE expert coverage (MODEL_SPEC §1.3, §2, §5)."""
+"""Model architecture, parameter counts, KV-cache bytes and MoE expert coverage (docs/inputs.md#model-shape,
+docs/model.md#parameter-counts, docs/moe.md#mixture-of-experts)."""
 
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ class ModelSpec(Frozen):
         b_w, b_kv, b_act = PRECISION_BYTES[precision]
         return self.model_copy(update={"bytes_per_weight": b_w, "bytes_per_kv": b_kv, "bytes_per_activation": b_act})
 
-    # ---- parameter counts (§2.1) -------------------------------------------------------------------
+    # ---- parameter counts (docs/model.md#parameter-counts) -----------------------------------------------------------
     @property
     def is_moe(self) -> bool:
         return self.n_experts > 0
@@ -145,7 +146,7 @@ class ModelSpec(Frozen):
         """``2·P_mm``: matmul FLOPs per token, unembedding included [FLOP]."""
         return 2.0 * self.params_matmul
 
-    # ---- KV cache (§2.3) ---------------------------------------------------------------------------
+    # ---- KV cache (docs/model.md#kv-cache-bytes) ---------------------------------------------------------------------
     @property
     def kv_bytes_per_token(self) -> float:
         """``2·L·n_kv·d_h·b_kv``, or the override elements times ``b_kv`` (MLA) [B/token].
@@ -158,7 +159,7 @@ class ModelSpec(Frozen):
             return self.kv_elements_per_token_override * self.bytes_per_kv
         return 2.0 * self.n_layers * self.n_kv_heads * self.head_dim * self.bytes_per_kv
 
-    # ---- MoE expert coverage (§5.1) ------------------------------------------------------------------
+    # ---- MoE expert coverage (docs/moe.md#distinct-experts) ----------------------------------------------------------
     def experts_touched(self, tokens: ArrayLike) -> FloatArray:
         """Expected distinct routed experts per MoE layer for ``tokens`` in one pass [count].
 

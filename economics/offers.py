@@ -1,4 +1,4 @@
-"""Where tokens can come from: rented or owned GPU nodes, and API offers (MODEL_SPEC §9)."""
+"""Where tokens can come from: rented or owned GPU nodes, and API offers (docs/costs.md#unit-costs)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every option's operating point and cost for every workload at once (MODEL_SPEC §8–§9, §11 steps 2–3).
+"""Every option's operating point and cost for every workload at once (docs/serving.md#serving-and-queues to
+docs/costs.md#unit-costs, docs/routing.md#routing-rule steps 2–3).
 
 One serving call per owned option (and per speculation setting of an AR option) covers all workloads as
 arrays; APIs are closed-form. The results feed the router (:mod:`economics.routing`) and the result
@@ -255,7 +256,7 @@ def _pick(a: OptionArrays, b: OptionArrays, take_b: BoolArray) -> OptionArrays:
         gpus=sel(a.gpus, b.gpus),
         utilization=sel(a.utilization, b.utilization),
         batch=sel(a.batch, b.batch),
-        batchability=a.batchability,  # β is defined on plain AR at batch 1 (§11)
+        batchability=a.batchability,  # β is defined on plain AR at batch 1 (docs/routing.md#routing-rule)
         speculation_on=sel(a.speculation_on, b.speculation_on),
         batch_tier=a.batch_tier,
         price_multiplier=a.price_multiplier,
@@ -268,7 +269,7 @@ def _pick(a: OptionArrays, b: OptionArrays, take_b: BoolArray) -> OptionArrays:
 def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArrays) -> OptionArrays:
     """An owned option for every workload: SLO capacity, replicas for the peak, operating point, cost.
 
-    An AR option with speculation is "optimized AR" (MODEL_SPEC §6.3): both settings are evaluated and each
+    An AR option with speculation is "optimized AR" (docs/specdec.md#optimized-ar): both settings are evaluated and each
     workload gets the one that is feasible and cheaper per request (then faster per token).
     """
     replica = _Replica.of(scenario, option, w)
@@ -284,7 +285,8 @@ def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArra
 
 def api_option_arrays(api: ApiOffer, w: WorkloadArrays) -> OptionArrays:
     """An API for every workload: list price with cache, negotiated discount and (where the deadline allows)
-    the batch tier; feasible iff the provider's typical latency meets the workload's SLOs (§11 step 3)."""
+    the batch tier; feasible iff the provider's typical latency meets the workload's SLOs (docs/routing.md#routing-rule
+    step 3)."""
     batch = batch_tier_usable(api, w.deadline, w.latency_slo)
     cost = api_offer_cost_per_request(api, w.input_tokens, w.output_tokens, w.cache_hit, batch)
     tpot = np.full(w.avg.shape, 1.0 / api.typical_output_tokens_per_s)

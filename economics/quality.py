@@ -1,4 +1,5 @@
-"""Quality-adjusted cost: turning "per-token value" into money (MODEL_SPEC §10, §7.3).
+"""Quality-adjusted cost: turning "per-token value" into money (docs/quality.md#expected-cost,
+docs/diffusion.md#quality-vs-parallelism).
 
 An option that is cheaper per request but fails more often is not cheaper per task. With ``q`` the
 probability an output is acceptable and ``C_fail`` the business cost of a failed task, the expected cost per
@@ -45,7 +46,7 @@ def expected_cost_per_task(
     failure_cost_usd: ArrayLike,
     max_attempts: ArrayLike = 1,
 ) -> FloatArray:
-    """Expected cost of a task: inference plus expected failure cost (MODEL_SPEC §10) [USD].
+    """Expected cost of a task: inference plus expected failure cost (docs/quality.md#expected-cost) [USD].
 
     ```
     J = c + (1 − q)·C_fail                                     (m = 1: no retry)
@@ -53,7 +54,7 @@ def expected_cost_per_task(
     ```
     An infeasible option (``c = inf``) has ``J = inf``.
 
-    Example (MODEL_SPEC §11, "high-value agent", 8000 in / 1000 out, C_fail = $5): the frontier API at
+    Example (docs/routing.md#routing-rule, "high-value agent", 8000 in / 1000 out, C_fail = $5): the frontier API at
     $0.0390 and q = 0.97 has J = $0.189; an owned 8B at $0.0021 and q = 0.90 has J = $0.502.
 
     >>> round(float(expected_cost_per_task(0.0390, 0.97, 5.0)), 4)
@@ -78,14 +79,14 @@ def break_even_failure_cost(
     """Failure cost at which a higher-quality option h and a lower-quality option l cost the same [USD].
 
     ```
-    C_fail* = (c_h − c_l)/(q_h − q_l)                                 (m = 1, MODEL_SPEC §10)
+    C_fail* = (c_h − c_l)/(q_h − q_l)                                 (m = 1, docs/quality.md#expected-cost)
     C_fail* = (c_h·g_h − c_l·g_l) / ((1−q_l)^m − (1−q_h)^m)           (m attempts, g = expected attempts)
     ```
     Choose h iff ``C_fail > C_fail*``. A negative value means h is also cheaper, so it wins at every
     failure cost. Equal qualities make the choice independent of ``C_fail``: ``+inf`` when h costs more
     (never chosen for quality), ``−inf`` when it costs less, 0 when both cost the same.
 
-    Example (MODEL_SPEC §10): frontier API $0.0390 at q = 0.97 vs owned 8B $0.0021 at q = 0.90 gives
+    Example (docs/quality.md#expected-cost): frontier API $0.0390 at q = 0.97 vs owned 8B $0.0021 at q = 0.90 gives
     C_fail* = $0.53; for a 1000 in / 500 out task (API $0.0105) it drops to about $0.12.
 
     >>> round(float(break_even_failure_cost(0.0390, 0.97, 0.0021, 0.90)), 3)
@@ -118,7 +119,7 @@ def diffusion_quality(
     free_tokens_per_forward: ArrayLike = 2.0,
     penalty_per_token_per_forward: ArrayLike = 0.01,
 ) -> FloatArray:
-    """Default accuracy–parallelism trade-off of a text-diffusion model (MODEL_SPEC §7.3) [1].
+    """Default accuracy–parallelism trade-off of a text-diffusion model (docs/diffusion.md#quality-vs-parallelism) [1].
 
     ``q(TPF) = q_max − κ · max(0, TPF − TPF_free)``, clipped to [0, 1], with TPF = K/S tokens unmasked per
     pass. Defaults ``TPF_free = 2`` and ``κ = 0.01`` per unit of TPF are **[assumption]**; replace them

@@ -1,4 +1,4 @@
-"""Typed results of :func:`economics.evaluate` (MODEL_SPEC §8–§11)."""
+"""Typed results of :func:`economics.evaluate` (docs/serving.md#serving-and-queues to docs/routing.md#routing-rule)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,10 @@ class FlipThreshold(Frozen):
 
     driver: str = Field(description="which input moves, e.g. 'api_output_price' [-]")
     unit: str = Field(description="unit of current and threshold [-]")
-    current: float
-    threshold: float | None = Field(description="value at which the route changes; None if never in range")
+    current: float = Field(description="the driver's value now [the unit in `unit`]")
+    threshold: float | None = Field(
+        description="value at which the route changes; None if never in range [the unit in `unit`]"
+    )
     direction: Literal["above", "below"] = Field(description="route flips when the driver goes this way")
     new_option_id: str | None = Field(description="the option that takes over at the threshold")
     text: str = Field(description="one sentence for a reviewer")

@@ -1,4 +1,4 @@
-"""Roofline time of one forward pass: decode, prefill, speculative verify and diffusion (MODEL_SPEC §3.2).
+"""Roofline time of one forward pass: decode, prefill, speculative verify and diffusion (docs/roofline.md#forward-pass).
 
 One function, :func:`forward_time`, covers every pass type. ``new_tokens`` (q) is the number of new
 tokens per sequence in the pass: 1 for an AR decode step, the prompt (chunk) for prefill, γ+1 or the tree
@@ -73,18 +73,47 @@ def forward_time(
     """Time of one forward pass over ``batch`` sequences with ``new_tokens`` new tokens each [s].
 
     ``t = max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_eff) + (1−ovl)·t_comm + τ0``
-    with ``BW_eff = N·BW·MBU`` and ``F_eff = N·F·MFU`` (MODEL_SPEC §3.2). The linear layers read the weights
-    once per pass (``W_read(n)`` for MoE, §5.1) plus ``4·L·d·b_act`` activation bytes per token; attention
-    reads every sequence's own cache and is never amortised across the batch; Megatron tensor parallelism
-    adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill tokens riding along in
+    with ``BW_eff = N·BW·MBU`` and ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass). The linear layers read the
+    weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act`` activation bytes
+    per token; attention reads every sequence's own cache and is never amortised across the batch; Megatron tensor
+    parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill tokens riding along in
     the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier prompt tokens on
     average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic bound
     ``max(total bytes/BW, total FLOPs/F)``.
 
-    Parameters are broadcast against each other; ``batch`` may be fractional (inside fixed points).
+    Parameters
+    ----------
+    model : the network: layers, widths, heads, bytes per weight / KV element / activation [-].
+    deployment : the GPU and the tensor-parallel degree ``N`` of one replica [-].
+    efficiency : MBU, MFU (decode and prefill), per-pass overhead τ0 [s], all-reduce latency [s], overlap [-].
+    batch : sequences in the pass ``B`` [sequences]; may be fractional (inside fixed points).
+    new_tokens : new tokens per sequence ``q`` [tokens]: 1 decode, prompt (chunk) prefill, γ+1 or tree size
+        for a speculative verify, block length K for diffusion.
+    context_tokens : cached tokens each sequence attends to ``S`` [tokens].
+    bidirectional : attention among the new tokens is full (diffusion) rather than causal [-].
+    prefill : the main tokens are prefill, computed at ``mfu_prefill`` [-].
+    prefill_tokens : chunked-prefill tokens ``C`` riding along in the pass [tokens].
+    prefill_context_tokens : earlier prompt tokens each of them attends to on average [tokens].
+    mode : ``"sum"`` (attention and linear layers add) or ``"single_roofline"`` (optimistic bound) [-].
 
-    Example (MODEL_SPEC §3.3): Llama-3.1-70B, 8×H100 SXM, ideal efficiency, batch 1, no context gives
-    1/t ≈ 190 tok/s.
+    Array parameters broadcast against each other.
+
+    Returns
+    -------
+    PassTime : total time and its linear, attention, communication and overhead terms [s], bytes moved [B],
+        FLOPs [FLOP], and whether the linear layers / the whole pass are compute-bound.
+
+    Example (docs/roofline.md#worked-example-70b): Llama-3.1-70B in bf16 on 8×H100 SXM, ideal efficiency, batch 1,
+    no context. By hand: weights 141.105e9 B + activations 4·80·8192·2 B = 5.2e6 B over 8·3.35e12 B/s = 5.2653 ms;
+    the ring all-reduces move 160 · 2·(7/8)·8192·2 B over 450e9 B/s = 0.0102 ms; the KV write (327,680 B) is
+    negligible: 5.2755 ms, i.e. 189.6 tok/s against the scaling book's weights-only 190.
+
+    >>> from economics.catalog import load_catalog
+    >>> catalog = load_catalog()
+    >>> eight_h100 = Deployment(gpu=catalog.gpus["h100-sxm"], n_gpus=8)
+    >>> p = forward_time(catalog.models["llama-3.1-70b"], eight_h100, Efficiency.ideal(), batch=1)
+    >>> round(float(p.time_s) * 1e3, 2), bool(p.compute_bound)
+    (5.28, False)
     """
     B = np.asarray(batch, dtype=np.float64)
     q = np.asarray(new_tokens, dtype=np.float64)
@@ -111,9 +140,9 @@ def forward_time(
     t_lin_cmp = n_main * model.flops_linear_per_token / f_main + C * model.flops_linear_per_token / f_pre
     # 2) attention
     # pairs inside the block of q new tokens: q² bidirectional, q(q+1)/2 causal (a token sees itself), at
-    # 4 FLOP per pair per head-dim (QKᵀ and AV). MODEL_SPEC §2.2 writes the causal term as 2·q², i.e. q²/2
-    # pairs, which counts half a pair at q = 1 and makes a one-token causal pass differ from the identical
-    # one-token bidirectional pass; the exact count removes that artefact (negligible for q ≫ 1).
+    # 4 FLOP per pair per head-dim (QKᵀ and AV). The first spec (docs/departures.md#departures) writes the causal term
+    # as 2·q², i.e. q²/2 pairs, which counts half a pair at q = 1 and makes a one-token causal pass differ from the
+    # identical one-token bidirectional pass; the exact count removes that artefact (negligible for q ≫ 1).
     pair_flops = 4.0 * q * q if bidirectional else 2.0 * q * (q + 1.0)
     bytes_att = r_kv * kv_tok * (B * (S + q) + C)
     flops_att_main = B * att_unit * (4.0 * q * S + pair_flops)

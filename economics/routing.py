@@ -1,8 +1,8 @@
-"""The routing rule: the quadrant is derived from the economics, not tabled (MODEL_SPEC §11).
+"""The routing rule: the quadrant is derived from the economics, not tabled (docs/routing.md#routing-rule).
 
 Inputs are per-option costs that the serving and cost layers already computed, as arrays of shape
 ``(W, O)`` (workloads × options). The router removes options a workload may not use (sovereign data never
-goes to an API) or that cannot serve it, adds the expected failure cost (§10), and picks
+goes to an API) or that cannot serve it, adds the expected failure cost (docs/quality.md#expected-cost), and picks
 ``argmin J``; ties go to the lower TPOT, then to owned over API, then to the option listed first. The
 quadrant label is read off the winner and the margins, so it moves when prices, hardware or SLOs move.
 
@@ -45,7 +45,7 @@ FRONTIER_TIERS = frozenset({"frontier", "reasoning"})
 
 
 def allowed_options(sovereign: ArrayLike, is_api: ArrayLike) -> BoolArray:
-    """Step 1 of MODEL_SPEC §11: sovereign data forces an owned option, so APIs are dropped [-].
+    """Step 1 of docs/routing.md#routing-rule: sovereign data forces an owned option, so APIs are dropped [-].
 
     Returns a ``(W, O)`` mask from ``sovereign`` ``(W,)`` and ``is_api`` ``(O,)``.
 
@@ -130,7 +130,7 @@ def route(
     tpot_s: ArrayLike,
     is_api: ArrayLike,
 ) -> Route:
-    """Choose ``argmin J`` over the feasible options of each workload (MODEL_SPEC §11, steps 4–5).
+    """Choose ``argmin J`` over the feasible options of each workload (docs/routing.md#routing-rule, steps 4–5).
 
     Parameters
     ----------
@@ -142,7 +142,7 @@ def route(
     tpot_s : time per output token per (workload, option), the first tie-break [s]
     is_api : ``(O,)``; the second tie-break prefers owned options [-]
 
-    ``J = c·g(q, m) + (1 − q)^m·C_fail`` (§10) where feasible, ``inf`` elsewhere.
+    ``J = c·g(q, m) + (1 − q)^m·C_fail`` (docs/quality.md#expected-cost) where feasible, ``inf`` elsewhere.
 
     >>> r = route([[0.01, 0.02, 0.004]], [0.9, 0.97, 0.85], [[True, True, False]], [1.0], [1], 0.01,
     ...           [False, True, False])
@@ -183,12 +183,13 @@ def best_api(t: OptionTable, r: Route) -> IntArray:
 
 
 def batchability(peak_requests_per_s: ArrayLike, output_tokens: ArrayLike, tpot_batch1_s: ArrayLike) -> FloatArray:
-    """The quadrant's first axis: ``β = λ_peak · T_out · TPOT_AR(1)`` [1] (MODEL_SPEC §8.1, §11).
+    """The quadrant's first axis: ``β = λ_peak · T_out · TPOT_AR(1)`` [1] (docs/serving.md#continuous-batching,
+    docs/routing.md#routing-rule).
 
     The expected number of requests in flight if every request ran at batch-1 speed. ``β < 1`` means the
     workload cannot build a batch within its latency budget, whatever its volume: it pays batch-1 prices.
-    (§8.1 writes ``λ·T_out·TPOT(1)/e``; with TPOT already per token, ``t_pass/e``, the extra ``/e`` would
-    count speculation twice, so it is dropped.)
+    (the first spec (docs/departures.md#departures) writes ``λ·T_out·TPOT(1)/e``; with TPOT already per token,
+    ``t_pass/e``, the extra ``/e`` would count speculation twice, so it is dropped.)
 
     >>> round(float(batchability(0.1, 500, 0.00965)), 3)
     0.483
@@ -204,7 +205,7 @@ def batchability(peak_requests_per_s: ArrayLike, output_tokens: ArrayLike, tpot_
 def route_labels(
     chosen: ArrayLike, kind: ArrayLike, frontier: ArrayLike, batchability_index: ArrayLike
 ) -> NDArray[np.int8]:
-    """Quadrant label code per workload, from the winner and the batchability margin (MODEL_SPEC §11) [-].
+    """Quadrant label code per workload, from the winner and the batchability margin (docs/routing.md#routing-rule) [-].
 
     ``kind`` ``(O,)`` holds :data:`OWNED_AR`/:data:`OWNED_DIFFUSION`/:data:`API`; ``frontier`` ``(O,)`` marks
     frontier/reasoning APIs. Owned AR is "(batch)" when ``β ≥ 1`` (a batch can form); owned diffusion, frontier
@@ -282,7 +283,7 @@ class OptionTable:
         )
 
 
-# ---- quadrant coordinates and break-evens (MODEL_SPEC §11 step 5) ---------------------------------------------
+# ---- quadrant coordinates and break-evens (docs/routing.md#routing-rule step 5) --------------------------------------
 
 
 def _take(a: FloatArray, idx: IntArray) -> FloatArray:
@@ -304,17 +305,17 @@ class Coordinates:
 
 
 def quadrant_coordinates(table: OptionTable, r: Route, batchability_by_option: FloatArray) -> Coordinates:
-    """Where each workload sits in the quadrant and how far it is from a boundary (MODEL_SPEC §11 step 5).
+    """Where each workload sits in the quadrant and how far it is from a boundary (docs/routing.md#routing-rule step 5).
 
     * β: ``λ_peak·T_out·TPOT_AR(1)`` on the router's best owned AR option (the first AR option when none is
       feasible), from ``batchability_by_option`` ``(W, O)``.
     * v*: the failure cost per output token at which the best owned option and the best API have the same
-      expected cost (§10, with the workload's retries); NaN when either is missing, their qualities are equal,
-      or the better one is also cheaper (then it wins at every value).
-    * U*: §9.4 break-even utilisation of the best owned replica against the best API's cost per request,
-      with load-dependent power; NaN when either is missing or the replica never breaks even.
-    * λ*: §9.4 break-even demand for the best owned option's R replicas, with the capacity check (NaN when
-      the replicas cannot carry the break-even volume).
+      expected cost (docs/quality.md#expected-cost, with the workload's retries); NaN when either is missing, their
+      qualities are equal, or the better one is also cheaper (then it wins at every value).
+    * U*: docs/costs.md#break-even break-even utilisation of the best owned replica against the best API's cost per
+      request, with load-dependent power; NaN when either is missing or the replica never breaks even.
+    * λ*: docs/costs.md#break-even break-even demand for the best owned option's R replicas, with the capacity check
+      (NaN when the replicas cannot carry the break-even volume).
     * the label, from the winner and β (:func:`route_labels`).
     """
     is_api = table.is_api

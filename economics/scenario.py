@@ -1,4 +1,5 @@
-"""The scenario: everything one evaluation needs, self-contained and versioned (MODEL_SPEC §8–§11).
+"""The scenario: everything one evaluation needs, self-contained and versioned (docs/serving.md#serving-and-queues to
+docs/routing.md#routing-rule).
 
 A scenario embeds the GPUs and model architectures it uses (not just catalog ids), so that a saved review
 or a shared link evaluates to the same numbers after the catalog changes. ``schema_version`` lets old
@@ -25,7 +26,7 @@ SCHEMA_VERSION = 1
 class OwnedOption(Frozen):
     """A model served on self-hosted nodes (owned or rented): one way a workload can be routed.
 
-    An AR option with ``speculation`` set is the "optimized AR" baseline of MODEL_SPEC §6.3: speculation is
+    An AR option with ``speculation`` set is the "optimized AR" baseline of docs/specdec.md#optimized-ar: speculation is
     switched on at an operating point only where it is faster.
     """
 

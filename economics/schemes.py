@@ -1,4 +1,5 @@
-"""Decoding schemes: plain AR, speculative decoding, text diffusion (MODEL_SPEC §6–§8)."""
+"""Decoding schemes: plain AR, speculative decoding, text diffusion (docs/specdec.md#speculative-decoding to
+docs/serving.md#serving-and-queues)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Speculative decoding: Leviathan closed forms, the batch-aware speedup and "optimized AR" (MODEL_SPEC §6).
+"""Speculative decoding: Leviathan closed forms, the batch-aware speedup and "optimized AR"
+(docs/specdec.md#speculative-decoding).
 
 The closed forms of Leviathan et al. (2023) assume that verifying ``γ+1`` tokens costs as much as
 generating one, which holds only while the target pass is memory-bound. The batch-aware speedup prices
@@ -56,7 +57,7 @@ def leviathan_speedup(acceptance_rate: ArrayLike, draft_tokens: ArrayLike, draft
     ``α > c`` (γ = 1 gives ``(1+α)/(1+c)``). Memory-bound regime only: see :func:`speculative_speedup` for
     the batch-aware version.
 
-    Example (MODEL_SPEC §6.1): α = 0.8, γ = 4, c = 0.05 → τ = 3.36, ``S_lev = 2.80``.
+    Example (docs/specdec.md#leviathan): α = 0.8, γ = 4, c = 0.05 → τ = 3.36, ``S_lev = 2.80``.
 
     >>> round(float(leviathan_speedup(0.8, 4, 0.05)), 2)
     2.8
@@ -170,7 +171,8 @@ def speculative_speedup(
     batch: ArrayLike,
     context_tokens: ArrayLike = 0,
 ) -> SpeculativeTimes:
-    """Batch-aware speedup of speculative decoding over plain AR (MODEL_SPEC §6.2–§6.3).
+    """Batch-aware speedup of speculative decoding over plain AR (docs/specdec.md#batch-aware-speedup to
+    docs/specdec.md#optimized-ar).
 
     ``t_AR = forward_time(B, 1, S)``, ``t_spec = forward_time(B, q_verify, S) + t_draft(B)`` and
     ``Speedup(B) = τ·t_AR / t_spec``. The "optimized AR" baseline switches speculation on only where it
@@ -182,8 +184,8 @@ def speculative_speedup(
     References: Leviathan et al. 2023; Li et al., EAGLE-3 (arXiv 2503.01840): 1.38× throughput at batch 64
     in SGLang; Sadhukhan et al., MagicDec (arXiv 2408.11049) for the long-context regime.
 
-    Example (MODEL_SPEC §12 C10): Llama-3.1-8B on one H100, EAGLE-3-like tree (16 verified tokens, τ = 4),
-    context 2048: ~3.0× at batch 1, 1.38× at batch 64 (EAGLE-3 measured 1.38× in SGLang).
+    Example (docs/calibration.md#golden-values C10): Llama-3.1-8B on one H100, EAGLE-3-like tree (16 verified tokens, τ
+    = 4), context 2048: ~3.0× at batch 1, 1.38× at batch 64 (EAGLE-3 measured 1.38× in SGLang).
 
     >>> from economics.catalog import load_catalog
     >>> catalog = load_catalog()

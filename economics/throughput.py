@@ -1,7 +1,8 @@
-"""Throughput of a replica in the three regimes benchmarks report (MODEL_SPEC §3.3–§3.4, §4, §8).
+"""Throughput of a replica in the three regimes benchmarks report (docs/roofline.md#worked-example-70b to
+docs/roofline.md#prefill, docs/memory.md#kv-capacity, docs/serving.md#serving-and-queues).
 
 * **Steady decode** (``--batch B``): ``B`` sequences resident, each at the mean context
-  ``T_in + T_out/2``; prefill is charged only to TTFT. This is the §3.3 table.
+  ``T_in + T_out/2``; prefill is charged only to TTFT. This is the docs/roofline.md#worked-example-70b table.
 * **Closed-loop concurrency** (``--concurrency C``): ``C`` clients, each sending its next request when the
   last one finishes. The engine batches continuously with stall-free chunked prefill (Orca, vLLM v1,
   Sarathi-Serve, TensorRT-LLM in-flight batching): a prompt rides in one iteration together with the
@@ -20,7 +21,7 @@
 
 Prefill is included in both loaded regimes; TTFT is the prefill iteration plus the passes until the first
 token is final, plus any queueing. AR and speculative decoding sample the first token from the prefill's
-logits (no decode step, unlike MODEL_SPEC §3.4's ``+ TPOT``; as :mod:`economics.serving` does); diffusion needs
+logits (no decode step, unlike the first spec's ``+ TPOT``; as :mod:`economics.serving` does); diffusion needs
 the ``S`` denoising passes of the first block (:func:`~economics.iteration.passes_to_first_token`).
 """
 
@@ -122,15 +123,17 @@ def steady_decode(
     *,
     reserve_output: bool = False,
 ) -> RegimeArrays:
-    """Decode throughput with ``batch`` sequences resident at context ``T_in + T_out/2`` (MODEL_SPEC §3.3).
+    """Decode throughput with ``batch`` sequences resident at context ``T_in + T_out/2``
+    (docs/roofline.md#worked-example-70b).
 
     ``X = B·e / t_iter`` [tok/s per replica], ``TPOT = t_iter/e`` [s] and
     ``TTFT = t_prefill(T_in, B=1) + passes_to_first_token·t_iter`` [s] (no queueing; 0 passes for AR and
     speculative decoding, whose first token comes from the prefill, ``S`` for diffusion). Prefill does not
-    slow the decoding batch here: this is the decode-only view of the §3.3 table.
+    slow the decoding batch here: this is the decode-only view of the docs/roofline.md#worked-example-70b table.
 
     Example: Llama-3.1-70B in BF16 on 8×H100, ideal efficiency, 1000 in / 500 out, batch 1: ≈189 tok/s,
-    0.5% under the weights-only 189.9 of §3.3 because the 1250-token KV cache is read too.
+    0.5% under the weights-only 189.9 of docs/roofline.md#worked-example-70b because the 1250-token KV cache is read
+    too.
     """
     B = np.asarray(batch, dtype=np.float64)
     T_in = np.asarray(input_tokens, dtype=np.float64)
@@ -353,7 +356,7 @@ def throughput(
         For a non-positive count or not exactly one regime.
 
     Example (issue #2 acceptance): Llama-3.1-70B in BF16 on 8×H100, ideal roofline, 1000 in / 500 out,
-    batch 1 → 189.0 tok/s (MODEL_SPEC §3.3's "190" counts the weights alone).
+    batch 1 → 189.0 tok/s (the first spec's "190" counts the weights alone).
 
     >>> from economics.catalog import load_catalog
     >>> from economics.schemes import ARScheme

@@ -1,4 +1,5 @@
-"""A workload: a stream of similar requests with a latency budget, a data rule and a value (MODEL_SPEC §8, §10)."""
+"""A workload: a stream of similar requests with a latency budget, a data rule and a value
+(docs/serving.md#serving-and-queues, docs/quality.md#expected-cost)."""
 
 from __future__ import annotations
 

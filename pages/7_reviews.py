@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from reporting import tables as pack_tables
+from reporting.meeting_pack import pack_downloads
+from ui import compute, state, tables
 from ui import format as fmt
 from ui import reviews_widgets as rv
-from ui import state, tables
 from ui.charts import reviews as charts
 from ui.widgets.table import table
 
@@ -48,13 +49,13 @@ if comparison is not None:
     c[0].metric("Fleet cost change [USD/month]", fmt.usd(comparison.total_change_usd_per_month))
     c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
     c[2].metric("Prices that changed", f"{len(comparison.prices)}")
-    st.plotly_chart(charts.comparison_chart(comparison), key="rv_chart_comparison")
+    compute.chart(charts.comparison_chart, comparison, key="rv_chart_comparison")
     changes = pack_tables.workload_changes_display(comparison)
     table(changes, key="rv_workload_changes", file_name="workload_changes.csv", column_config=rv.money_columns(changes))
     if comparison.prices.empty:
         st.info("No price changed.", icon=":material/price_check:")
     else:
-        st.plotly_chart(charts.price_change_chart(comparison), key="rv_chart_prices")
+        compute.chart(charts.price_change_chart, comparison, key="rv_chart_prices")
         table(pack_tables.price_changes_display(comparison), key="rv_price_changes", file_name="price_changes.csv")
 
 st.subheader("What would flip each decision")
@@ -76,8 +77,8 @@ metric = st.radio(
         "cost": "monthly cost of the chosen routes",
     }.__getitem__,
 )
-st.plotly_chart(charts.tornado_chart(tornado, metric), key="rv_chart_tornado")
-st.plotly_chart(charts.monte_carlo_chart(mc, subject.scenario), key="rv_chart_mc")
+compute.chart(charts.tornado_chart, tornado, metric, key="rv_chart_tornado")
+compute.chart(charts.monte_carlo_chart, mc, subject.scenario, key="rv_chart_mc")
 bands = pack_tables.bands_display(mc)
 table(
     bands,
@@ -99,4 +100,4 @@ st.subheader("Meeting pack")
 st.caption(
     "One self-contained HTML file (interactive charts, tables, assumptions, price dates, the link) and a CSV zip."
 )
-rv.meeting_pack(subject, comparison, tornado, mc, ranges)
+rv.meeting_pack(subject, comparison, tornado, mc, ranges, build=pack_downloads)

@@ -51,7 +51,7 @@ def csv_bundle(pack: MeetingPack) -> bytes:
         f"generated {pack.generated_at.isoformat()}",
         "" if pack.share_url is None else f"Dashboard link: {pack.share_url}",
         "",
-        "Files (UTF-8 CSV, one header row; units in brackets in the column names or in the economics docs):",
+        "Files (UTF-8 CSV, one header row; units in brackets in the column names, symbols in docs/glossary.md):",
         *(f"  {name}" for name in files),
         "  scenario.json  the full scenario, to reproduce every number",
     ]

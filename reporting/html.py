@@ -1,21 +1,29 @@
-"""The meeting pack as one self-contained HTML file: interactive plotly charts (plotly.js inline), tables,
-assumptions, price dates and the share link. No network access is needed to open it.
+"""The meeting pack as one self-contained HTML file: a generated narrative, interactive plotly charts (plotly.js
+inline), tables, assumptions, price dates and the share link. No network access is needed to open it.
 
-Every piece of text from the scenario is HTML-escaped; tables come from :mod:`reporting.tables`.
+The page is the Jinja2 template ``reporting/templates/pack.html.j2`` with autoescaping on: every value from
+the scenario is text, never markup. The one exception is the chart markup plotly writes, passed as
+:class:`markupsafe.Markup`. Tables come from :mod:`reporting.tables`, sentences from :mod:`reporting.narrative`.
 """
 
 from __future__ import annotations
 
-import html
 import math
-from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from markupsafe import Markup
 
 from economics.share import scenario_json
 from reporting import tables
+from reporting.narrative import duration, show_description
+from reporting.narrative import narrative as pack_narrative
 from reporting.pack import MeetingPack
 from ui.charts.reviews import (
     comparison_chart,
@@ -26,9 +34,9 @@ from ui.charts.reviews import (
 )
 from ui.format import pct, usd, usd_per_month, usd_per_mtok
 
-__all__ = ["LIMITATIONS", "figures", "render_html"]
+__all__ = ["LIMITATIONS", "HtmlTable", "figures", "html_table", "narrative", "render_html"]
 
-#: MODEL_SPEC §14, stated in every pack.
+#: docs/limitations.md#limitations, stated in every pack.
 LIMITATIONS: tuple[str, ...] = (
     "The roofline ignores kernel-level effects (tile quantization, cache reuse, attention-kernel details, MoE "
     "load imbalance); the efficiency factors MBU, MFU and the per-pass overhead absorb them. Calibrate per engine.",
@@ -42,21 +50,6 @@ LIMITATIONS: tuple[str, ...] = (
     "The uncertainty band uses a surrogate: one evaluation, secant elasticities at the MBU/MFU range ends, "
     "feasibility fixed at the base point (see economics/uncertainty.py).",
 )
-
-_CSS = """
-body{font-family:Inter,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1200px;color:#222;
-line-height:1.45;padding:0 1rem}
-h1{font-size:1.7rem;margin-bottom:.2rem}h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:1px solid #ddd;
-padding-bottom:.2rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0 1rem;width:100%}
-th,td{border:1px solid #e2e2e2;padding:.25rem .45rem;text-align:left;vertical-align:top}
-th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.meta{color:#555}.kpis{display:flex;flex-wrap:wrap;gap:1rem;margin:1rem 0}
-.kpi{border:1px solid #ddd;border-radius:6px;padding:.6rem .9rem;min-width:11rem}
-.kpi b{display:block;font-size:1.25rem}.stale{color:#b00020;font-weight:600}.warn{color:#8a5a00}
-.scroll{overflow-x:auto}
-pre{white-space:pre-wrap;font-size:.75rem;background:#fafafa;border:1px solid #eee;padding:.6rem}
-"""
 
 
 def figures(pack: MeetingPack) -> dict[str, go.Figure]:
@@ -74,45 +67,75 @@ def figures(pack: MeetingPack) -> dict[str, go.Figure]:
     return figs
 
 
-def _cell(column: str, value: object) -> tuple[str, bool]:
-    """(text, is_number) for one table cell; units come from the column name."""
+def narrative(pack: MeetingPack) -> tuple[str, ...]:
+    """The pack's summary sentences (see :mod:`reporting.narrative`)."""
+    return pack_narrative(
+        pack.scenario,
+        pack.result,
+        baseline=pack.baseline,
+        comparison=pack.comparison,
+        monte_carlo=pack.monte_carlo,
+    )
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell as shown: text and an optional CSS class."""
+
+    text: str
+    cls: str = ""
+
+
+@dataclass(frozen=True)
+class HtmlTable:
+    """A table ready for the template: header texts and rows of cells."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+def _number(column: str, x: float) -> str:
+    if "[USD/month]" in column:
+        return usd_per_month(x)
+    if "USD/Mtok" in column:
+        return usd_per_mtok(x)
+    if "[USD/task]" in column or "[USD]" in column:
+        return usd(x)
+    if "P(" in column:
+        return pct(x)
+    if math.isinf(x):
+        return "∞"
+    if column.endswith("[s]"):
+        return duration(x)
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _cell(column: str, value: object) -> Cell:
+    """One table cell; units come from the column name."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—", False
+        return Cell("—")
     if isinstance(value, bool):
-        return ("yes" if value else ""), False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        x = float(value)
-        if "[USD/month]" in column:
-            return usd_per_month(x), True
-        if "USD/Mtok" in column:
-            return usd_per_mtok(x), True
-        if "[USD/task]" in column or "[USD]" in column:
-            return usd(x), True
-        if "P(" in column:
-            return pct(x), True
-        if math.isinf(x):
-            return "∞", True
-        return (f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"), True
-    return str(value), False
+        return Cell("yes" if value else "")
+    if isinstance(value, int | float):
+        return Cell(_number(column, float(value)), "num")
+    return Cell(str(value))
 
 
-def table(frame: pd.DataFrame, *, stale_column: str | None = None) -> str:
-    """An escaped HTML table; rows whose ``stale_column`` is true are marked stale."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    body = []
-    for _, row in frame.iterrows():
+def html_table(frame: pd.DataFrame, *, stale_column: str | None = None) -> HtmlTable:
+    """Format a DataFrame for the template; rows whose ``stale_column`` is true are marked stale."""
+    rows = []
+    for record in frame.itertuples(index=False, name=None):
         cells = []
-        for column in frame.columns:
-            text, numeric = _cell(str(column), row[column])
-            cls = ' class="num"' if numeric else ""
-            if column == stale_column and row[column] is True:
-                text, cls = "stale", ' class="stale"'
-            cells.append(f"<td{cls}>{html.escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        for column, value in zip(frame.columns, record, strict=True):
+            stale = column == stale_column and value is True
+            cells.append(Cell("stale", "stale") if stale else _cell(str(column), value))
+        rows.append(tuple(cells))
+    # durations are written with their own unit ("8 h", "30 ms"), so the header drops the "[s]" of the CSV
+    header = tuple(str(c).removesuffix(" [s]") for c in frame.columns)
+    return HtmlTable(header, tuple(rows))
 
 
-def _kpis(pack: MeetingPack) -> str:
+def _kpis(pack: MeetingPack) -> list[dict[str, str]]:
     f = pack.result.fleet
     savings = (
         None if f.all_api_cost_usd_per_month is None else f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
@@ -127,115 +150,85 @@ def _kpis(pack: MeetingPack) -> str:
     ]
     if pack.monte_carlo is not None:
         mc = pack.monte_carlo
-        items.append(
-            (
-                "Savings vs best API, 5–95 %",
-                f"{usd_per_month(mc.savings_p05_usd_per_month)} … {usd_per_month(mc.savings_p95_usd_per_month)}",
-            )
-        )
-    boxes = "".join(f'<div class="kpi">{html.escape(k)}<b>{html.escape(v)}</b></div>' for k, v in items)
-    return f'<div class="kpis">{boxes}</div>'
+        band = f"{usd_per_month(mc.savings_p05_usd_per_month)} … {usd_per_month(mc.savings_p95_usd_per_month)}"
+        items.append(("Savings vs best API, 5–95 %", band))
+    return [{"label": k, "value": v} for k, v in items]
 
 
-def _chart(fig: go.Figure, first: bool, div_id: str) -> str:
-    return str(
-        pio.to_html(
-            fig,
-            full_html=False,
-            include_plotlyjs=first,
-            div_id=div_id,
-            config={"displaylogo": False, "responsive": True},
-        )
+def _chart(fig: go.Figure, first: bool, div_id: str) -> Markup:
+    markup = pio.to_html(
+        fig, full_html=False, include_plotlyjs=first, div_id=div_id, config={"displaylogo": False, "responsive": True}
     )
+    return Markup(markup)  # noqa: S704 (plotly's own output, built from figures, never from user text)
 
 
-def _list(items: Iterable[str], cls: str = "") -> str:
-    attr = f' class="{cls}"' if cls else ""
-    return "<ul>" + "".join(f"<li{attr}>{html.escape(i)}</li>" for i in items) + "</ul>"
-
-
-def _flips(pack: MeetingPack) -> str:
-    parts = []
-    for d in pack.result.decisions:
-        texts = [f.text for f in d.flips if f.threshold is not None] or ["No driver in range changes this route."]
-        parts.append(
-            f"<h3>{html.escape(d.workload_name)} — {html.escape(d.route_label)}</h3>"
-            f"<p>{html.escape(d.reason)}</p>{_list(texts)}"
-        )
-    return "".join(parts)
-
-
-def _changes(pack: MeetingPack, charts: dict[str, str]) -> list[str]:
-    c = pack.comparison
-    assert c is not None  # called only with a comparison
-    out = [
-        f"<h2 id='changes'>What changed: {html.escape(c.before_label)} → {html.escape(c.after_label)}</h2>",
-        charts["comparison"],
-        "<h3>Workloads</h3>",
-        table(tables.workload_changes_display(c)),
-        "<h3>Prices</h3>",
+def _flips(pack: MeetingPack) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": d.workload_name,
+            "route": d.route_label,
+            "reason": d.reason,
+            "texts": [f.text for f in d.flips if f.threshold is not None] or ["No driver in range changes this route."],
+        }
+        for d in pack.result.decisions
     ]
-    if c.prices.empty:
-        out.append("<p>No price changed.</p>")
-    else:
-        out += [charts["price_changes"], table(tables.price_changes_display(c))]
-    return [*out, "<h3>Fleet</h3>", table(tables.fleet_changes_display(c))]
+
+
+def _comparison(pack: MeetingPack) -> dict[str, Any] | None:
+    c = pack.comparison
+    if c is None:
+        return None
+    return {
+        "before_label": c.before_label,
+        "after_label": c.after_label,
+        "workloads": html_table(tables.workload_changes_display(c)),
+        "prices": None if c.prices.empty else html_table(tables.price_changes_display(c)),
+        "fleet": html_table(tables.fleet_changes_display(c)),
+    }
+
+
+def _safe_link(url: str | None) -> str | None:
+    """Only http(s) links reach the page."""
+    return url if url and urlsplit(url).scheme in {"http", "https"} else None
+
+
+@cache
+def _template() -> Template:
+    env = Environment(
+        loader=PackageLoader("reporting", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("pack.html.j2")
 
 
 def render_html(pack: MeetingPack) -> str:
     """The whole pack as one HTML document (plotly.js inline once, then every chart)."""
     s, figs = pack.scenario, figures(pack)
     charts = {name: _chart(fig, i == 0, f"chart-{name}") for i, (name, fig) in enumerate(figs.items())}
-    esc = html.escape
-    link = (
-        f'<a id="share-link" href="{esc(pack.share_url)}">open this scenario in the dashboard</a>'
-        if pack.share_url
-        else "the scenario is too large for a link; its JSON is at the end of this document"
-    )
-    out = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{esc(pack.title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{esc(pack.title)}</h1>",
-        f"<p class='meta'>Scenario <b>{esc(s.name)}</b> · prices as of <b>{s.review_date.isoformat()}</b> · "
-        f"generated {pack.generated_at.strftime('%Y-%m-%d %H:%M UTC')} · {link}</p>",
-    ]
-    if pack.notes:
-        out.append(f"<p><b>Notes:</b> {esc(pack.notes)}</p>")
-    if s.description:
-        out.append(f"<p class='meta'>{esc(s.description)}</p>")
-    out += ["<h2>Summary</h2>", _kpis(pack)]
-    if pack.result.warnings:
-        out += ["<h3>Warnings</h3>", _list(pack.result.warnings, "warn")]
     decisions = tables.decisions_with_bands(pack).drop(columns=["Workload id", "Why"])
-    out += ["<h2 id='decisions'>Where each workload runs</h2>", table(decisions)]
-    out.append(charts["workload_costs"])
-    out += ["<h2 id='flips'>Why, and what would change the decision</h2>", _flips(pack)]
-    if pack.comparison is not None:
-        out += _changes(pack, charts)
-    if pack.tornado is not None and pack.monte_carlo is not None:
-        out += [
-            "<h2 id='uncertainty'>How sure we are</h2>",
-            charts["tornado"],
-            charts["tornado_cost"],
-            charts["monte_carlo"],
-            table(tables.bands_display(pack.monte_carlo)),
-        ]
-    out += [
-        "<h2 id='prices'>Price book</h2>",
-        f"<p>Prices older than {s.policy.stale_after_days} days before the review date, or undated, are stale.</p>",
-        table(tables.price_book_display(pack), stale_column="Stale"),
-        "<h2 id='assumptions'>Assumptions</h2>",
-        "<h3>Workloads</h3>",
-        table(tables.workloads_frame(pack)),
-        "<h3>Policy, efficiency and uncertainty ranges</h3>",
-        table(tables.assumptions_frame(pack)),
-        "<h3>Every option for every workload</h3>",
-        table(tables.options_frame(pack.result, s)),
-        "<h3>Known limitations</h3>",
-        _list(LIMITATIONS),
-        "<h2 id='scenario'>Scenario (JSON)</h2>",
-        "<details><summary>The full scenario, to reproduce every number</summary>",
-        f"<pre id='scenario-json'>{esc(scenario_json(s))}</pre></details>",
-        "</body></html>",
-    ]
-    return "\n".join(out)
+    bands = pack.monte_carlo if pack.tornado is not None else None
+    return _template().render(
+        title=pack.title,
+        scenario=s,
+        generated=pack.generated_at.strftime("%Y-%m-%d %H:%M UTC"),
+        share_url=_safe_link(pack.share_url),
+        notes=pack.notes,
+        narrative=narrative(pack),
+        description=s.description if show_description(s, pack.baseline) else "",
+        kpis=_kpis(pack),
+        warnings=pack.result.warnings,
+        decisions=html_table(decisions),
+        charts=charts,
+        flips=_flips(pack),
+        comparison=_comparison(pack),
+        uncertainty=None if bands is None else html_table(tables.bands_display(bands)),
+        price_book=html_table(tables.price_book_display(pack), stale_column="Stale"),
+        workloads=html_table(tables.workloads_frame(pack)),
+        assumptions=html_table(tables.assumptions_frame(pack)),
+        options=html_table(tables.options_frame(pack.result, s)),
+        limitations=LIMITATIONS,
+        scenario_json=scenario_json(s),
+    )

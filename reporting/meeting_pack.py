@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from economics.scenario import Scenario
 from reporting.bundle import bundle_files, csv_bundle
 from reporting.html import LIMITATIONS, figures, render_html
 from reporting.pack import DEFAULT_APP_URL, MeetingPack, build_pack, share_url
@@ -23,12 +26,14 @@ __all__ = [
     "LIMITATIONS",
     "ChromiumNotFoundError",
     "MeetingPack",
+    "PackDownloads",
     "ReportFiles",
     "build_pack",
     "bundle_files",
     "csv_bundle",
     "figures",
     "find_chromium",
+    "pack_downloads",
     "render_html",
     "share_url",
     "write_pngs",
@@ -56,3 +61,23 @@ def write_report(
         csv_zip.write_bytes(csv_bundle(pack))
     pngs = tuple(write_pngs(pack, png_dir)) if png_dir is not None else ()
     return ReportFiles(html=html_path, csv_zip=csv_zip, pngs=pngs)
+
+
+@dataclass(frozen=True)
+class PackDownloads:
+    """A built pack as the two files the Reviews page offers for download."""
+
+    title: str
+    html: bytes  # the self-contained HTML document, UTF-8
+    csv_zip: bytes  # every table as CSV, zipped
+    generated_at: dt.datetime
+
+
+def pack_downloads(scenario: Scenario, **build_options: Any) -> PackDownloads:
+    """Build the pack (:func:`build_pack` with ``build_options``) and render both downloads.
+
+    The dashboard calls this through ``pages/7_reviews.py``, which hands it to the reviews widget, so ``ui``
+    never imports ``reporting`` (``reporting`` uses ``ui``'s pure chart builders and formatting).
+    """
+    pack = build_pack(scenario, **build_options)
+    return PackDownloads(pack.title, render_html(pack).encode("utf-8"), csv_bundle(pack), pack.generated_at)

@@ -17,6 +17,7 @@ from economics.result import Result
 from economics.safe_io import http_url
 from economics.scenario import Scenario
 from economics.uncertainty import MonteCarlo, Tornado, UncertaintyRanges, build_surrogate, monte_carlo, tornado
+from reporting.narrative import Baseline, find_baseline
 
 DEFAULT_APP_URL = "http://localhost:8501/"
 
@@ -35,6 +36,7 @@ class MeetingPack:
     tornado: Tornado | None = None
     monte_carlo: MonteCarlo | None = None
     ranges: UncertaintyRanges | None = None
+    baseline: Baseline | None = None  # what the scenario is compared with to say it was modified
 
 
 def share_url(scenario: Scenario, app_url: str = DEFAULT_APP_URL) -> str | None:
@@ -61,12 +63,15 @@ def build_pack(
     seed: int = 0,
     uncertainty: bool = True,
     generated_at: dt.datetime | None = None,
+    baseline: Baseline | None = None,
 ) -> MeetingPack:
     """Evaluate (unless ``result`` is given: a saved review is shown as saved) and gather the pack.
 
     ``before``, when given, is compared with this scenario ("what changed since"); or pass a ready
     ``comparison``. ``tornado_result`` and ``monte_carlo_result`` reuse results the page already has;
     otherwise they are computed with ``ranges``, ``draws`` and ``seed``. ``uncertainty=False`` leaves both out.
+    ``baseline`` is what the narrative compares the scenario with ("modified from …"); by default the shipped
+    preset of the same name, if any.
     """
     result = result if result is not None else evaluate(scenario)
     if comparison is None and before is not None:
@@ -93,4 +98,5 @@ def build_pack(
         tornado=tor,
         monte_carlo=mc,
         ranges=(ranges or UncertaintyRanges()) if uncertainty else None,
+        baseline=baseline if baseline is not None else find_baseline(scenario),
     )

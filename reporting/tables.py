@@ -182,13 +182,19 @@ def fleet_changes_display(c: Comparison) -> pd.DataFrame:
     )
 
 
+def _option_names(mc: MonteCarlo) -> dict[str, str]:
+    """Option id → display name, from the Monte Carlo's option table."""
+    o = mc.options
+    return dict(zip(o["option_id"], o["option_name"], strict=True)) if len(o) else {}
+
+
 def bands_display(mc: MonteCarlo) -> pd.DataFrame:
     """Per workload: the chosen route's $/Mtok band and the probabilities."""
     w = mc.workloads
     return pd.DataFrame(
         {
             "Workload": w["workload_name"],
-            "Route at base": w["base_option_id"],
+            "Route at base": w["base_option_id"].map(_option_names(mc)).fillna(w["base_option_id"]),
             "Base [USD/Mtok]": w["base_usd_per_mtok"],
             "P5 [USD/Mtok]": w["p05_usd_per_mtok"],
             "Median [USD/Mtok]": w["p50_usd_per_mtok"],

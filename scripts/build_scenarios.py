@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from economics.catalog import Catalog, load_catalog
+from economics.pricing import reprice
+from economics.quality import diffusion_quality
+from economics.scenario import Scenario
+from economics.scenarios import PRESET_DIR, scenario_json
 
-from economics.catalog import Catalog, load_catalog  # noqa: E402
-from economics.pricing import reprice  # noqa: E402
-from economics.quality import diffusion_quality  # noqa: E402
-from economics.scenario import Scenario  # noqa: E402
-from economics.scenarios import PRESET_DIR, scenario_json  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 REVIEW_DATE = dt.date(2026, 12, 1)
 HOUR = 3600.0
@@ -45,7 +44,8 @@ SINGAPORE_BUSINESS_HOURS = {
 
 
 def llada_quality(catalog: Catalog) -> float:
-    """MODEL_SPEC §7.3 default model at the Fast-dLLM-like preset's TPF: q_max − 0.01·max(0, TPF − 2)."""
+    """docs/diffusion.md#quality-vs-parallelism default model at the Fast-dLLM-like preset's TPF: q_max − 0.01·max(0,
+    TPF − 2)."""
     tpf = catalog.diffusion["fast-dllm-like"].tokens_per_forward
     return round(float(diffusion_quality(tpf, LLADA_Q_MAX)), 4)
 
@@ -86,7 +86,7 @@ def owned_node(node_id: str, name: str, nodes_owned: int, **overrides: Any) -> d
         "gpu_id": "h100-sxm",
         "gpus_per_node": 8,
         "nodes_owned": nodes_owned,
-        "source": "MODEL_SPEC §9.1 defaults and data/prices/owned.csv (CapEx $280k, 4 y, 8%, 10.2 kW, f 0.7, "
+        "source": "docs/costs.md#node-cost defaults and data/prices/owned.csv (CapEx $280k, 4 y, 8%, 10.2 kW, f 0.7, "
         "PUE 1.3, $0.10/kWh, colocation $150/kW-month, ops 8%/y); "
         + A
         + "all of them"
@@ -112,10 +112,12 @@ def bank(catalog: Catalog) -> dict[str, Any]:
             "and an analyst workload that needs frontier reasoning. "
             + A
             + "Every volume, SLO, failure cost and quality below is illustrative, not a measurement. "
-            "Owned node: MODEL_SPEC §9.1 defaults except electricity $0.20/kWh and colocation $250/kW-month, "
+            "Owned node: docs/costs.md#node-cost defaults except electricity $0.20/kWh and colocation "
+            "$250/kW-month, "
             "assumed for Singapore. Qualities: owned Llama-3.1-70B 0.90, 8B 0.86, LLaDA-8B with a "
-            "Fast-dLLM-like scheme 0.80 (93% of the 8B AR model, inside the essay's 85–95% band; MODEL_SPEC "
-            "§7.3 model: 0.82 at TPF 1 minus 0.02 at TPF 4), frontier API 0.97. API latencies are typical "
+            "Fast-dLLM-like scheme 0.80 (93% of the 8B AR model, inside the essay's 85–95% band; "
+            "docs/diffusion.md#quality-vs-parallelism model: 0.82 at TPF 1 minus 0.02 at TPF 4), "
+            "frontier API 0.97. API latencies are typical "
             "values, not SLAs. API prices are the catalog prices in force on the review date."
         ),
         "review_date": REVIEW_DATE.isoformat(),
@@ -260,7 +262,8 @@ def bank(catalog: Catalog) -> dict[str, Any]:
                 "failure_cost_usd": 0.02,
                 "notes": A + "300 developers, about 43,000 completions a day (peak 2 req/s); tiny 40-token "
                 "suggestions that must appear within 0.3 s at ≤ 8 ms per token; a rejected suggestion costs "
-                "2 cents of developer time (MODEL_SPEC §11 autocomplete); internal code is not customer data.",
+                "2 cents of developer time (docs/routing.md#routing-rule autocomplete); internal code is not "
+                "customer data.",
             },
             {
                 "id": "analyst-research",
@@ -450,7 +453,7 @@ def batch_shop(catalog: Catalog) -> dict[str, Any]:
             "sending contracts to third-party APIs. "
             + A
             + "Volumes, deadlines, failure costs and qualities are illustrative; owned nodes use the "
-            "MODEL_SPEC §9.1 defaults; owned-model qualities as in the bank preset; GPT-5 mini 0.90, "
+            "docs/costs.md#node-cost defaults; owned-model qualities as in the bank preset; GPT-5 mini 0.90, "
             "Gemini 2.5 Flash 0.88, hosted 70B 0.90 with batch tiers where the provider has one."
         ),
         "review_date": REVIEW_DATE.isoformat(),

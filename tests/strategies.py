@@ -2,7 +2,10 @@
 
 Ranges cover today's hardware and open models with margin (numpy-financial's ``tests/strategies.py`` is the
 model). ``PROPERTIES`` is the settings profile every property test uses: derandomized (the same examples on
-every run, so a failure reproduces) and modest in size so the suite stays fast.
+every run, so a failure reproduces) and modest in size so the suite stays fast. ``tests/conftest.py`` loads it
+as hypothesis' default profile, so even a bare ``@given`` runs on it; a test that needs more or fewer examples
+derives from it (``THOROUGH``, ``FEW``) and changes nothing else. ``HYPOTHESIS_PROFILE=thorough`` runs every
+property test with 10× the examples (still derandomized).
 """
 
 from __future__ import annotations
@@ -15,7 +18,15 @@ from economics.model import ModelSpec
 from economics.plan import PlanProblem
 from economics.schemes import SpeculativeScheme
 
-PROPERTIES = settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "house", max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("thorough", settings.get_profile("house"), max_examples=400)
+PROPERTIES = settings.get_profile("house")
+#: Cheap properties over a large input space (CSV and share-link parsing): more examples.
+THOROUGH = settings(PROPERTIES, max_examples=200)
+#: Properties that run a whole scenario per example: fewer examples.
+FEW = settings(PROPERTIES, max_examples=8)
 
 
 @st.composite
@@ -36,7 +47,7 @@ def gpus(draw: st.DrawFn) -> GPU:
 
 @st.composite
 def efficiencies(draw: st.DrawFn) -> Efficiency:
-    """Efficiency factors over the ranges of MODEL_SPEC §1.2 (and a little beyond)."""
+    """Efficiency factors over the ranges of docs/inputs.md#efficiency (and a little beyond)."""
     return Efficiency(
         mbu=draw(st.floats(0.3, 1.0)),
         mfu_decode=draw(st.floats(0.2, 1.0)),

@@ -7,6 +7,9 @@ ruff's banned-api rule (TID251) checks this at lint time; this test checks it ag
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,3 +50,103 @@ def test_core_never_reads_the_shared_reference_at_run_time() -> None:
         if "../shared" in p.read_text(encoding="utf-8") or "/shared/reference" in p.read_text(encoding="utf-8")
     ]
     assert offenders == []
+
+
+# ---- ui: the parts reporting and the CLI rely on stay free of Streamlit ------------------------------------------
+
+#: Modules that build figures, format numbers and tables: the meeting pack (reporting/) and the CLI use them
+#: outside a Streamlit session, so they must never import streamlit, directly or through another module.
+STREAMLIT_FREE = sorted(
+    [
+        *(ROOT / "ui" / "charts").rglob("*.py"),
+        ROOT / "ui" / "format.py",
+        ROOT / "ui" / "tables.py",
+        ROOT / "ui" / "theme.py",
+        ROOT / "ui" / "palette.py",
+        ROOT / "ui" / "axes.py",
+        *(ROOT / "reporting").rglob("*.py"),
+    ]
+)
+
+
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+@pytest.mark.parametrize("path", STREAMLIT_FREE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_pure_ui_module_does_not_import_streamlit(path: Path) -> None:
+    bad = [m for m in imported_modules(path) if m.split(".")[0] == "streamlit"]
+    assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_pure_ui_modules_do_not_load_streamlit_through_another_module() -> None:
+    # the AST rule above sees direct imports; a fresh interpreter catches an indirect one
+    names = [_module_name(p) for p in STREAMLIT_FREE]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n    importlib.import_module(name)\n"
+        "print('streamlit' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_ui_never_imports_reporting() -> None:
+    # reporting uses ui's pure builders; the other direction would make a cycle (the Reviews page hands
+    # reporting.meeting_pack.pack_downloads to its widget instead)
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "ui").rglob("*.py")
+        if any(m.split(".")[0] == "reporting" for m in imported_modules(p))
+    ]
+    assert offenders == []
+
+
+def test_reporting_builds_no_html_from_strings() -> None:
+    # the pack's HTML comes from autoescaping Jinja2 templates: no manual escaping, no markup in Python strings
+    offenders = []
+    for path in (ROOT / "reporting").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "html" in {m.split(".")[0] for m in imported_modules(path)} or re.search(
+            r"<(td|tr|table|h[1-6]|p|li)\b", text
+        ):
+            offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_the_pack_template_escapes() -> None:
+    from reporting.html import _template
+
+    assert _template().environment.autoescape is True
+
+
+# ---- every property test on the one hypothesis profile -------------------------------------------------------------
+
+
+def _own_settings(path: Path) -> list[int]:
+    """Lines where a test builds hypothesis settings that do not derive from the shared profile."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "settings":
+            derived = bool(node.args) and isinstance(node.args[0], ast.Name)
+            tuned = {k.arg for k in node.keywords} - {"max_examples"}
+            if not derived or tuned:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_property_tests_use_the_shared_hypothesis_profile() -> None:
+    # tests/strategies.py registers the profile and tests/conftest.py loads it; a test may only derive from
+    # it with another number of examples, so derandomization, deadline and health checks are the same everywhere
+    offenders = {
+        str(p.relative_to(ROOT)): _own_settings(p)
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        if p.name not in {"strategies.py", "conftest.py"} and _own_settings(p)
+    }
+    assert offenders == {}
+
+
+def test_the_profile_check_sees_a_private_profile(tmp_path: Path) -> None:
+    bad = tmp_path / "test_bad.py"
+    bad.write_text("S = settings(max_examples=5, deadline=None)\nT = settings(PROPERTIES, max_examples=9)\n")
+    assert _own_settings(bad) == [1]

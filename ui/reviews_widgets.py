@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,7 +30,6 @@ from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, Unce
 from economics.uncertainty import build_surrogate as _build_surrogate
 from economics.uncertainty import monte_carlo as _monte_carlo
 from economics.uncertainty import tornado as _tornado
-from reporting.meeting_pack import build_pack, csv_bundle, render_html
 from storage import reviews as store
 from ui import auth, compute, state
 from ui.format import md_escape
@@ -324,16 +324,22 @@ def _slug(text: str) -> str:
 
 
 def meeting_pack(
-    subject: Subject, comparison: Comparison | None, tornado: Tornado, mc: MonteCarlo, ranges: UncertaintyRanges
+    subject: Subject,
+    comparison: Comparison | None,
+    tornado: Tornado,
+    mc: MonteCarlo,
+    ranges: UncertaintyRanges,
+    build: Callable[..., Any],
 ) -> None:
     """Build the meeting pack of the subject (with the comparison and uncertainty shown above) and offer the
-    HTML and the CSV bundle for download."""
+    HTML and the CSV bundle for download. ``build`` is ``reporting.meeting_pack.pack_downloads``, passed in by
+    the page so that ``ui`` does not import ``reporting``."""
     notes = subject.review.summary.notes if subject.review is not None else ""
     if subject.review is not None:  # the pack names the exact saved review it shows
         notes = (notes + "\n\n" if notes else "") + provenance(subject.review.summary)
     if not st.button("Build the meeting pack", key="rv_pack", icon=":material/summarize:"):
         return
-    pack = build_pack(
+    pack = build(
         subject.scenario,
         result=subject.result,
         title=f"Price review: {subject.review.name}" if subject.review is not None else None,
@@ -348,7 +354,7 @@ def meeting_pack(
     c = st.columns(2)
     c[0].download_button(
         "Download the meeting pack [HTML]",
-        data=render_html(pack).encode("utf-8"),
+        data=pack.html,
         file_name=f"{stem}.html",
         mime="text/html",
         on_click="ignore",
@@ -357,7 +363,7 @@ def meeting_pack(
     )
     c[1].download_button(
         "Download every table [CSV bundle, zip]",
-        data=csv_bundle(pack),
+        data=pack.csv_zip,
         file_name=f"{stem}.zip",
         mime="application/zip",
         on_click="ignore",

@@ -215,7 +215,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
         run = steady_decode(model, dep, eff, scheme, b, input_tokens, output_tokens)
         x = run.output_tokens_per_s
         per_stream = 1.0 / run.tpot_s
-        if best_of_ar:  # speculation only where it helps: the "optimized AR" baseline (MODEL_SPEC §6.3)
+        if best_of_ar:  # speculation only where it helps: the "optimized AR" baseline (docs/specdec.md#optimized-ar)
             base = steady_decode(model, dep, eff, ARScheme(), b, input_tokens, output_tokens)
             x = np.maximum(x, base.output_tokens_per_s)
             per_stream = np.maximum(per_stream, 1.0 / base.tpot_s)
@@ -302,7 +302,8 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
 
 
 def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis: BatchingAnalysis) -> BatchPoint:
-    """The AR option's throughput, cost while busy and intensity at ``batch`` (steady decode, §3.3)."""
+    """The AR option's throughput, cost while busy and intensity at ``batch`` (steady decode,
+    docs/roofline.md#worked-example-70b)."""
     ar = _option(scenario, inputs.ar_option_id)
     model, dep = _deployment(scenario, ar)
     eff = scenario.efficiency

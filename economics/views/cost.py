@@ -162,7 +162,7 @@ def capacity_key(scenario: Scenario, workload_id: str) -> str:
 
 
 def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCapacity, ...]:
-    """SLO capacity (MODEL_SPEC §8.2) of every owned option's variants (plain AR, with speculation,
+    """SLO capacity (docs/serving.md#slo-capacity) of every owned option's variants (plain AR, with speculation,
     diffusion) for the workload's request shape and SLOs."""
     wl = next(w for w in scenario.workloads if w.id == workload_id)
     out: list[VariantCapacity] = []
@@ -271,7 +271,7 @@ class CostAtUtilization:
 
 
 def cost_at(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
-    """Read every curve at ``utilization`` (the capacity form of §9.2), cheapest first."""
+    """Read every curve at ``utilization`` (the capacity form of docs/costs.md#cost-per-token), cheapest first."""
     rows: list[tuple[str, DisplayKind, float, str]] = []
     for cv in analysis.curves:
         if not cv.feasible:

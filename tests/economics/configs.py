@@ -1,4 +1,5 @@
-"""Reference hardware and architectures typed in from MODEL_SPEC §1.1 and §1.3 (not read from the catalog).
+"""Reference hardware and architectures typed in from docs/inputs.md#hardware and docs/inputs.md#model-shape (not read
+from the catalog).
 
 The golden tests use these so that a catalog edit cannot move a published worked example.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 from economics.hardware import GPU, Deployment, Efficiency
 from economics.model import ModelSpec
 
-# MODEL_SPEC §1.1: H100 SXM dense BF16 989.4 TFLOP/s, FP8 1979, 3.35 TB/s, 80 GB, NVLink 450 GB/s, 700 W.
+# docs/inputs.md#hardware: H100 SXM dense BF16 989.4 TFLOP/s, FP8 1979, 3.35 TB/s, 80 GB, NVLink 450 GB/s, 700 W.
 H100_SXM = GPU(
     id="h100-sxm",
     name="H100 SXM",
@@ -19,7 +20,7 @@ H100_SXM = GPU(
     link_bandwidth_bytes_per_s=450e9,
     power_w=700,
 )
-# MODEL_SPEC §1.1: A100 SXM 80GB 312 TFLOP/s BF16, 2.039 TB/s, NVLink 300 GB/s; 40GB SKU 1.555 TB/s.
+# docs/inputs.md#hardware: A100 SXM 80GB 312 TFLOP/s BF16, 2.039 TB/s, NVLink 300 GB/s; 40GB SKU 1.555 TB/s.
 A100_80GB = GPU(
     id="a100-80gb",
     name="A100 SXM 80GB",
@@ -33,7 +34,7 @@ A100_40GB = A100_80GB.model_copy(
     update={"id": "a100-40gb", "hbm_bandwidth_bytes_per_s": 1.555e12, "hbm_capacity_bytes": 40e9}
 )
 
-# MODEL_SPEC §1.3 reference configurations.
+# docs/inputs.md#model-shape reference configurations.
 LLAMA_31_8B = ModelSpec(
     id="llama-3.1-8b", name="Llama 3.1 8B", n_layers=32, d_model=4096, n_heads=32, n_kv_heads=8,
     head_dim=128, d_ff=14336, vocab=128256,

@@ -1,4 +1,5 @@
-"""Calibration against measured AR throughput (tests/data/calibration_ar_throughput.csv, MODEL_SPEC §12).
+"""Calibration against measured AR throughput (tests/data/calibration_ar_throughput.csv,
+docs/calibration.md#golden-values).
 
 The measured values come from the CSV; the errors are computed here from them, not by the module under test.
 """

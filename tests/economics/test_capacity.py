@@ -1,4 +1,5 @@
-"""KV-cache capacity (MODEL_SPEC §4) and the golden KV sizes C3 and C4 of §12."""
+"""KV-cache capacity (docs/memory.md#kv-capacity) and the golden KV sizes C3 and C4 of
+docs/calibration.md#golden-values."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from tests.strategies import PROPERTIES, deployments, efficiencies, models
 
 
 def test_section_4_worked_example() -> None:
-    # §4: 70B on 8×H100, mem_util 0.9: M_free = 8·80·0.9 − 141.1 = 434.9 GB; Tok_max = 434.9e9/327680 = 1.327e6;
-    # B_max = floor(1.327e6/4096) = 324 and floor(1.327e6/1024) = 1296.
+    # docs/memory.md#kv-capacity: 70B on 8×H100, mem_util 0.9: M_free = 8·80·0.9 − 141.1 = 434.9 GB; Tok_max =
+    # 434.9e9/327680 = 1.327e6; B_max = floor(1.327e6/4096) = 324 and floor(1.327e6/1024) = 1296.
     cap = kv_capacity(LLAMA_31_70B, h100(8), DEFAULT)
     assert cap.feasible
     assert cap.reason == ""
@@ -27,8 +28,9 @@ def test_section_4_worked_example() -> None:
 
 
 def test_kipply_52b_example() -> None:
-    # §4, [KIP]: a 52B model (64 layers, d 8192, MHA, fp16) on 4×A100-40GB with mem_util 1: 160 − 104 = 56 GB free,
-    # 2·2·64·8192 = 2,097,152 B/token → 56e9/2.097e6 = 26.7k tokens. The vocabulary is chosen so P_total = 52e9.
+    # docs/memory.md#kv-capacity, [KIP]: a 52B model (64 layers, d 8192, MHA, fp16) on 4×A100-40GB with mem_util 1: 160
+    # − 104 = 56 GB free, 2·2·64·8192 = 2,097,152 B/token → 56e9/2.097e6 = 26.7k tokens. The vocabulary is chosen so
+    # P_total = 52e9.
     model = ModelSpec(id="kip52b", name="kipply 52B", n_layers=64, d_model=8192, n_heads=64, n_kv_heads=64,
                       head_dim=128, d_ff=21845, vocab=28136)  # fmt: skip
     assert model.params_total == pytest.approx(52e9, rel=1e-3)
@@ -70,8 +72,9 @@ def test_reserve_and_zero_context() -> None:
 
 
 def test_mqa_multiplies_batch_by_eight() -> None:
-    # §4 tests: GQA → MQA (n_kv 8 → 1, N = 1) multiplies B_max by 8 (the KV per token shrinks 8×); a little more,
-    # because MQA's smaller Wk, Wv (32·2·4096·896 = 235e6 parameters, 0.47 GB) leave more memory free.
+    # docs/memory.md#kv-capacity tests: GQA → MQA (n_kv 8 → 1, N = 1) multiplies B_max by 8 (the KV per token shrinks
+    # 8×); a little more, because MQA's smaller Wk, Wv (32·2·4096·896 = 235e6 parameters, 0.47 GB) leave more memory
+    # free.
     mqa = LLAMA_31_8B.model_copy(update={"n_kv_heads": 1})
     gqa_tokens = kv_capacity(LLAMA_31_8B, h100(1), DEFAULT).max_tokens
     mqa_tokens = kv_capacity(mqa, h100(1), DEFAULT).max_tokens
@@ -90,7 +93,8 @@ def test_kv_head_replication() -> None:
 @PROPERTIES
 @given(models(), deployments(), efficiencies(), st.floats(1.0, 200_000.0))
 def test_max_batch_monotone(model: ModelSpec, dep: Deployment, eff: Efficiency, ctx: float) -> None:
-    # §4 tests: B_max non-increasing in S_avg, kv_tok and W; non-decreasing in N and M_hbm; never negative.
+    # docs/memory.md#kv-capacity tests: B_max non-increasing in S_avg, kv_tok and W; non-decreasing in N and M_hbm;
+    # never negative.
     b = float(max_batch_kv(model, dep, eff, ctx))
     assert b >= 0
     assert float(max_batch_kv(model, dep, eff, ctx * 2)) <= b

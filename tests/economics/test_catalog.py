@@ -1,8 +1,8 @@
 """The catalog loader and the data it ships (economics.catalog, data/catalog, data/prices).
 
 Expected numbers come from the published sources named next to them (datasheets, model cards, price
-pages as copied into data/ and MODEL_SPEC), never from the code under test. Malformed-file tests edit a
-copy of data/ in tmp_path.
+pages as copied into data/ and the first design spec (docs/README.md#origin)), never from the code under test.
+Malformed-file tests edit a copy of data/ in tmp_path.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from economics.catalog import DATA_DIR, FILES, CatalogError, PriceLookupError, load_catalog
+from tests.strategies import PROPERTIES
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_FILES = ("gpus", "models", "speculative", "diffusion")
@@ -188,12 +189,12 @@ def test_memory_is_decimal_and_bandwidth_per_direction() -> None:
 
 
 def test_ridge_point_matches_model_spec() -> None:
-    # MODEL_SPEC §1.1: H100 BF16 ridge = 989.4e12 / 3.35e12 = 295 FLOP/B
+    # docs/inputs.md#hardware: H100 BF16 ridge = 989.4e12 / 3.35e12 = 295 FLOP/B
     assert load_catalog().gpus["h100-sxm"].ridge_flop_per_byte() == pytest.approx(295, abs=1)
 
 
 # ---- models: architecture against the developers' published counts ----------------------------------------------
-# Published totals/actives as in MODEL_SPEC §1.3 and the model cards; the CSV must carry the same numbers.
+# Published totals/actives as in docs/inputs.md#model-shape and the model cards; the CSV must carry the same numbers.
 PUBLISHED = {
     "llama-3.1-8b": (8.03e9, 8.03e9),
     "llama-3.1-70b": (70.55e9, 70.55e9),
@@ -222,14 +223,15 @@ def test_model_parameters_match_published_counts(model_id: str, published: tuple
 
 
 def test_llama_70b_worked_example() -> None:
-    # MODEL_SPEC §2.1: 12.08e9 attention + 56.37e9 MLP + 2.10e9 embeddings = 70.55e9; test band [70.4e9, 70.7e9]
+    # docs/model.md#parameter-counts: 12.08e9 attention + 56.37e9 MLP + 2.10e9 embeddings = 70.55e9; test band [70.4e9,
+    # 70.7e9]
     assert 70.4e9 <= load_catalog().models["llama-3.1-70b"].params_total <= 70.7e9
 
 
 @pytest.mark.parametrize(
     ("model_id", "kv_bytes"),
     [
-        ("llama-3.1-8b", 2 * 32 * 8 * 128 * 2),  # 131,072 (MODEL_SPEC §1.3)
+        ("llama-3.1-8b", 2 * 32 * 8 * 128 * 2),  # 131,072 (docs/inputs.md#model-shape)
         ("llama-2-13b", 2 * 40 * 40 * 128 * 2),  # 819,200: [SB] 6.7 GB for 8192 tokens
         ("qwen3-235b-a22b", 2 * 94 * 4 * 128 * 2),  # 192,512
         ("deepseek-v3", 61 * (512 + 64) * 2),  # 70,272: MLA latent + RoPE key
@@ -316,7 +318,7 @@ def test_history_and_in_force_listings() -> None:
     assert set(catalog.price_ids()["api"]) == {r.id for r in catalog.api_prices}
 
 
-@settings(derandomize=True, max_examples=60)
+@settings(PROPERTIES, max_examples=60)
 @given(st.dates(min_value=dt.date(2019, 1, 1), max_value=dt.date(2027, 12, 31)))
 def test_at_most_one_row_per_series_is_in_force(date: dt.date) -> None:
     catalog = load_catalog()

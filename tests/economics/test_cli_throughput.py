@@ -29,9 +29,9 @@ def run_cli(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def test_acceptance_command_subprocess() -> None:
-    # Issue #2: the ideal roofline for 70B on 8×H100 at batch 1 is ~190 tok/s (MODEL_SPEC §3.3: 26.8e12/141.1e9 =
-    # 189.9 for the weights alone). At context 1000 + 500/2 = 1250 the KV read and the all-reduce bytes bring it
-    # to 189.01 (derivation in test_throughput.test_acceptance_70b_ideal_batch_1).
+    # Issue #2: the ideal roofline for 70B on 8×H100 at batch 1 is ~190 tok/s (docs/roofline.md#worked-example-70b:
+    # 26.8e12/141.1e9 = 189.9 for the weights alone). At context 1000 + 500/2 = 1250 the KV read and the all-reduce
+    # bytes bring it to 189.01 (derivation in test_throughput.test_acceptance_70b_ideal_batch_1).
     proc = run_cli(ACCEPTANCE)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""

@@ -1,4 +1,4 @@
-"""Unit economics (MODEL_SPEC §9): hand-derived values, identities and properties.
+"""Unit economics (docs/costs.md#unit-costs): hand-derived values, identities and properties.
 
 Expected values are the spec's worked examples or arithmetic written out in the test, never the output of
 the function under test.
@@ -34,8 +34,9 @@ from economics.costs import (
     rented_node_cost_usd_per_hour,
 )
 from economics.offers import ApiOffer, OwnedNode, RentedNode
+from tests.strategies import PROPERTIES
 
-PROPS = settings(max_examples=60, derandomize=True, deadline=None)
+PROPS = settings(PROPERTIES, max_examples=60)
 
 positive = st.floats(min_value=1e-3, max_value=1e3, allow_nan=False, allow_infinity=False)
 unit = st.floats(min_value=1e-3, max_value=1.0, allow_nan=False)
@@ -45,11 +46,12 @@ def default_owned() -> OwnedNode:
     return OwnedNode(id="h100-node", name="8×H100 HGX", gpu_id="h100-sxm")
 
 
-# ---- §9.1 -------------------------------------------------------------------------------------------------------
+# ---- docs/costs.md#node-cost -----------------------------------------------------------------------------------------
 
 
 def test_node_cost_reproduces_the_spec_breakdown() -> None:
-    # MODEL_SPEC §9.1: capex 9.65 + power 0.93 + facility 2.10 + ops 2.56 = $15.23 per node-hour, $1.90 per GPU-hour.
+    # docs/costs.md#node-cost: capex 9.65 + power 0.93 + facility 2.10 + ops 2.56 = $15.23 per node-hour, $1.90 per
+    # GPU-hour.
     b = owned_node_cost_breakdown(default_owned(), utilization=0.3)
     assert float(b.capex_usd_per_hour) == pytest.approx(9.65, abs=0.005)
     assert float(b.power_usd_per_hour) == pytest.approx(0.93, abs=0.005)
@@ -111,14 +113,14 @@ def test_power_depends_on_utilization_when_idle_and_busy_differ() -> None:
 
 
 def test_rented_node_cost() -> None:
-    # MODEL_SPEC §9.1: renting at $2.50/GPU-h costs $20/h.
+    # docs/costs.md#node-cost: renting at $2.50/GPU-h costs $20/h.
     node = RentedNode(id="r", name="r", gpu_id="h100-sxm", price_usd_per_gpu_hour=2.5)
     assert rented_node_cost_usd_per_hour(node) == 20.0
     assert float(node_cost_usd_per_hour(node, 0.1)) == 20.0
     assert node_cost_fixed_and_variable(node) == (20.0, 0.0)
 
 
-# ---- §9.2 -------------------------------------------------------------------------------------------------------
+# ---- docs/costs.md#cost-per-token ------------------------------------------------------------------------------------
 
 
 @PROPS
@@ -162,8 +164,8 @@ def test_dedicated_cost_by_hand() -> None:
 
 
 def test_pooled_cost_by_hand() -> None:
-    # MODEL_SPEC §8.1: at λ = 0.1 the 70B replica holds 0.48 sequences; a request occupies 0.48/0.1 = 4.8
-    # replica-seconds; at U_pool = 0.7 that is 15.23/3600 · 4.8 / 0.7 = $0.02901.
+    # docs/serving.md#continuous-batching: at λ = 0.1 the 70B replica holds 0.48 sequences; a request occupies 0.48/0.1
+    # = 4.8 replica-seconds; at U_pool = 0.7 that is 15.23/3600 · 4.8 / 0.7 = $0.02901.
     assert float(cost_per_request_pooled(15.23, 0.48, 0.1, 0.7)) == pytest.approx(15.23 / 3600 * 4.8 / 0.7, rel=1e-12)
     # Once a batch forms (B* ≥ 1) each request occupies 1/λ replica-seconds.
     assert float(cost_per_request_pooled(15.23, 30.0, 5.0, 1.0)) == pytest.approx(15.23 / 3600 / 5.0, rel=1e-12)
@@ -182,11 +184,11 @@ def test_idle_cost() -> None:
     assert float(idle_cost_usd_per_month(15.23, 1.5)) == 0.0
 
 
-# ---- §9.3 -------------------------------------------------------------------------------------------------------
+# ---- docs/costs.md#api-price -----------------------------------------------------------------------------------------
 
 
 def test_api_cost_examples() -> None:
-    # MODEL_SPEC §9.4: frontier $3/$15, 1000 in / 500 out → $0.0105; hosted open $0.88/$0.88 → $0.00132.
+    # docs/costs.md#break-even: frontier $3/$15, 1000 in / 500 out → $0.0105; hosted open $0.88/$0.88 → $0.00132.
     assert float(api_cost_per_request(1000, 500, 3.0, 15.0)) == pytest.approx(0.0105, rel=1e-12)
     assert float(api_cost_per_request(1000, 500, 0.88, 0.88)) == pytest.approx(0.00132, rel=1e-12)
     # Caching half the prompt at $0.30: 500·3 + 500·0.3 + 500·15 = 9150 µ$.
@@ -231,11 +233,11 @@ def test_blend_and_effective_output_price_by_hand() -> None:
     assert float(effective_output_price(3.0, 15.0, 2.0)) == pytest.approx(21.0)
 
 
-# ---- §9.4 -------------------------------------------------------------------------------------------------------
+# ---- docs/costs.md#break-even ----------------------------------------------------------------------------------------
 
 
 def test_break_even_examples_from_the_spec() -> None:
-    # MODEL_SPEC §9.4: $15.23/h, λ_cap = 12.14 req/s; hosted open (c = $0.00132) U* = 26%, λ* = 3.2 req/s;
+    # docs/costs.md#break-even: $15.23/h, λ_cap = 12.14 req/s; hosted open (c = $0.00132) U* = 26%, λ* = 3.2 req/s;
     # frontier (c = $0.0105) U* = 3.3%, λ* = 0.40 req/s.
     assert float(break_even_utilization(15.23, 12.14, 0.00132)) == pytest.approx(0.26, abs=0.005)
     assert float(break_even_utilization(15.23, 12.14, 0.0105)) == pytest.approx(0.033, abs=0.0005)
@@ -310,7 +312,8 @@ def test_closed_form_break_even_equals_brute_force(fixed: float, variable: float
 def test_utilization_never_exceeds_target_over_peak_to_average(
     lam_max: float, lam_peak: float, p2a: float, u_t: float
 ) -> None:
-    # R = ceil(λ_peak/(u·λ_max)) written out; U = λ_avg/(R·λ_max) ≤ u/p2a (MODEL_SPEC §9.4 has 1/(p2a·u)).
+    # R = ceil(λ_peak/(u·λ_max)) written out; U = λ_avg/(R·λ_max) ≤ u/p2a (the first spec
+    # (docs/departures.md#departures) has 1/(p2a·u)).
     r = max(1, math.ceil(lam_peak / (u_t * lam_max)))
     u = (lam_peak / p2a) / (r * lam_max)
     assert u <= float(max_utilization(p2a, u_t)) * (1 + 1e-12)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from economics.demand import is_deferrable
@@ -20,9 +20,10 @@ from economics.result import Result
 from economics.routing import ROUTE_LABELS
 from economics.scenario import Scenario
 from economics.scenarios import PRESET_DIR, default_scenario, load_scenario
+from tests.strategies import FEW
 
 PRESETS = sorted(PRESET_DIR.glob("*.json"))
-SLOW = settings(max_examples=8, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = FEW
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,8 @@ def floats(obj: Any) -> list[float]:
 
 
 def brute_force_route(result: Result, scenario: Scenario) -> dict[str, str | None]:
-    """argmin J over the option list with J = c·g(q, m) + (1 − q)^m·C_fail written out, tie-breaks of §11."""
+    """argmin J over the option list with J = c·g(q, m) + (1 − q)^m·C_fail written out, tie-breaks of
+    docs/routing.md#routing-rule."""
     chosen: dict[str, str | None] = {}
     order = [o.id for o in scenario.owned_options] + [a.id for a in scenario.apis]
     for wl in scenario.workloads:
@@ -93,7 +95,7 @@ def test_every_preset_evaluates_without_nan_and_explains_infeasibility(path: Any
 
 
 def test_bank_node_cost_and_owned_cost_per_request_by_hand(bank: Scenario, bank_result: Result) -> None:
-    # The bank's node: MODEL_SPEC §9.1 defaults except $0.20/kWh and $250/kW-month (scenario description):
+    # The bank's node: docs/costs.md#node-cost defaults except $0.20/kWh and $250/kW-month (scenario description):
     # capex 280000·CRF(8%, 4 y)/8760 = 9.6502; power 10.2·0.7·1.3·0.20 = 1.8564;
     # facility 250·10.2/730 = 3.4932; ops 0.08·280000/8760 = 2.5571 → $17.557 per node-hour.
     g = 1.08**4
@@ -107,7 +109,7 @@ def test_bank_node_cost_and_owned_cost_per_request_by_hand(bank: Scenario, bank_
         # dedicated: R replicas of N/8 of a node, all hours, over λ_avg requests per second
         expected = o.replicas * node_h * gpus[o.option_id] / 8 / (3600 * wl[o.workload_id].avg_requests_per_s)
         assert o.cost_usd_per_request == pytest.approx(expected, rel=1e-9)
-        # capacity form (§9.2a) gives the same $/Mtok: C_h/(3600·λ_max·T_out·U)
+        # capacity form (docs/costs.md#cost-per-token (a)) gives the same $/Mtok: C_h/(3600·λ_max·T_out·U)
         per_mtok = (
             1e6
             * node_h
@@ -122,7 +124,7 @@ def test_bank_api_costs_by_hand(bank_result: Result) -> None:
     by = {(o.workload_id, o.option_id): o for o in bank_result.options}
     # Mercury 2 at $0.25/$0.75 per Mtok, 1500 in / 40 out: 375 + 30 µ$.
     assert by["code-completion", "mercury-api"].cost_usd_per_request == pytest.approx(405e-6, rel=1e-12)
-    # Claude Sonnet 4.5 at $3/$15, 8000 in / 1000 out: 0.024 + 0.015 (MODEL_SPEC §10's $0.0390).
+    # Claude Sonnet 4.5 at $3/$15, 8000 in / 1000 out: 0.024 + 0.015 (docs/quality.md#expected-cost $0.0390).
     assert by["analyst-research", "frontier-api"].cost_usd_per_request == pytest.approx(0.039, rel=1e-12)
     # its expected cost with q = 0.95 and C_fail = $20: 0.039 + 0.05·20.
     assert by["analyst-research", "frontier-api"].expected_cost_usd_per_request == pytest.approx(1.039, rel=1e-12)
@@ -325,8 +327,9 @@ def test_grid_rejects_bad_axes(bank: Scenario) -> None:
 
 
 def test_batchability_is_peak_times_output_times_batch1_tpot(bank: Scenario, bank_result: Result) -> None:
-    # β = λ_peak·T_out·TPOT_AR(1) (MODEL_SPEC §11) with TPOT(1) one plain-AR pass of the 70B at batch 1 and the
-    # mean context T_in + T_out/2, from the roofline directly. §8.1's extra "/e" is not applied (spec error).
+    # β = λ_peak·T_out·TPOT_AR(1) (docs/routing.md#routing-rule) with TPOT(1) one plain-AR pass of the 70B at batch 1
+    # and the mean context T_in + T_out/2, from the roofline directly. The first spec's extra "/e" is not applied (spec
+    # error).
     from economics.hardware import Deployment
     from economics.roofline import forward_time
 
@@ -350,7 +353,7 @@ def test_batchability_is_peak_times_output_times_batch1_tpot(bank: Scenario, ban
 
 
 def test_break_even_demand_by_hand(bank_result: Result) -> None:
-    # λ* = R·C_replica/(3600·c_api) (MODEL_SPEC §9.4, flat power). Code completion: best owned is the 8B on one
+    # λ* = R·C_replica/(3600·c_api) (docs/costs.md#break-even, flat power). Code completion: best owned is the 8B on one
     # GPU (R = 1, $17.557/8 per hour) against Mercury at $0.000405 per request → 1.505 req/s.
     node_h = 17.557
     d = {x.workload_id: x for x in bank_result.decisions}

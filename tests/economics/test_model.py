@@ -1,4 +1,5 @@
-"""ModelSpec: MODEL_SPEC §2 parameter counts and KV bytes, §5 MoE expert coverage (incl. a Monte Carlo check)."""
+"""ModelSpec: docs/model.md#parameter-counts parameter counts and KV bytes, docs/moe.md#mixture-of-experts MoE expert
+coverage (incl. a Monte Carlo check)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from tests.strategies import PROPERTIES, models
 
 
 def test_parameter_counts_section_2_1() -> None:
-    # §2.1 tests: 70B ∈ [70.4e9, 70.7e9] (worked: 12.08e9 attention + 56.37e9 MLP + 2.10e9 embeddings = 70.55e9),
-    # 8B ∈ [8.0e9, 8.06e9]; Mixtral total 46.7e9 and active 12.9e9 (±0.5%).
+    # docs/model.md#parameter-counts tests: 70B ∈ [70.4e9, 70.7e9] (worked: 12.08e9 attention + 56.37e9 MLP + 2.10e9
+    # embeddings = 70.55e9), 8B ∈ [8.0e9, 8.06e9]; Mixtral total 46.7e9 and active 12.9e9 (±0.5%).
     assert 70.4e9 <= LLAMA_31_70B.params_total <= 70.7e9
     assert LLAMA_31_70B.params_attention == pytest.approx(12.08e9, rel=1e-3)
     assert LLAMA_31_70B.weight_bytes == pytest.approx(141.1e9, rel=1e-3)
@@ -25,22 +26,23 @@ def test_parameter_counts_section_2_1() -> None:
 
 
 def test_kv_bytes_per_token_known_values() -> None:
-    # §1.3 table: 131,072 (8B), 327,680 (70B) and 819,200 (Llama-2-13B, MHA) B/token in BF16.
+    # docs/inputs.md#model-shape table: 131,072 (8B), 327,680 (70B) and 819,200 (Llama-2-13B, MHA) B/token in BF16.
     assert LLAMA_31_8B.kv_bytes_per_token == 131_072
     assert LLAMA_31_70B.kv_bytes_per_token == 327_680
     assert LLAMA_2_13B.kv_bytes_per_token == 819_200
 
 
 def test_mixtral_worked_example_section_5_2() -> None:
-    # §5.2: U(1) = 2, U(4) = 5.47, U(16) = 7.92 (8·(1 − 0.75^n)); bytes per decode step 25.8 → 64.9 → 92.5 GB.
+    # docs/moe.md#moe-examples: U(1) = 2, U(4) = 5.47, U(16) = 7.92 (8·(1 − 0.75^n)); bytes per decode step 25.8 → 64.9
+    # → 92.5 GB.
     u = MIXTRAL_8X7B.experts_touched([0, 1, 4, 16])
     np.testing.assert_allclose(u, [0.0, 2.0, 5.46875, 7.919], atol=1e-3)
     np.testing.assert_allclose(MIXTRAL_8X7B.weight_bytes_read([1, 4, 16]) / 1e9, [25.8, 64.9, 92.5], atol=0.1)
 
 
 def test_experts_touched_monte_carlo() -> None:
-    # §5.3: sample uniform top-k routing for E = 64, k = 4, n = 10 tokens, 10^4 trials (seeded); the mean number
-    # of distinct experts is within 1% of U(10) = 64·(1 − (60/64)^10) = 30.43.
+    # docs/moe.md#moe-checks: sample uniform top-k routing for E = 64, k = 4, n = 10 tokens, 10^4 trials (seeded); the
+    # mean number of distinct experts is within 1% of U(10) = 64·(1 − (60/64)^10) = 30.43.
     model = ModelSpec(id="moe", name="moe", n_layers=2, d_model=1024, n_heads=8, n_kv_heads=8, head_dim=128,
                       d_ff=0, vocab=32000, n_experts=64, experts_top_k=4, n_moe_layers=2, d_ff_expert=512)  # fmt: skip
     rng = np.random.default_rng(20240517)
@@ -56,7 +58,7 @@ def test_experts_touched_monte_carlo() -> None:
 @PROPERTIES
 @given(models(moe=True), st.floats(1.0, 1e5))
 def test_experts_touched_properties(model: ModelSpec, n: float) -> None:
-    # §5.3: U(1) = k, U ≤ min(E, n·k), increasing and concave in n, U(∞) = E.
+    # docs/moe.md#moe-checks: U(1) = k, U ≤ min(E, n·k), increasing and concave in n, U(∞) = E.
     k, E = model.experts_top_k, model.n_experts
     assert float(model.experts_touched(1)) == pytest.approx(k)
     u = model.experts_touched(np.array([n, n + 1.0, n + 2.0]))
@@ -69,12 +71,12 @@ def test_experts_touched_properties(model: ModelSpec, n: float) -> None:
 @PROPERTIES
 @given(models(moe=True))
 def test_weight_bytes_read_limits(model: ModelSpec) -> None:
-    # §5.3: W_read(1) = b_w·P_active (plus nothing else), W_read(∞) = b_w·P_total.
+    # docs/moe.md#moe-checks: W_read(1) = b_w·P_active (plus nothing else), W_read(∞) = b_w·P_total.
     assert float(model.weight_bytes_read(1)) == pytest.approx(model.bytes_per_weight * model.params_active)
     assert float(model.weight_bytes_read(1e12)) == pytest.approx(model.weight_bytes)
 
 
 def test_gqa_kv_ratio() -> None:
-    # §2.3: kv_tok(n_kv)/kv_tok(n_q) = n_kv/n_q.
+    # docs/model.md#kv-cache-bytes: kv_tok(n_kv)/kv_tok(n_q) = n_kv/n_q.
     mha = LLAMA_31_70B.model_copy(update={"n_kv_heads": 64})
     assert LLAMA_31_70B.kv_bytes_per_token / mha.kv_bytes_per_token == 8 / 64

@@ -1,4 +1,5 @@
-"""Quality-adjusted cost (MODEL_SPEC §10) and the diffusion quality model (§7.3)."""
+"""Quality-adjusted cost (docs/quality.md#expected-cost) and the diffusion quality model
+(docs/diffusion.md#quality-vs-parallelism)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from economics.quality import (
     expected_attempts,
     expected_cost_per_task,
 )
+from tests.strategies import PROPERTIES
 
-PROPS = settings(max_examples=80, derandomize=True, deadline=None)
+PROPS = settings(PROPERTIES, max_examples=80)
 cost = st.floats(min_value=0.0, max_value=10.0, allow_nan=False)
 quality = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 fail = st.floats(min_value=0.0, max_value=1e4, allow_nan=False)
@@ -25,7 +27,8 @@ attempts = st.integers(1, 6)
 
 
 def test_break_even_failure_cost_example() -> None:
-    # MODEL_SPEC §10: (0.0390 − 0.0021)/(0.97 − 0.90) = 0.0369/0.07 = $0.527 ≈ $0.53; v* ≈ $0.53 per 1000 tokens.
+    # docs/quality.md#expected-cost: (0.0390 − 0.0021)/(0.97 − 0.90) = 0.0369/0.07 = $0.527 ≈ $0.53; v* ≈ $0.53 per 1000
+    # tokens.
     c_star = float(break_even_failure_cost(0.0390, 0.97, 0.0021, 0.90))
     assert c_star == pytest.approx(0.527, abs=0.001)
     assert float(break_even_value_per_token(c_star, 1000)) == pytest.approx(0.000527, abs=1e-6)
@@ -34,7 +37,7 @@ def test_break_even_failure_cost_example() -> None:
 
 
 def test_expected_cost_examples() -> None:
-    # MODEL_SPEC §11 "high-value agent": 0.0390 + 0.03·5 = 0.189 and 0.0021 + 0.10·5 = 0.5021.
+    # docs/routing.md#routing-rule "high-value agent": 0.0390 + 0.03·5 = 0.189 and 0.0021 + 0.10·5 = 0.5021.
     assert float(expected_cost_per_task(0.0390, 0.97, 5.0)) == pytest.approx(0.189, rel=1e-12)
     assert float(expected_cost_per_task(0.0021, 0.90, 5.0)) == pytest.approx(0.5021, rel=1e-12)
 

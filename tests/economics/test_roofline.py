@@ -1,4 +1,5 @@
-"""forward_time: MODEL_SPEC §3.3–§3.5 worked values, golden points C1, C2, C8, and roofline properties."""
+"""forward_time: docs/roofline.md#worked-example-70b to docs/roofline.md#roofline-checks worked values, golden points
+C1, C2, C8, and roofline properties."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from economics.roofline import forward_time
 from tests.economics.configs import A100_40GB, DEFAULT, IDEAL, LLAMA_2_13B, LLAMA_31_8B, LLAMA_31_70B, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models
 
-# ---- §3.3 worked example: Llama-3.1-70B, BF16, 8×H100 SXM, default efficiency, S = 4096 -------------------
+# ---- docs/roofline.md#worked-example-70b worked example: Llama-3.1-70B, BF16, 8×H100 SXM, default efficiency, S = 4096
+# -------------------
 
-# MODEL_SPEC §3.3 batch sweep (prototype, independent reference computation): TPOT [ms] and tok/s per replica.
+# docs/roofline.md#worked-example-70b batch sweep (prototype, independent reference computation): TPOT [ms] and tok/s
+# per replica.
 TABLE_33 = [
     (1, 9.70, 103),
     (8, 10.28, 778),
@@ -36,8 +39,9 @@ def test_section_3_3_batch_sweep(batch: int, tpot_ms: float, tok_s: float) -> No
 
 
 def test_section_3_3_terms_at_batch_1() -> None:
-    # §3.3: t_lin = 141.1e9 B / (8·3.35e12·0.7) = 7.52 ms; t_att = 4097·327680 B / 18.76e12 = 0.07 ms;
-    # t_comm = 160 all-reduces × (10 µs + 2·7/8·16384 B / 450e9) = 1.61 ms; tau0 = 0.5 ms; total 9.70 ms.
+    # docs/roofline.md#worked-example-70b: t_lin = 141.1e9 B / (8·3.35e12·0.7) = 7.52 ms; t_att = 4097·327680 B /
+    # 18.76e12 = 0.07 ms; t_comm = 160 all-reduces × (10 µs + 2·7/8·16384 B / 450e9) = 1.61 ms; tau0 = 0.5 ms; total
+    # 9.70 ms.
     p = forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 4096)
     assert float(p.linear_s) * 1e3 == pytest.approx(7.52, abs=0.005)
     assert float(p.attention_s) * 1e3 == pytest.approx(0.0716, abs=0.0005)
@@ -47,8 +51,8 @@ def test_section_3_3_terms_at_batch_1() -> None:
 
 
 def test_section_3_4_prefill() -> None:
-    # §3.4: 1000-token prompt, 70B on 8×H100, MFU_pre 0.45: linear 1000 × 139.0 GFLOP / 3.96e15 = 39.0 ms
-    # (compute-bound), attention 0.37 ms, comm 160 × (10 µs + 63.7 µs) = 11.8 ms, total 51.7 ms.
+    # docs/roofline.md#prefill: 1000-token prompt, 70B on 8×H100, MFU_pre 0.45: linear 1000 × 139.0 GFLOP / 3.96e15 =
+    # 39.0 ms (compute-bound), attention 0.37 ms, comm 160 × (10 µs + 63.7 µs) = 11.8 ms, total 51.7 ms.
     p = forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1000, 0, prefill=True)
     assert float(p.linear_s) * 1e3 == pytest.approx(39.0, abs=0.05)
     assert float(p.attention_s) * 1e3 == pytest.approx(0.37, abs=0.01)
@@ -57,14 +61,14 @@ def test_section_3_4_prefill() -> None:
 
 
 def test_section_3_5_ideal_batch_1_no_context() -> None:
-    # §3.5 item 2: 26.8e12 B/s / 141.1e9 B = 189.9 tok/s (weights only), ±0.5%.
+    # docs/roofline.md#roofline-checks item 2: 26.8e12 B/s / 141.1e9 B = 189.9 tok/s (weights only), ±0.5%.
     t = float(forward_time(LLAMA_31_70B, h100(8), IDEAL, 1, 1, 0).time_s)
     assert 1.0 / t == pytest.approx(189.9, rel=0.005)
 
 
 def test_section_3_5_kipply_crossover_batch() -> None:
-    # §3.5 item 3 ([KIP]): ideal, S = 0, b_w = 2: the linear layers turn compute-bound at B ≈ F/BW, 208 for
-    # 312e12/1.5e12, when W = 2·P_mm (tied embeddings). Activation bytes move it by < 1%.
+    # docs/roofline.md#roofline-checks item 3 ([KIP]): ideal, S = 0, b_w = 2: the linear layers turn compute-bound at B
+    # ≈ F/BW, 208 for 312e12/1.5e12, when W = 2·P_mm (tied embeddings). Activation bytes move it by < 1%.
     gpu = GPU(id="a100", name="A100 (kipply)", peak_flops_bf16_per_s=312e12, hbm_bandwidth_bytes_per_s=1.5e12,
               hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=300e9, power_w=400)  # fmt: skip
     model = LLAMA_31_70B.model_copy(update={"tied_embeddings": True})
@@ -75,13 +79,14 @@ def test_section_3_5_kipply_crossover_batch() -> None:
 
 
 def test_section_3_5_arithmetic_intensity_batch_1() -> None:
-    # §3.5 item 10: 2·P_mm FLOP over ≈ 2·P_total B in BF16 → AI ∈ [0.9, 1.1] FLOP/B for dense models.
+    # docs/roofline.md#roofline-checks item 10: 2·P_mm FLOP over ≈ 2·P_total B in BF16 → AI ∈ [0.9, 1.1] FLOP/B for
+    # dense models.
     for model in (LLAMA_31_8B, LLAMA_31_70B, LLAMA_2_13B):
         ai = float(forward_time(model, h100(1), DEFAULT, 1, 1, 0).arithmetic_intensity_flop_per_byte)
         assert 0.9 <= ai <= 1.1
 
 
-# ---- golden points of MODEL_SPEC §12 ----------------------------------------------------------------------
+# ---- golden points of docs/calibration.md#golden-values --------------------------------------------------------------
 
 
 def _aggregate_device(n: int, bw: float, flops: float, memory: float) -> Deployment:
@@ -93,10 +98,10 @@ def _aggregate_device(n: int, bw: float, flops: float, memory: float) -> Deploym
 
 def test_c1_scaling_book_pop_quiz() -> None:
     # C1, [SB] "All About Transformer Inference" pop quiz: 30B int8 model on TPU v5e 4×4 (16 chips of 8.1e11 B/s
-    # and 1.97e14 FLOP/s), 8192 context, 100 kB/token KV → 2.5 ms at B = 4 and 21 ms at B = 256 (MODEL_SPEC
-    # prototype 2.57 / 21.1 ms; tolerance ±2%, ideal mode). Hand derivation: B = 4: (30e9 + 4·819.2e6) B /
-    # 1.296e13 B/s = 2.57 ms; B = 256: KV 256·819.2e6/1.296e13 = 16.2 ms + compute 2·30e9·256/3.152e15 = 4.87 ms.
-    # The architecture below has P_total ≈ 30.0e9 and 2·L·n_kv·d_h·b_kv = 2·50·8·125·1 = 100,000 B/token.
+    # and 1.97e14 FLOP/s), 8192 context, 100 kB/token KV → 2.5 ms at B = 4 and 21 ms at B = 256 (the first design spec
+    # (docs/README.md#origin) prototype 2.57 / 21.1 ms; tolerance ±2%, ideal mode). Hand derivation: B = 4: (30e9 +
+    # 4·819.2e6) B / 1.296e13 B/s = 2.57 ms; B = 256: KV 256·819.2e6/1.296e13 = 16.2 ms + compute 2·30e9·256/3.152e15 =
+    # 4.87 ms. The architecture below has P_total ≈ 30.0e9 and 2·L·n_kv·d_h·b_kv = 2·50·8·125·1 = 100,000 B/token.
     model = ModelSpec(id="sb30b", name="SB 30B int8", n_layers=50, d_model=8192, n_heads=64, n_kv_heads=8,
                       head_dim=125, d_ff=18417, vocab=2, tied_embeddings=True, bytes_per_weight=1.0,
                       bytes_per_kv=1.0)  # fmt: skip
@@ -123,9 +128,9 @@ def test_c2_scaling_book_llama2_13b_memory_only(batch: int, published_ms: float)
 )
 def test_c8_kipply_13b(n_gpus: int, mbu: float, allreduce_s: float, measured_ms: float) -> None:
     # C8, [KIP] "Transformer Inference Arithmetic": 13B GPT-style model (40 layers, d 5120, MHA, 4d MLP), 512
-    # context, FasterTransformer on A100-40GB at batch 1: 22.0 ms/token on 1 GPU, 13.5 ms on 2. MODEL_SPEC
-    # setting: MBU 0.9 (0.87 on 2 GPUs), 1 ms per-step overhead, 20 µs per all-reduce; tolerance ±15%. The
-    # 2-matrix 4d MLP is the SwiGLU-equivalent d_ff = 2/3·4·5120 = 13653.
+    # context, FasterTransformer on A100-40GB at batch 1: 22.0 ms/token on 1 GPU, 13.5 ms on 2. The first design spec
+    # (docs/README.md#origin) setting: MBU 0.9 (0.87 on 2 GPUs), 1 ms per-step overhead, 20 µs per all-reduce; tolerance
+    # ±15%. The 2-matrix 4d MLP is the SwiGLU-equivalent d_ff = 2/3·4·5120 = 13653.
     model = ModelSpec(id="kip13b", name="kipply 13B", n_layers=40, d_model=5120, n_heads=40, n_kv_heads=40,
                       head_dim=128, d_ff=13653, vocab=50257)  # fmt: skip
     eff = Efficiency(mbu=mbu, step_overhead_s=1e-3, allreduce_latency_s=allreduce_s)
@@ -157,13 +162,13 @@ def test_block_attention_flops_hand_count() -> None:
 
 
 def test_batch_zero_limit_dense() -> None:
-    # §3.5 item 6: B → 0 gives W/BW_eff + tau0 + 2L·alpha_ar (70B, 8×H100, defaults):
+    # docs/roofline.md#roofline-checks item 6: B → 0 gives W/BW_eff + tau0 + 2L·alpha_ar (70B, 8×H100, defaults):
     # 141.1048e9/18.76e12 = 7.5216 ms + 0.5 ms + 160·10 µs = 9.6216 ms.
     t = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 0.0, 1, 4096).time_s)
     assert t == pytest.approx(141.104775168e9 / (8 * 3.35e12 * 0.7) + 0.5e-3 + 160 * 10e-6, rel=1e-12)
 
 
-# ---- properties (§3.5 items 4–8) ----------------------------------------------------------------------
+# ---- properties (docs/roofline.md#roofline-checks items 4–8) ---------------------------------------------------------
 
 _batch = st.floats(0.0, 4096.0)
 _ctx = st.floats(0.0, 131_072.0)
@@ -208,7 +213,8 @@ def test_pass_time_non_increasing_in_hardware(
 @PROPERTIES
 @given(models(), deployments(), _ctx)
 def test_decode_throughput_non_decreasing_and_bounded(model: ModelSpec, dep: Deployment, ctx: float) -> None:
-    # §3.5 item 5 (ideal, tau0 = 0): X = B/t non-decreasing in B and ≤ min(F/(2·P_mm), BW/(r_kv·S·kv_tok)).
+    # docs/roofline.md#roofline-checks item 5 (ideal, tau0 = 0): X = B/t non-decreasing in B and ≤ min(F/(2·P_mm),
+    # BW/(r_kv·S·kv_tok)).
     batch = np.array([1.0, 2.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 8192.0])
     x = batch / forward_time(model, dep, IDEAL, batch, 1, ctx).time_s
     assert np.all(np.diff(x) >= -1e-9 * x[1:])
@@ -223,14 +229,14 @@ def test_decode_throughput_non_decreasing_and_bounded(model: ModelSpec, dep: Dep
 def test_sum_of_rooflines_at_least_single_roofline(
     model: ModelSpec, dep: Deployment, eff: Efficiency, batch: float, ctx: float
 ) -> None:
-    # §3.5 item 7.
+    # docs/roofline.md#roofline-checks item 7.
     s = float(forward_time(model, dep, eff, batch, 1, ctx).time_s)
     single = float(forward_time(model, dep, eff, batch, 1, ctx, mode="single_roofline").time_s)
     assert s >= single * (1 - 1e-12)
 
 
 def test_sum_equals_single_when_memory_dominates_both() -> None:
-    # §3.5 item 7: at batch 1 both kernels are memory-bound, so the two forms agree.
+    # docs/roofline.md#roofline-checks item 7: at batch 1 both kernels are memory-bound, so the two forms agree.
     a = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 4096).time_s)
     b = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 4096, mode="single_roofline").time_s)
     assert a == pytest.approx(b, rel=1e-12)
@@ -239,7 +245,8 @@ def test_sum_equals_single_when_memory_dominates_both() -> None:
 @PROPERTIES
 @given(models(), efficiencies(), st.sampled_from([2, 4, 8]))
 def test_tensor_parallel(model: ModelSpec, eff: Efficiency, n_gpus: int) -> None:
-    # §3.5 item 8: N = 1 has no communication; with alpha_ar > 0 the small-batch TP speedup is below N.
+    # docs/roofline.md#roofline-checks item 8: N = 1 has no communication; with alpha_ar > 0 the small-batch TP speedup
+    # is below N.
     one = forward_time(model, h100(1), eff, 1, 1, 1024)
     assert float(one.comm_s) == 0.0
     eff = eff.model_copy(update={"allreduce_latency_s": max(eff.allreduce_latency_s, 1e-6), "comm_overlap": 0.0})
@@ -248,7 +255,7 @@ def test_tensor_parallel(model: ModelSpec, eff: Efficiency, n_gpus: int) -> None
 
 
 def test_large_batch_linear_growth() -> None:
-    # §3.5 item 6: for large B, t/B tends to a constant.
+    # docs/roofline.md#roofline-checks item 6: for large B, t/B tends to a constant.
     b = np.array([1e6, 2e6])
     t = forward_time(LLAMA_31_70B, h100(8), DEFAULT, b, 1, 4096).time_s
     assert t[1] / b[1] == pytest.approx(t[0] / b[0], rel=1e-3)

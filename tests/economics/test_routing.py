@@ -1,4 +1,4 @@
-"""The router and the decision-flip thresholds (MODEL_SPEC §11) on given per-option costs.
+"""The router and the decision-flip thresholds (docs/routing.md#routing-rule) on given per-option costs.
 
 Tables are built here with plain arithmetic (R, U and c written out), and every expectation comes from a
 brute-force argmin over the option list, never from the router under test.
@@ -34,8 +34,9 @@ from economics.routing import (
     route,
     route_labels,
 )
+from tests.strategies import PROPERTIES
 
-PROPS = settings(max_examples=60, derandomize=True, deadline=None)
+PROPS = settings(PROPERTIES, max_examples=60)
 
 # Options: 0 owned AR on node 0, 1 owned diffusion on node 0, 2 owned AR on node 1, 3 frontier API, 4 open API.
 KIND = np.array([OWNED_AR, OWNED_DIFFUSION, OWNED_AR, API, API], dtype=np.int8)
@@ -44,7 +45,7 @@ IS_API = KIND == API
 
 
 def brute_force(cost, quality, feasible, fail, attempts, tpot) -> list[int]:  # type: ignore[no-untyped-def]
-    """Reference router: a Python loop over the options with the §10 formula written out."""
+    """Reference router: a Python loop over the options with the docs/quality.md#expected-cost formula written out."""
     chosen = []
     for w in range(len(fail)):
         best: tuple[float, float, bool, int] | None = None
@@ -243,7 +244,7 @@ def test_route_and_best_of_follow_the_full_order(
 
 
 def test_batchability_by_hand() -> None:
-    # MODEL_SPEC §8.1: λ = 0.1 req/s, T_out = 500, 9.65 ms per token → 0.48 sequences in flight.
+    # docs/serving.md#continuous-batching: λ = 0.1 req/s, T_out = 500, 9.65 ms per token → 0.48 sequences in flight.
     assert float(batchability(0.1, 500, 0.00965)) == pytest.approx(0.4825)
 
 
@@ -321,7 +322,7 @@ FLIPS = {
 
 
 @pytest.mark.parametrize("driver", sorted(FLIPS))
-@settings(max_examples=50, derandomize=True, deadline=None)
+@settings(PROPERTIES, max_examples=50)
 @given(t=tables())
 def test_route_changes_exactly_at_the_flip_threshold(driver: str, t: OptionTable) -> None:
     r = t.route()

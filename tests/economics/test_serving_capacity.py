@@ -1,12 +1,13 @@
-"""SLO capacity ("goodput") and replica sizing (MODEL_SPEC §8.2), with the spec's worked numbers.
+"""SLO capacity ("goodput") and replica sizing (docs/serving.md#slo-capacity), with the spec's worked numbers.
 
-A spec error found here, kept as a test: the §8.2 prototype numbers (λ_max = 11.3 / 12.1 / 12.4 req/s at
-TPOT ≤ 20 / 50 / 100 ms; 8.6–8.9 with speculation) are reproduced exactly only when the prompt chunks that
-ride along in a decode iteration are charged at MFU_dec (0.5). §3.2 and §3.4 charge prefill at MFU_pre
-(0.45), and so does ``forward_time`` (the ``prefill_tokens`` of a mixed pass run at ``mfu_prefill``). With the
-spec's own default efficiency the capacities are 10.81 / 11.57 / 11.82 req/s (hand-derived below), 4.5% lower.
-We keep §3.2's rule: the same prompt token costs the same whether it is prefilled alone (TTFT, §3.4) or in
-chunks, and the [DB] TTFT calibration (C7) that sets MFU_pre applies to both.
+A spec error found here, kept as a test: the docs/serving.md#slo-capacity prototype numbers (λ_max = 11.3 / 12.1 / 12.4
+req/s at TPOT ≤ 20 / 50 / 100 ms; 8.6–8.9 with speculation) are reproduced exactly only when the prompt chunks that
+ride along in a decode iteration are charged at MFU_dec (0.5). docs/roofline.md#forward-pass and
+docs/roofline.md#prefill charge prefill at MFU_pre (0.45), and so does ``forward_time`` (the ``prefill_tokens`` of a
+mixed pass run at ``mfu_prefill``). With the spec's own default efficiency the capacities are 10.81 / 11.57 / 11.82
+req/s (hand-derived below), 4.5% lower. We keep docs/roofline.md#forward-pass rule: the same prompt token costs the same
+whether it is prefilled alone (TTFT, docs/roofline.md#prefill) or in chunks, and the [DB] TTFT calibration (C7) that
+sets MFU_pre applies to both.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from tests.strategies import PROPERTIES, deployments, efficiencies, models, spec
 T_IN, T_OUT = 1000.0, 500.0
 TPOT_SLOS = [0.02, 0.05, 0.1]
 EAGLE = SpeculativeScheme(verify_tokens=8, mean_accepted_tokens=3.0, draft_tokens=4)
-SPEC_PROTOTYPE = DEFAULT.model_copy(update={"mfu_prefill": DEFAULT.mfu_decode})  # how §8.2's numbers were made
+SPEC_PROTOTYPE = DEFAULT.model_copy(update={"mfu_prefill": DEFAULT.mfu_decode})  # how docs/serving.md#slo-capacity
+# numbers were made
 
 # Hand derivation (see test_serving_continuous.hand): with TPOT ≤ H binding on the compute branch,
 # t* = a_C/(1 − λ·k_C) = H gives λ_max = (1 − a_C/H)/k_C with a_C = 2.1 ms and
@@ -53,7 +55,7 @@ def test_section_8_2_capacity_with_the_spec_defaults() -> None:
 
 
 def test_section_8_2_capacity_reproduced_with_the_spec_prototype_convention() -> None:
-    # MODEL_SPEC §8.2: 11.3 req/s at TPOT ≤ 20 ms (B = 113), 12.1 at ≤ 50 ms (B = 304), 12.4 at ≤ 100 ms.
+    # docs/serving.md#slo-capacity: 11.3 req/s at TPOT ≤ 20 ms (B = 113), 12.1 at ≤ 50 ms (B = 304), 12.4 at ≤ 100 ms.
     cap = slo_capacity(LLAMA_31_70B, h100(8), SPEC_PROTOTYPE, ARScheme(), T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
     np.testing.assert_allclose(cap.max_arrival_rate_per_s, [11.3, 12.1, 12.4], atol=0.05)
     np.testing.assert_allclose(cap.max_arrival_rate_per_s, (1 - A_C / np.array(TPOT_SLOS)) / 78.919e-3, rtol=2e-4)
@@ -61,7 +63,8 @@ def test_section_8_2_capacity_reproduced_with_the_spec_prototype_convention() ->
 
 
 def test_section_8_2_speculation_costs_capacity() -> None:
-    # §8.2: with EAGLE-like speculation (q = 8, τ = 3) the same replica reaches only 8.6–8.9 req/s.
+    # docs/serving.md#slo-capacity: with EAGLE-like speculation (q = 8, τ = 3) the same replica reaches only 8.6–8.9
+    # req/s.
     proto = slo_capacity(LLAMA_31_70B, h100(8), SPEC_PROTOTYPE, EAGLE, T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
     np.testing.assert_allclose(proto.max_arrival_rate_per_s[:2], [8.6, 8.9], atol=0.06)
     assert 8.6 <= float(proto.max_arrival_rate_per_s[2]) <= 9.05
@@ -72,7 +75,8 @@ def test_section_8_2_speculation_costs_capacity() -> None:
 
 
 def test_ttft_and_deadline_slos() -> None:
-    # TTFT ≥ the prompt's own prefill iteration: 51.7 ms for 1000 tokens (§3.4: 39.0 linear + 0.37 attention
+    # TTFT ≥ the prompt's own prefill iteration: 51.7 ms for 1000 tokens (docs/roofline.md#prefill: 39.0 linear + 0.37
+    # attention
     # + 11.8 comm + 0.5 ms), so a 30 ms TTFT SLO is out of reach at any load.
     short = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, ttft_max_s=0.03)
     assert float(short.max_arrival_rate_per_s) == 0.0
@@ -137,8 +141,8 @@ def test_moe_capacity_uses_the_iteration() -> None:
 
 
 def test_closed_form_capacity_with_speculation_matches_the_bisection() -> None:
-    # §8.2's EAGLE case (70B, q = 8, τ = 3, TPOT ≤ 20/50/100 ms, plus TTFT and deadline SLOs): the exact
-    # capacity of the affine pass equals the 60-step bisection on forward_time + draft_time.
+    # docs/serving.md#slo-capacity EAGLE case (70B, q = 8, τ = 3, TPOT ≤ 20/50/100 ms, plus TTFT and deadline SLOs): the
+    # exact capacity of the affine pass equals the 60-step bisection on forward_time + draft_time.
     kwargs = {"tpot_max_s": [0.02, 0.05, 0.1], "ttft_max_s": [0.3, np.inf, 0.2], "deadline_s": [np.inf, 8.0, np.inf]}
     closed = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, method="closed_form", **kwargs)
     bisected = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, method="bisect", **kwargs)
@@ -178,7 +182,7 @@ def test_replicas_degenerate_cases() -> None:
         replicas_for_peak(1.0, 1.0, 1, target_utilization=0.0)
 
 
-# ---- §8.4 properties --------------------------------------------------------------------------------------------
+# ---- docs/serving.md#serving-checks properties -----------------------------------------------------------------------
 
 
 @PROPERTIES
@@ -186,7 +190,8 @@ def test_replicas_degenerate_cases() -> None:
 def test_capacity_tightens_with_the_tpot_slo(
     model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int
 ) -> None:
-    # §8.4: λ_max is non-increasing as TPOT_max tightens; every answer is 0 (with a reason) or positive.
+    # docs/serving.md#serving-checks: λ_max is non-increasing as TPOT_max tightens; every answer is 0 (with a reason) or
+    # positive.
     slos = np.geomspace(1.0, 1e-4, 25)
     cap = slo_capacity(model, dep, eff, ARScheme(), t_in, t_out, tpot_max_s=slos)
     lam = cap.max_arrival_rate_per_s
@@ -253,9 +258,10 @@ def test_closed_form_capacity_equals_the_bisection(
     ttft: float,
     deadline: float,
 ) -> None:
-    # §8.2 on dense models (AR, diffusion, speculation with and without a draft): TPOT, TTFT and E2E are sums of
-    # maxima of affine functions of x = λ·t, so λ_max has a closed form; it must equal the 60-step bisection on
-    # forward_time (+ draft_time) to 1e-6, for each SLO alone and for all of them at once (seeded examples).
+    # docs/serving.md#slo-capacity on dense models (AR, diffusion, speculation with and without a draft): TPOT, TTFT and
+    # E2E are sums of maxima of affine functions of x = λ·t, so λ_max has a closed form; it must equal the 60-step
+    # bisection on forward_time (+ draft_time) to 1e-6, for each SLO alone and for all of them at once (seeded
+    # examples).
     slos = {
         "tpot_max_s": [tpot, np.inf, np.inf, np.inf, tpot],
         "ttft_max_s": [np.inf, ttft, np.inf, np.inf, ttft],
@@ -272,7 +278,7 @@ def test_closed_form_capacity_equals_the_bisection(
 @PROPERTIES
 @given(st.lists(st.floats(0.0, 1e4), min_size=2, max_size=30), st.floats(1e-3, 1e3), st.integers(1, 16))
 def test_replicas_monotone_in_peak(peaks: list[float], cap: float, n: int) -> None:
-    # §8.4: R non-decreasing in λ_peak and R ≥ 1; the peak always fits R replicas at u_target.
+    # docs/serving.md#serving-checks: R non-decreasing in λ_peak and R ≥ 1; the peak always fits R replicas at u_target.
     peak = np.sort(np.asarray(peaks))
     plan = replicas_for_peak(peak, cap, n)
     assert (plan.replicas >= 1).all()

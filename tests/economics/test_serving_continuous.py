@@ -1,7 +1,9 @@
-"""Continuous batching as a Little's-law fixed point (MODEL_SPEC §8.1) and its §8.4 properties.
+"""Continuous batching as a Little's-law fixed point (docs/serving.md#continuous-batching) and its
+docs/serving.md#serving-checks properties.
 
-Expected values are the spec's independently computed §8.1 table, or derived by hand from §1–§3 constants in
-the comments (``hand()`` below re-does that arithmetic with plain floats, never with the serving code).
+Expected values are the spec's independently computed docs/serving.md#continuous-batching table, or derived by hand from
+docs/inputs.md#inputs to docs/roofline.md#forward-pass constants in the comments (``hand()`` below re-does that
+arithmetic with plain floats, never with the serving code).
 """
 
 from __future__ import annotations
@@ -19,19 +21,21 @@ from economics.model import ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import DEFAULT_MAX_ITERATION_S, continuous_batching, serving_shape
-from economics.serving_passes import pass_time_function
+from economics.serving.passes import pass_time_function
 from economics.specdec import draft_time
 from tests.economics.configs import DEFAULT, LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models, speculative_schemes
 
 T_IN, T_OUT = 1000.0, 500.0
-EAGLE = SpeculativeScheme(verify_tokens=8, mean_accepted_tokens=3.0, draft_tokens=4)  # §8.2 "q = 8, τ = 3"
+EAGLE = SpeculativeScheme(verify_tokens=8, mean_accepted_tokens=3.0, draft_tokens=4)  # docs/serving.md#slo-capacity "q
+# = 8, τ = 3"
 
 
 # ---- hand derivation for Llama-3.1-70B, BF16, 8×H100, default efficiency, T_in 1000, T_out 500 --------------
-# §2.1: P_total = 12_079_595_520 (attn) + 56_371_445_760 (mlp) + 2_101_346_304 (emb) = 70_552_387_584;
+# docs/model.md#parameter-counts: P_total = 12_079_595_520 (attn) + 56_371_445_760 (mlp) + 2_101_346_304 (emb) =
+# 70_552_387_584;
 #       P_mm = P_total − V·d = 69_501_714_432, so 2·P_mm = 139.0 GFLOP per token; W = 2·P_total = 141.1 GB.
-# §3.2: BW_eff = 8·3.35e12·0.7 = 18.76e12 B/s; F_dec = 8·989.4e12·0.5; F_pre = 8·989.4e12·0.45.
+# docs/roofline.md#forward-pass: BW_eff = 8·3.35e12·0.7 = 18.76e12 B/s; F_dec = 8·989.4e12·0.5; F_pre = 8·989.4e12·0.45.
 # Per request (x = λ·t = 1): B = T_out = 500 decode slots at S = 1250, C = T_in = 1000 prompt tokens.
 #   linear, compute:  500·2P_mm/F_dec + 1000·2P_mm/F_pre                     = 17.561 + 39.026 ms
 #   linear, memory:   W/BW_eff (intercept 7.52 ms) + 1500·4·L·d·2 B/BW_eff     = 0.419 ms
@@ -61,16 +65,17 @@ def hand(mfu_prefill: float = 0.45) -> dict[str, float]:
 
 def test_hand_derivation_matches_the_spec_constants() -> None:
     h = hand()
-    assert h["a_M"] == pytest.approx(9.6215e-3, rel=1e-4)  # §3.3: 7.52 + 1.61 + 0.5 ms at batch → 0
+    assert h["a_M"] == pytest.approx(9.6215e-3, rel=1e-4)  # docs/roofline.md#worked-example-70b: 7.52 + 1.61 + 0.5 ms
+    # at batch → 0
     assert h["k_M"] == pytest.approx(26.654e-3, rel=1e-3)
     assert h["k_C"] == pytest.approx(82.82e-3, rel=1e-3)
 
 
-# ---- §8.1 worked table ------------------------------------------------------------------------------------------
+# ---- docs/serving.md#continuous-batching worked table ----------------------------------------------------------------
 
 
 def test_section_8_1_table() -> None:
-    # MODEL_SPEC §8.1: λ = 0.01, 0.1, 1, 5, 10 req/s → t* = 9.62, 9.65, 9.89, 11.10, 13.12 ms and
+    # docs/serving.md#continuous-batching: λ = 0.01, 0.1, 1, 5, 10 req/s → t* = 9.62, 9.65, 9.89, 11.10, 13.12 ms and
     # B* = 0.05, 0.48, 4.9, 27.8, 65.6. The memory branch binds (hand: 9.6215/(1 − λ·0.026654) ms).
     lam = np.array([0.01, 0.1, 1.0, 5.0, 10.0])
     cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), lam, T_IN, T_OUT)
@@ -91,9 +96,9 @@ def test_section_8_1_derived_outputs() -> None:
     # C = max(C*, 1000) = 1000 prompt tokens:
     #   linear (compute) 4.94·35.12 µs + 1000·39.03 µs = 39.20 ms; attention (compute > memory)
     #   4.94·655_360·5004/F_dec + 1000·655_360·4·500.5/F_pre = 0.372 ms; comm 1.6 + 1004.94·10.194 µs =
-    #   11.845 ms; tau0 0.5 ms → t_prompt = 51.92 ms (§3.4's lone prefill is 51.7 ms).
+    #   11.845 ms; tau0 0.5 ms → t_prompt = 51.92 ms (docs/roofline.md#prefill lone prefill is 51.7 ms).
     # TTFT = W_q + t_prompt = 56.86 ms; E2E = W_q + t_prompt + 500·t*; X = λ·T_out = 500 tok/s;
-    # β = λ·T_out·t(B=1) with t(B=1) ≈ 9.64 ms (§3.3 at S = 1250) → β ≈ 4.8.
+    # β = λ·T_out·t(B=1) with t(B=1) ≈ 9.64 ms (docs/roofline.md#worked-example-70b at S = 1250) → β ≈ 4.8.
     cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 1.0, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert t * 1e3 == pytest.approx(9.885, abs=0.001)
@@ -102,7 +107,8 @@ def test_section_8_1_derived_outputs() -> None:
     assert float(cb.e2e_mean_s) == pytest.approx(float(cb.ttft_s) + 500 * t)
     assert float(cb.output_tokens_per_s) == 500.0
     assert float(cb.batchability) == pytest.approx(4.82, abs=0.01)
-    # KV: B*·S_avg·kv_tok = 4.94·1250·327_680 B ≈ 2.0 GB of the 434.9 GB free (§4); B_max(1250) = 1061
+    # KV: B*·S_avg·kv_tok = 4.94·1250·327_680 B ≈ 2.0 GB of the 434.9 GB free (docs/memory.md#kv-capacity); B_max(1250)
+    # = 1061
     assert float(cb.kv_bytes) == pytest.approx(4.9425 * 1250 * 327_680, rel=1e-3)
     assert float(cb.kv_free_bytes) == pytest.approx(434.9e9, rel=1e-3)
     assert float(cb.max_batch) == 1061.0
@@ -120,7 +126,7 @@ def test_ttft_counts_prompt_chunks() -> None:
 def test_ttft_at_high_load_is_the_spec_formula() -> None:
     # λ = 11.9: t* = 2.1 ms/(1 − 11.9·82.822 ms) = 145.6 ms (compute branch, hand) and C* = λ·1000·t* = 1733
     # prompt tokens per iteration ≥ the request's own 1000: its chunk rides in a mean iteration, and
-    # TTFT = W_q + ceil(T_in/C_chunk)·t* = 1.5·t* as §8.1 writes it.
+    # TTFT = W_q + ceil(T_in/C_chunk)·t* = 1.5·t* as the first spec (docs/departures.md#departures) writes it.
     cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 11.9, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert t == pytest.approx(2.1e-3 / (1 - 11.9 * 82.822e-3), rel=2e-3)
@@ -184,12 +190,13 @@ def test_kv_memory_limits_feasibility() -> None:
 
 
 def test_speculation_at_low_load() -> None:
-    # §8.2: EAGLE-like speculation (q = 8, τ = 3) cuts TPOT from 9.6 ms to about 3.6 ms at low load.
-    # Hand: verify pass at B → 0 reads the same 141.1 GB (9.6215 ms); the draft is one 70B-wide layer plus a
+    # docs/serving.md#slo-capacity: EAGLE-like speculation (q = 8, τ = 3) cuts TPOT from 9.6 ms to about 3.6 ms at low
+    # load. Hand: verify pass at B → 0 reads the same 141.1 GB (9.6215 ms); the draft is one 70B-wide layer plus a
     # 32k-vocab head: (150_994_944 + 704_643_072 + 262_144_000)·2 B/18.76e12 = 0.1192 ms, + 2·10 µs all-reduce
     # + 0.1 ms overhead = 0.2392 ms per step, 4 steps = 0.957 ms. TPOT = (9.6215 + 0.957)/3 = 3.526 ms
     # (283 tok/s). The spec's 3.6 ms (281 tok/s) came from its prototype's slightly heavier draft (2% apart).
-    # The draft is a dense model, so its passes add two more maxima of affine terms: closed form (§8.1).
+    # The draft is a dense model, so its passes add two more maxima of affine terms: closed form
+    # (docs/serving.md#continuous-batching).
     cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, 0.01, T_IN, T_OUT)
     assert float(cb.tpot_s) * 1e3 == pytest.approx(3.526, abs=0.005)
     assert float(cb.tpot_s) * 1e3 == pytest.approx(3.6, rel=0.025)
@@ -257,7 +264,7 @@ def test_negative_rate_is_rejected() -> None:
         continuous_batching(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), 1.0, T_IN, T_OUT, method="closed_form")
 
 
-# ---- §8.4 properties --------------------------------------------------------------------------------------------
+# ---- docs/serving.md#serving-checks properties -----------------------------------------------------------------------
 
 LAMBDAS = np.geomspace(1e-3, 1e3, 40)
 
@@ -269,7 +276,7 @@ def _dense_case(model: ModelSpec, dep: Deployment) -> None:
 @PROPERTIES
 @given(models(moe=False), deployments(), efficiencies(), st.integers(1, 8000), st.integers(1, 4000))
 def test_zero_load_is_the_empty_pass(model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int) -> None:
-    # §8.4: t*(λ → 0) = f(0), the pass with nothing in it (weights, all-reduce latency, tau0).
+    # docs/serving.md#serving-checks: t*(λ → 0) = f(0), the pass with nothing in it (weights, all-reduce latency, tau0).
     cb = continuous_batching(model, dep, eff, ARScheme(), [0.0, 1e-9], t_in, t_out)
     f0 = float(forward_time(model, dep, eff, 0.0, 1, t_in + t_out / 2).time_s)
     assert float(cb.iteration_time_s[0]) == pytest.approx(f0, rel=1e-12)
@@ -298,8 +305,8 @@ CLOSED_FORM_SCHEMES = [
 def test_closed_form_equals_iteration(
     model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int, scheme: AnyScheme
 ) -> None:
-    # §8.4: on dense configurations (AR, block diffusion with and without a cache, Medusa) the closed form
-    # and the monotone iteration on forward_time agree to 1e-6.
+    # docs/serving.md#serving-checks: on dense configurations (AR, block diffusion with and without a cache, Medusa) the
+    # closed form and the monotone iteration on forward_time agree to 1e-6.
     closed = continuous_batching(model, dep, eff, scheme, LAMBDAS, t_in, t_out, method="closed_form")
     iterated = continuous_batching(model, dep, eff, scheme, LAMBDAS, t_in, t_out, method="iterate")
     half = DEFAULT_MAX_ITERATION_S / 2
@@ -316,9 +323,9 @@ def test_closed_form_equals_iteration(
 def test_closed_form_equals_iteration_with_a_draft(
     model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int, scheme: SpeculativeScheme
 ) -> None:
-    # §8.1: a dense target with a dense draft (EAGLE: draft_steps passes of draft_layers layers) is a sum of
-    # maxima of affine terms, 16 branch combinations; t* = max_c a_c/(1 − λ·k_c) must equal the monotone
-    # iteration on forward_time + draft_time to 1e-6 (seeded hypothesis examples, tests/strategies.py).
+    # docs/serving.md#continuous-batching: a dense target with a dense draft (EAGLE: draft_steps passes of draft_layers
+    # layers) is a sum of maxima of affine terms, 16 branch combinations; t* = max_c a_c/(1 − λ·k_c) must equal the
+    # monotone iteration on forward_time + draft_time to 1e-6 (seeded hypothesis examples, tests/strategies.py).
     closed = continuous_batching(model, dep, eff, scheme, LAMBDAS, t_in, t_out, method="closed_form")
     iterated = continuous_batching(model, dep, eff, scheme, LAMBDAS, t_in, t_out, method="iterate")
     assert closed.method == "closed_form"
@@ -357,7 +364,8 @@ def test_affine_pass_equals_the_roofline_off_littles_law(
 def test_littles_law_and_the_fixed_point(
     model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int
 ) -> None:
-    # §8.4: B*/t*·e = λ·T_out (delivered tokens), and t* is a fixed point of the roofline pass time.
+    # docs/serving.md#serving-checks: B*/t*·e = λ·T_out (delivered tokens), and t* is a fixed point of the roofline pass
+    # time.
     cb = continuous_batching(model, dep, eff, ARScheme(), LAMBDAS[::4], t_in, t_out)
     ok = cb.stable
     np.testing.assert_allclose(cb.batch[ok] / cb.iteration_time_s[ok], LAMBDAS[::4][ok] * t_out, rtol=1e-9)
@@ -377,7 +385,8 @@ def test_littles_law_and_the_fixed_point(
 def test_monotone_in_load_and_lengths(
     model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int, extra: int
 ) -> None:
-    # §8.4: t* and B* non-decreasing in λ; t* non-decreasing in T_in and T_out (inf counts as largest).
+    # docs/serving.md#serving-checks: t* and B* non-decreasing in λ; t* non-decreasing in T_in and T_out (inf counts as
+    # largest).
     base = continuous_batching(model, dep, eff, ARScheme(), LAMBDAS, t_in, t_out)
     t = base.iteration_time_s
     finite = np.isfinite(t)
@@ -397,8 +406,8 @@ def test_monotone_in_load_and_lengths(
 def test_overload_above_the_compute_bound(
     model: ModelSpec, dep: Deployment, eff: Efficiency, t_in: int, t_out: int
 ) -> None:
-    # §8.4: λ·(T_in + T_out)·2·P_mm > F_eff means more FLOPs arrive per second than the replica has: unstable.
-    # F_eff at the larger of the two MFUs keeps the bound safe whichever MFU the tokens run at.
+    # docs/serving.md#serving-checks: λ·(T_in + T_out)·2·P_mm > F_eff means more FLOPs arrive per second than the
+    # replica has: unstable. F_eff at the larger of the two MFUs keeps the bound safe whichever MFU the tokens run at.
     f_eff = dep.peak_flops_per_s * max(eff.mfu_decode, eff.mfu_prefill)
     lam = 1.01 * f_eff / ((t_in + t_out) * model.flops_linear_per_token)
     cb = continuous_batching(model, dep, eff, ARScheme(), lam, t_in, t_out)

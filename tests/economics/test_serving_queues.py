@@ -1,4 +1,5 @@
-"""Batching windows, static batching and Erlang C (MODEL_SPEC §8.2–§8.3), with the §8.4 properties."""
+"""Batching windows, static batching and Erlang C (docs/serving.md#slo-capacity to docs/serving.md#static-batching),
+with the docs/serving.md#serving-checks properties."""
 
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ from economics.serving import (
 from tests.economics.configs import A100_40GB, DEFAULT, LLAMA_31_70B, h100
 from tests.strategies import PROPERTIES
 
-# ---- §8.3 windows -----------------------------------------------------------------------------------------------
+# ---- docs/serving.md#static-batching windows -------------------------------------------------------------------------
 
 
 def test_section_8_3_window_example() -> None:
-    # MODEL_SPEC §8.3: λ = 2 req/s, w = 0.5 s: E[B] = 1 + 2·0.5 = 2; wait = (0.5 + 1·0.25)/2 = 0.375 s.
+    # docs/serving.md#static-batching: λ = 2 req/s, w = 0.5 s: E[B] = 1 + 2·0.5 = 2; wait = (0.5 + 1·0.25)/2 = 0.375 s.
     batch, wait = window_batch(2.0, 0.5)
     assert float(batch) == 2.0
     assert float(wait) == pytest.approx(0.375)
@@ -49,8 +50,8 @@ def test_clock_windows() -> None:
 @PROPERTIES
 @given(st.floats(0.0, 1e4), st.floats(0.0, 100.0), st.floats(1.0, 1e4))
 def test_window_properties(lam: float, w: float, bmax: float) -> None:
-    # §8.4: E[B] ≤ B_max; the mean wait lies in [w/2, w] while the window runs its full length, and in
-    # [0, w] when B_max closes it early.
+    # docs/serving.md#serving-checks: E[B] ≤ B_max; the mean wait lies in [w/2, w] while the window runs its full
+    # length, and in [0, w] when B_max closes it early.
     batch, wait = (float(v) for v in window_batch(lam, w, bmax))
     assert 1.0 <= batch <= bmax * (1 + 1e-12)
     assert 0.0 <= wait <= w * (1 + 1e-12)
@@ -59,7 +60,7 @@ def test_window_properties(lam: float, w: float, bmax: float) -> None:
 
 
 def test_window_limit_small_load() -> None:
-    # §8.4: E[B] → 1 as λw → 0, and the lone request waits the whole window.
+    # docs/serving.md#serving-checks: E[B] → 1 as λw → 0, and the lone request waits the whole window.
     lam = np.geomspace(1e-12, 1e-3, 10)
     batch, wait = window_batch(lam, 1.0)
     np.testing.assert_allclose(batch, 1.0, atol=1e-3)
@@ -67,12 +68,12 @@ def test_window_limit_small_load() -> None:
     np.testing.assert_allclose(wait, 1.0, atol=1e-3)
 
 
-# ---- §8.3 static batching on a real replica ----------------------------------------------------------------------
+# ---- docs/serving.md#static-batching static batching on a real replica -----------------------------------------------
 
 
 def test_static_batch_service_time_at_low_load() -> None:
     # λ → 0: E[B] = 1. S_batch(1) = t_prefill(1000 tokens) + 500·t_pass(B=1, S=1250).
-    # §3.4: t_prefill = 39.0 (linear, compute) + 0.37 (attention) + 11.8 (comm) + 0.5 ms = 51.7 ms.
+    # docs/roofline.md#prefill: t_prefill = 39.0 (linear, compute) + 0.37 (attention) + 11.8 (comm) + 0.5 ms = 51.7 ms.
     # t_pass(1) = 9.6215 (weights, latency, tau0) + 1251·327_680 B/18.76e12 (KV, 0.02185) + 0.01019 (comm
     # bytes) + 0.00028 (activations) = 9.6538 ms → S_batch = 51.7 ms + 4.8269 s = 4.879 s.
     sb = static_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 1e-9, 1000, 500, 0.5)
@@ -88,9 +89,10 @@ def test_static_batch_service_time_at_low_load() -> None:
 
 
 def test_static_batching_calibration_c5() -> None:
-    # §12 C5, [DB] Table 2: MPT-7B on 1×A100-40GB, static batching, 512 in / 64 out: 0.9 req/s at B = 1 and
-    # 12.5 req/s at B = 64 (14×), ±30%. MPT-7B: 32 layers, d 4096, MHA, 2-matrix GELU MLP of 16384
-    # (d_ff_equiv = 2/3·16384 = 10923 for SwiGLU's 3 matrices, §1.3), vocab 50432, tied embeddings.
+    # docs/calibration.md#golden-values C5, [DB] Table 2: MPT-7B on 1×A100-40GB, static batching, 512 in / 64 out: 0.9
+    # req/s at B = 1 and 12.5 req/s at B = 64 (14×), ±30%. MPT-7B: 32 layers, d 4096, MHA, 2-matrix GELU MLP of 16384
+    # (d_ff_equiv = 2/3·16384 = 10923 for SwiGLU's 3 matrices, docs/inputs.md#model-shape), vocab 50432, tied
+    # embeddings.
     mpt = ModelSpec(
         id="mpt-7b", name="MPT 7B", n_layers=32, d_model=4096, n_heads=32, n_kv_heads=32, head_dim=128,
         d_ff=10923, vocab=50432, tied_embeddings=True,
@@ -107,7 +109,7 @@ def test_static_batching_calibration_c5() -> None:
 
 
 def test_static_batching_grows_while_the_server_is_busy() -> None:
-    # §8.3 saturation: S_batch ≈ 4.9 s > w = 0.5 s, so requests pile up during service:
+    # docs/serving.md#static-batching saturation: S_batch ≈ 4.9 s > w = 0.5 s, so requests pile up during service:
     # E[B] = 1 + λ·S_batch(E[B]) (fixed point). At λ = 1: E[B] ≈ 1 + 5 = 6.x, and ρ = λ·S/E[B] < 1.
     sb = static_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [0.1, 1.0, 10.0], 1000, 500, 0.5)
     b, s = sb.mean_batch, sb.service_time_s
@@ -139,7 +141,7 @@ def test_static_batch_bounded_and_monotone(rates: list[float], w: float, bmax: i
     assert not np.isnan(sb.e2e_mean_s).any()
 
 
-# ---- §8.2 Erlang C ----------------------------------------------------------------------------------------------
+# ---- docs/serving.md#slo-capacity Erlang C ---------------------------------------------------------------------------
 
 
 def test_erlang_c_hand_values() -> None:
@@ -169,7 +171,7 @@ def test_erlang_c_degenerate_cases() -> None:
 @PROPERTIES
 @given(st.floats(1e-3, 10.0), st.integers(1, 300))
 def test_erlang_c_properties(service: float, c: int) -> None:
-    # §8.4: P_wait ∈ [0, 1] and increasing in λ; waits non-decreasing in λ.
+    # docs/serving.md#serving-checks: P_wait ∈ [0, 1] and increasing in λ; waits non-decreasing in λ.
     lam = np.linspace(0.0, 1.2 * c / service, 60)
     q = erlang_c(lam, service, c)
     assert ((q.p_wait >= 0) & (q.p_wait <= 1)).all()
@@ -183,7 +185,7 @@ def test_erlang_c_properties(service: float, c: int) -> None:
 @PROPERTIES
 @given(st.floats(0.0, 0.999), st.floats(1e-3, 10.0))
 def test_erlang_c_single_server_is_mm1(rho: float, service: float) -> None:
-    # §8.4: c = 1 gives P_wait = ρ and E[W_q] = ρ·s̄/(1 − ρ) (M/M/1).
+    # docs/serving.md#serving-checks: c = 1 gives P_wait = ρ and E[W_q] = ρ·s̄/(1 − ρ) (M/M/1).
     q = erlang_c(rho / service, service, 1)
     assert float(q.p_wait) == pytest.approx(rho, abs=1e-12)
     assert float(q.mean_wait_s) == pytest.approx(rho * service / (1 - rho), rel=1e-9, abs=1e-15)

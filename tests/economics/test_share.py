@@ -8,7 +8,7 @@ import json
 import zlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from economics import share
@@ -17,6 +17,7 @@ from economics.scenario import OwnedOption, Scenario
 from economics.schemes import DiffusionScheme, SpeculativeScheme
 from economics.workload import Workload
 from tests.economics.configs import H100_SXM, LLAMA_31_8B
+from tests.strategies import PROPERTIES
 
 H100 = H100_SXM
 LLAMA_8B = LLAMA_31_8B
@@ -103,7 +104,7 @@ def test_token_is_compact() -> None:
     assert share.fits_in_link(token)
 
 
-@settings(max_examples=40, deadline=None)
+@PROPERTIES
 @given(
     rate=st.floats(min_value=1e-6, max_value=1e5, allow_nan=False, allow_infinity=False),
     price=st.floats(min_value=1e-9, max_value=1000, allow_nan=False, allow_infinity=False),

@@ -1,4 +1,5 @@
-"""Speculative decoding: Leviathan closed forms, batch-aware speedup, optimized AR (MODEL_SPEC §6, C9, C10)."""
+"""Speculative decoding: Leviathan closed forms, batch-aware speedup, optimized AR
+(docs/specdec.md#speculative-decoding, C9, C10)."""
 
 from __future__ import annotations
 
@@ -23,25 +24,28 @@ from economics.specdec import (
 from tests.economics.configs import DEFAULT, IDEAL, LLAMA_31_8B, LLAMA_31_70B, h100
 from tests.strategies import PROPERTIES, efficiencies
 
-CHAIN = SpeculativeScheme(acceptance_rate=0.8, draft_tokens=4, verify_tokens=5)  # EAGLE-like chain, §6.2
-TREE16 = SpeculativeScheme(mean_accepted_tokens=4.0, verify_tokens=16)  # EAGLE-3-like tree, §6.2 / C10
+CHAIN = SpeculativeScheme(acceptance_rate=0.8, draft_tokens=4, verify_tokens=5)  # EAGLE-like chain,
+# docs/specdec.md#batch-aware-speedup
+TREE16 = SpeculativeScheme(mean_accepted_tokens=4.0, verify_tokens=16)  # EAGLE-3-like tree,
+# docs/specdec.md#batch-aware-speedup / C10
 MEDUSA = SpeculativeScheme(mean_accepted_tokens=3.0, verify_tokens=16, draft_layers=0)  # heads fused in verify
 
 alphas = st.floats(0.0, 0.999)
 gammas = st.integers(1, 16)
 
 
-# ---- closed forms (§6.1) --------------------------------------------------------------------------------
+# ---- closed forms (docs/specdec.md#leviathan) ------------------------------------------------------------------------
 
 
 def test_leviathan_worked_example() -> None:
-    # §6.1: α = 0.8, γ = 4: τ = (1 − 0.8^5)/0.2 = (1 − 0.32768)/0.2 = 3.3616; c = 0.05: S = 3.3616/1.2 = 2.80.
+    # docs/specdec.md#leviathan: α = 0.8, γ = 4: τ = (1 − 0.8^5)/0.2 = (1 − 0.32768)/0.2 = 3.3616; c = 0.05: S =
+    # 3.3616/1.2 = 2.80.
     assert float(leviathan_tokens_per_pass(0.8, 4)) == pytest.approx(3.3616)
     assert float(leviathan_speedup(0.8, 4, 0.05)) == pytest.approx(2.8013, abs=1e-4)
 
 
 def test_leviathan_degenerate_cases() -> None:
-    # §6.4: τ(0, γ) = 1; τ(1, γ) = γ + 1 exactly (own branch); ops ratio of γ = 0 is 1.
+    # docs/specdec.md#specdec-checks: τ(0, γ) = 1; τ(1, γ) = γ + 1 exactly (own branch); ops ratio of γ = 0 is 1.
     np.testing.assert_array_equal(leviathan_tokens_per_pass([0.0, 1.0], [7, 7]), [1.0, 8.0])
     assert float(leviathan_tokens_per_pass(1 - 1e-9, 4)) == pytest.approx(5.0, rel=1e-6)
     assert float(leviathan_ops_ratio(0.5, 0, 0.3)) == 1.0
@@ -71,14 +75,14 @@ def test_speedup_without_draft_cost_is_tau(a: float, g: int) -> None:
 @PROPERTIES
 @given(alphas, st.floats(0.0, 1.0))
 def test_improvement_iff_alpha_above_c(a: float, c: float) -> None:
-    # §6.1: with γ = 1, S = (1+α)/(1+c) > 1 iff α > c (away from float ties).
+    # docs/specdec.md#leviathan: with γ = 1, S = (1+α)/(1+c) > 1 iff α > c (away from float ties).
     assume(abs(a - c) > 1e-9)
     s = float(leviathan_speedup(a, 1, c))
     assert s == pytest.approx((1 + a) / (1 + c))
     assert (s > 1.0) == (a > c)
 
 
-# ---- the draft (§6.2) ---------------------------------------------------------------------------------------
+# ---- the draft (docs/specdec.md#batch-aware-speedup) -----------------------------------------------------------------
 
 
 def test_draft_model_and_time_hand_derived() -> None:
@@ -96,12 +100,13 @@ def test_draft_model_and_time_hand_derived() -> None:
     assert float(draft_time(LLAMA_31_8B, h100(1), DEFAULT, MEDUSA, 8, 2048)) == 0.0
 
 
-# ---- batch-aware speedup (§6.2, §6.4) ---------------------------------------------------------------------------
+# ---- batch-aware speedup (docs/specdec.md#batch-aware-speedup, docs/specdec.md#specdec-checks) -----------------------
 
 
 def test_c9_sglang_llama31_8b_batch_1() -> None:
-    # C9, EAGLE-3 paper / SGLang docs: Llama-3.1-8B on one H100 at batch 1 runs 158 tok/s plain AR; MODEL_SPEC
-    # reproduces it with MBU 0.8 and tau0 0.3 ms (16.06e9 B / 2.68e12 B/s = 5.99 ms + 0.3 ms ≈ 158); ±10%.
+    # C9, EAGLE-3 paper / SGLang docs: Llama-3.1-8B on one H100 at batch 1 runs 158 tok/s plain AR; the first design
+    # spec (docs/README.md#origin) reproduces it with MBU 0.8 and tau0 0.3 ms (16.06e9 B / 2.68e12 B/s = 5.99 ms + 0.3
+    # ms ≈ 158); ±10%.
     eff = Efficiency(mbu=0.8, step_overhead_s=0.3e-3)
     t = float(forward_time(LLAMA_31_8B, h100(1), eff, 1, 1, 512).time_s)
     assert 1.0 / t == pytest.approx(158.34, rel=0.10)
@@ -109,21 +114,23 @@ def test_c9_sglang_llama31_8b_batch_1() -> None:
 
 def test_c10_eagle3_batch_64() -> None:
     # C10, EAGLE-3 (arXiv 2503.01840) in SGLang: 1.38× throughput at batch 64 for Llama-3.1-8B on H100;
-    # MODEL_SPEC reproduces it with a tree of 16 verified tokens and τ = 4 at S = 2048; tolerance ±25%.
+    # the first design spec (docs/README.md#origin) reproduces it with a tree of 16 verified tokens and τ = 4 at S =
+    # 2048; tolerance ±25%.
     s = float(speculative_speedup(LLAMA_31_8B, h100(1), DEFAULT, TREE16, 64, 2048).speedup)
     assert s == pytest.approx(1.38, rel=0.25)
 
 
 def test_small_batch_limit_is_leviathan() -> None:
-    # §6.4: at B = 1 with weights ≫ the q-dependent terms, Speedup → S_lev with c = one draft step / t_AR.
+    # docs/specdec.md#specdec-checks: at B = 1 with weights ≫ the q-dependent terms, Speedup → S_lev with c = one draft
+    # step / t_AR.
     r = speculative_speedup(LLAMA_31_70B, h100(8), DEFAULT, CHAIN, 1, 0)
     c = float(r.draft_s) / CHAIN.draft_steps / float(r.ar_s)
     assert float(r.speedup) == pytest.approx(float(leviathan_speedup(0.8, 4, c)), rel=0.05)
 
 
 def test_large_batch_limit_is_tau_over_q() -> None:
-    # §6.4: ideal mode, S = 0, fused draft: when the linear layers are compute-bound t_spec/t_AR → q_verify,
-    # so Speedup → τ/q_verify = 3/16.
+    # docs/specdec.md#specdec-checks: ideal mode, S = 0, fused draft: when the linear layers are compute-bound
+    # t_spec/t_AR → q_verify, so Speedup → τ/q_verify = 3/16.
     s = float(speculative_speedup(LLAMA_31_8B, h100(1), IDEAL, MEDUSA, 1e7, 0).speedup)
     assert s == pytest.approx(3.0 / 16.0, rel=1e-3)
 
@@ -131,15 +138,15 @@ def test_large_batch_limit_is_tau_over_q() -> None:
 @pytest.mark.parametrize("scheme", [CHAIN, TREE16, MEDUSA])
 @pytest.mark.parametrize("model", [LLAMA_31_8B, LLAMA_31_70B])
 def test_speedup_non_increasing_in_batch_without_context(scheme: SpeculativeScheme, model: ModelSpec) -> None:
-    # §6.4: for S = 0 (dense) the gain only shrinks as the batch grows.
+    # docs/specdec.md#specdec-checks: for S = 0 (dense) the gain only shrinks as the batch grows.
     batch = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096], dtype=float)
     s = speculative_speedup(model, h100(8 if model is LLAMA_31_70B else 1), DEFAULT, scheme, batch, 0).speedup
     assert np.all(np.diff(s) <= 1e-12)
 
 
 def test_long_context_keeps_the_gain() -> None:
-    # §6.2 (MagicDec): KV reads dominate at long context, so at B = 256 the gain at S = 32k beats S = 2k
-    # (prototype 2.60 vs 1.10 for 70B on 8×H100, chain γ = 4).
+    # docs/specdec.md#batch-aware-speedup (MagicDec): KV reads dominate at long context, so at B = 256 the gain at S =
+    # 32k beats S = 2k (prototype 2.60 vs 1.10 for 70B on 8×H100, chain γ = 4).
     r = speculative_speedup(LLAMA_31_70B, h100(8), DEFAULT, CHAIN, 256, np.array([2048, 32768]))
     assert r.speedup[1] > r.speedup[0]
     assert r.speedup[1] == pytest.approx(2.60, rel=0.06)
@@ -149,7 +156,7 @@ def test_long_context_keeps_the_gain() -> None:
 @PROPERTIES
 @given(efficiencies(), st.floats(1.0, 2048.0), st.floats(0.0, 32768.0))
 def test_optimized_ar_is_never_slower(eff: Efficiency, batch: float, ctx: float) -> None:
-    # §6.3: AR_opt uses speculation only where it helps: time per token = min(t_AR, t_spec/τ).
+    # docs/specdec.md#optimized-ar: AR_opt uses speculation only where it helps: time per token = min(t_AR, t_spec/τ).
     r = speculative_speedup(LLAMA_31_8B, h100(1), eff, TREE16, batch, ctx)
     assert float(r.ar_opt_time_per_token_s) <= float(r.ar_s)
     assert float(r.ar_opt_time_per_token_s) <= float(r.spec_s) / 4.0

@@ -50,14 +50,15 @@ ISSUE_KEYS = {
 
 
 def test_scheme_table() -> None:
-    # MODEL_SPEC §8: AR (q 1, e 1); speculative (q_verify, τ); diffusion (K, K/(S+ρ)); no cache: (canvas, K/S).
+    # docs/serving.md#serving-and-queues: AR (q 1, e 1); speculative (q_verify, τ); diffusion (K, K/(S+ρ)); no cache:
+    # (canvas, K/S).
     assert (float(new_tokens_per_iteration(AR)), tokens_per_iteration(AR)) == (1.0, 1.0)
     assert (float(new_tokens_per_iteration(TREE16)), tokens_per_iteration(TREE16)) == (16.0, 4.0)
     assert (float(new_tokens_per_iteration(FAST)), tokens_per_iteration(FAST)) == (32.0, 32 / 9)
     assert float(new_tokens_per_iteration(VANILLA, 1500)) == 1500.0
     assert tokens_per_iteration(VANILLA) == 1.0
     # First token: AR and speculative sample it from the prefill's logits (0 passes), block diffusion after
-    # the S = 8 denoising passes of its first block (see test_acceptance_70b_ideal_batch_1 on §3.4).
+    # the S = 8 denoising passes of its first block (see test_acceptance_70b_ideal_batch_1 on docs/roofline.md#prefill).
     assert [passes_to_first_token(s) for s in (AR, TREE16, FAST, VANILLA)] == [0, 0, 8, 32]
     # KV held per sequence: paged T_in + T_out/2, reserved T_in + T_out, + the block for cached diffusion.
     assert float(resident_tokens(AR, 1000, 500)) == 1250.0
@@ -79,16 +80,17 @@ def test_speculative_iteration_is_verify_plus_draft() -> None:
 def test_acceptance_70b_ideal_batch_1() -> None:
     """Issue #2 acceptance numbers, and TTFT without a decode step.
 
-    MODEL_SPEC §3.4 writes ``TTFT = W_queue + t_prefill + TPOT`` ("first token comes after one decode step").
-    Serving engines (vLLM, SGLang, TensorRT-LLM) sample the first token from the logits of the last prefill
-    chunk; the decode step that follows produces the second token. The serving model (§8.1,
-    ``economics.serving``) always counted it that way, and the throughput regimes now agree with it, so the
-    TTFT here is the prefill alone: 5.29 ms (one TPOT) less than §3.4's formula gives.
+    The first spec (docs/departures.md#departures) writes ``TTFT = W_queue + t_prefill + TPOT`` ("first token comes
+    after one decode step"). Serving engines (vLLM, SGLang, TensorRT-LLM) sample the first token from the logits of the
+    last prefill chunk; the decode step that follows produces the second token. The serving model
+    (docs/serving.md#continuous-batching, ``economics.serving``) always counted it that way, and the throughput regimes
+    now agree with it, so the TTFT here is the prefill alone: 5.29 ms (one TPOT) less than the first spec's formula
+    gives.
     """
     # Issue #2 acceptance: 70B BF16 on 8×H100, ideal, 1000 in / 500 out, batch 1 at context 1000 + 500/2 = 1250.
     # Bytes: W 141.1048e9 + activations 4·80·8192·2 = 5.243e6 + KV 1251·327680 = 409.93e6 → 141.5200e9 B over
     # 26.8e12 B/s = 5.28060 ms; all-reduce bandwidth 160 · 2·(7/8)·16384 B / 450e9 B/s = 10.19 µs → 5.29079 ms
-    # → 189.01 tok/s (MODEL_SPEC §3.3's 190 counts the weights alone: 26.8e12/141.1e9 = 189.9).
+    # → 189.01 tok/s (docs/roofline.md#worked-example-70b 190 counts the weights alone: 26.8e12/141.1e9 = 189.9).
     r = throughput(LLAMA_31_70B, h100(8), IDEAL, AR, 1000, 500, batch=1)
     assert r.output_tokens_per_s == pytest.approx(189.01, abs=0.01)
     assert r.output_tokens_per_s_per_gpu == pytest.approx(189.01 / 8, abs=0.01)
@@ -96,10 +98,10 @@ def test_acceptance_70b_ideal_batch_1() -> None:
     assert r.bound == "memory"
     assert r.feasible
     assert r.arithmetic_intensity_flop_per_byte == pytest.approx(1.0, abs=0.01)
-    # TTFT = ideal prefill of 1000 tokens, the first token sampled from its logits (no decode step; §3.4's
-    # extra TPOT would give 27.92 + 5.29 = 33.21 ms). Prefill: linear compute 1000·2·69.50e9 FLOP / 7.915e15 =
-    # 17.56 ms (> its 5.27 ms of weight reads); attention 80·64·128·2·1000·1001 FLOP / 7.915e15 = 0.166 ms;
-    # all-reduces 160·2·(7/8)·16.384e6 B / 450e9 = 10.19 ms → 27.92 ms.
+    # TTFT = ideal prefill of 1000 tokens, the first token sampled from its logits (no decode step;
+    # docs/roofline.md#prefill extra TPOT would give 27.92 + 5.29 = 33.21 ms). Prefill: linear compute 1000·2·69.50e9
+    # FLOP / 7.915e15 = 17.56 ms (> its 5.27 ms of weight reads); attention 80·64·128·2·1000·1001 FLOP / 7.915e15 =
+    # 0.166 ms; all-reduces 160·2·(7/8)·16.384e6 B / 450e9 = 10.19 ms → 27.92 ms.
     assert r.ttft_s * 1e3 == pytest.approx(27.92, abs=0.01)
     # KV capacity with mem_util 1: (640 − 141.10) GB / 327680 B / 1250 tokens = 1218 sequences.
     assert r.max_batch_kv == 1218
@@ -118,7 +120,8 @@ def test_ttft_agrees_with_the_serving_model() -> None:
 
 
 def test_steady_decode_matches_section_3_3() -> None:
-    # §3.3 at 4096 context: 1000 in / 6192 out → 1000 + 3096 = 4096; B = 64 → 14.87 ms, 4,303 tok/s.
+    # docs/roofline.md#worked-example-70b at 4096 context: 1000 in / 6192 out → 1000 + 3096 = 4096; B = 64 → 14.87 ms,
+    # 4,303 tok/s.
     r = steady_decode(LLAMA_31_70B, h100(8), DEFAULT, AR, 64, 1000, 6192)
     assert float(r.tpot_s) * 1e3 == pytest.approx(14.87, abs=0.006)
     assert float(r.output_tokens_per_s) == pytest.approx(4303, rel=0.002)
@@ -176,13 +179,14 @@ def test_result_has_the_issue_keys() -> None:
 
 def test_single_client_pays_prefill_then_decodes() -> None:
     # One client: a cycle is one prefill iteration (the whole 1000-token prompt) + 500 decode steps, as
-    # t_prefill + T_out·t_dec (§3.4); the decode batch is 500/501 of a sequence, so ±0.2%.
+    # t_prefill + T_out·t_dec (docs/roofline.md#prefill); the decode batch is 500/501 of a sequence, so ±0.2%.
     r = closed_loop(LLAMA_31_70B, h100(8), DEFAULT, AR, 1, 1000, 500)
     prefill = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 0, 1, 1250, prefill_tokens=1000,
                                  prefill_context_tokens=500.5).time_s)  # fmt: skip
     decode = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 1250).time_s)
     assert float(r.output_tokens_per_s) == pytest.approx(500 / (prefill + 500 * decode), rel=2e-3)
-    assert float(r.output_tokens_per_s) == pytest.approx(102.5, abs=0.5)  # vs 103 for decode alone (§3.3)
+    assert float(r.output_tokens_per_s) == pytest.approx(102.5, abs=0.5)  # vs 103 for decode alone
+    # (docs/roofline.md#worked-example-70b)
 
 
 def test_closed_loop_little_law_and_kv_cap() -> None:
@@ -253,7 +257,8 @@ def test_results_are_finite_or_explicitly_infeasible(
     regime: str,
     count: int,
 ) -> None:
-    # §13: outputs are finite and non-negative, or the result is feasible=False with a reason; never NaN.
+    # docs/README.md#how-the-model-is-tested: outputs are finite and non-negative, or the result is feasible=False with
+    # a reason; never NaN.
     kwargs = {"batch": {"batch": count}, "concurrency": {"concurrency": count}, "max": {"saturate": True}}[regime]
     r = throughput(model, dep, eff, scheme, t_in, t_out, **kwargs)
     values = [r.output_tokens_per_s, r.tpot_s, r.ttft_s, r.batch, r.arithmetic_intensity_flop_per_byte]

@@ -31,7 +31,9 @@ def small_scenario(**overrides: Any) -> Scenario:
                 source="neocloud list price",
                 as_of="2025-08-01",
             ),
-            OwnedNode(id="h100-owned", name="H100 owned", gpu_id="h100-sxm", source="MODEL_SPEC §9.1", as_of="2025-01"),
+            OwnedNode(
+                id="h100-owned", name="H100 owned", gpu_id="h100-sxm", source="docs/costs.md#node-cost", as_of="2025-01"
+            ),
         ),
         "owned_options": (
             OwnedOption(id="ar-rented", name="8B AR rented", node_id="h100-rented", model_id="llama-3.1-8b"),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from economics.price_csv import MAX_CSV_BYTES, CsvImport, read_negotiated_csv, template_csv
 from tests.reviews.factories import small_scenario
+from tests.strategies import THOROUGH
 
 SCENARIO = small_scenario()
 HEADER = "offer_id,item,value,as_of,source\n"
@@ -143,7 +144,7 @@ def test_the_template_reads_back_clean() -> None:
     assert {p.offer_id for p in result.prices} == {"h100-rented", "h100-owned", "frontier", "hosted-70b"}
 
 
-@settings(max_examples=200, deadline=None)
+@THOROUGH
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     # Property: any input gives a CsvImport; either clean with prices or with problems and no prices.
@@ -152,7 +153,7 @@ def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     assert all(p.line >= 1 for p in result.problems)
 
 
-@settings(max_examples=200, deadline=None)
+@THOROUGH
 @given(
     st.lists(
         st.tuples(

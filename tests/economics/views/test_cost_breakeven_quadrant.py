@@ -53,7 +53,7 @@ def test_quadrant_places_every_workload() -> None:
 
 def test_break_even_capacity_limit_is_target_over_peak_to_average() -> None:
     # Replicas are sized for the peak with 80% headroom, so the average utilization can reach at most
-    # u_target · λ_avg/λ_peak. Onboarding checks: 0.8 · 0.05/0.3 = 0.1333 (MODEL_SPEC §9.4's 1/(p2a·u_target)
+    # u_target · λ_avg/λ_peak. Onboarding checks: 0.8 · 0.05/0.3 = 0.1333 (the first spec's 1/(p2a·u_target)
     # would say 0.3/(0.05·0.8) → capped at 1.0, i.e. no limit at all).
     s = default_scenario()
     wl = next(w for w in s.workloads if w.id == "onboarding-checks")

@@ -1,4 +1,5 @@
-"""Queueing pieces of the serving model: Erlang C admission and static batching with a window (MODEL_SPEC §8.2–§8.3)."""
+"""Queueing pieces of the serving model: Erlang C admission and static batching with a window
+(docs/serving.md#slo-capacity to docs/serving.md#static-batching)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from economics.iteration import AnyScheme, iteration_time, resident_tokens
 from economics.model import FloatArray, ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import DiffusionScheme
-from economics.serving_continuous import ContinuousBatching
-from economics.serving_passes import serving_shape
-from economics.serving_solvers import least_fixed_point
+from economics.serving.continuous import ContinuousBatching
+from economics.serving.passes import serving_shape
+from economics.serving.solvers import least_fixed_point
 
 BoolArray = NDArray[np.bool_]
 
@@ -28,7 +29,7 @@ def _f(x: ArrayLike) -> FloatArray:
     return np.asarray(x, dtype=np.float64)
 
 
-# ---- §8.2 Erlang C ---------------------------------------------------------------------------------------------
+# ---- docs/serving.md#slo-capacity Erlang C ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def erlang_c(
     The recursion is the numerically stable form of Erlang B (no factorials); it runs ``max c`` steps at
     most, one array operation each, stopping early once every point is past ``a + 40·sqrt(a) + 100``
     servers, where ``E_j`` has underflowed. Reference: any queueing text, e.g. Kleinrock, *Queueing
-    Systems* vol. 1, §3.5; MODEL_SPEC §8.2 (an approximation there, since ``s̄`` depends on the load).
+    Systems* vol. 1, docs/roofline.md#roofline-checks; docs/serving.md#slo-capacity (an approximation there, since
+    ``s̄`` depends on the load).
 
     >>> q = erlang_c([0.5, 1.5, 3.0], 1.0, [1, 2, 2])
     >>> q.p_wait.round(4).tolist(), q.mean_wait_s.round(4).tolist(), q.stable.tolist()
@@ -119,7 +121,7 @@ def erlang_c(
 
 
 def admission_queueing(result: ContinuousBatching, *, quantile: float = 0.95) -> ErlangC:
-    """Admission queue in front of a continuously batched replica as M/M/c (MODEL_SPEC §8.2, optional).
+    """Admission queue in front of a continuously batched replica as M/M/c (docs/serving.md#slo-capacity, optional).
 
     The replica has ``c = B_max`` KV slots (``result.max_batch``); a request holds one for its residence
     ``s̄ = TTFT + T_out·TPOT`` (``result.e2e_mean_s``), so the offered load is ``a = λ·s̄ = B*`` on average.
@@ -143,13 +145,14 @@ def admission_queueing(result: ContinuousBatching, *, quantile: float = 0.95) ->
     )
 
 
-# ---- §8.3 static / dynamic batching ----------------------------------------------------------------------------
+# ---- docs/serving.md#static-batching static / dynamic batching -------------------------------------------------------
 
 
 def window_batch(
     arrival_rate_per_s: ArrayLike, window_s: ArrayLike, max_batch: ArrayLike = np.inf
 ) -> tuple[FloatArray, FloatArray]:
-    """Mean batch and mean window wait of a batching window opened by the first arrival (MODEL_SPEC §8.3).
+    """Mean batch and mean window wait of a batching window opened by the first arrival
+    (docs/serving.md#static-batching).
 
     The window opens at the first arrival and closes after ``w`` or as soon as ``B_max`` requests are in,
     i.e. after ``w_c = min(w, (B_max − 1)/λ)``::
@@ -168,7 +171,7 @@ def window_batch(
     ``(E[B] [count], mean window wait [s])``. The wait lies in ``[w_c/2, w_c]``; ``λ·w → 0`` gives
     ``E[B] → 1`` and a wait of ``w``.
 
-    Example (MODEL_SPEC §8.3): ``λ = 2 req/s``, ``w = 0.5 s`` → ``E[B] = 2`` and a wait of 0.375 s.
+    Example (docs/serving.md#static-batching): ``λ = 2 req/s``, ``w = 0.5 s`` → ``E[B] = 2`` and a wait of 0.375 s.
 
     >>> [float(v) for v in window_batch(2.0, 0.5)]
     [2.0, 0.375]
@@ -187,7 +190,8 @@ def window_batch(
 
 
 def clock_window_batch(arrival_rate_per_s: ArrayLike, window_s: ArrayLike) -> FloatArray:
-    """Mean non-empty batch of fixed clock windows, ``E[B | B ≥ 1] = λw / (1 − e^(−λw))`` [count] (MODEL_SPEC §8.3).
+    """Mean non-empty batch of fixed clock windows, ``E[B | B ≥ 1] = λw / (1 − e^(−λw))`` [count]
+    (docs/serving.md#static-batching).
 
     The alternative to :func:`window_batch` when windows tick on a timer, independent of arrivals. ``λw → 0``
     gives 1 (its own branch); ``1 − e^(−λw)`` is computed with ``expm1``.
@@ -234,7 +238,8 @@ def static_batching(
     service_cv2: ArrayLike = 0.0,
     kv_reserve_bytes: float = 0.0,
 ) -> StaticBatching:
-    """Static (dynamic-window) batching: collect a batch for ``w``, then run it to completion (MODEL_SPEC §8.3).
+    """Static (dynamic-window) batching: collect a batch for ``w``, then run it to completion
+    (docs/serving.md#static-batching).
 
     Parameters
     ----------
@@ -260,7 +265,7 @@ def static_batching(
     The window wait is that of :func:`window_batch` with the nominal ``w``; the time a formed batch waits
     for a busy server is in ``W_q``. With fixed output lengths ``T_out,max(B) = T_out`` (no head-of-line
     blocking); longer tails lengthen ``S_batch``. The fixed point uses
-    :func:`~economics.serving_solvers.least_fixed_point` (``E[B]`` is monotone and bounded by ``B_max``).
+    :func:`~economics.serving.solvers.least_fixed_point` (``E[B]`` is monotone and bounded by ``B_max``).
 
     >>> from economics.hardware import GPU
     >>> from economics.schemes import ARScheme

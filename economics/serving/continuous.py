@@ -1,9 +1,9 @@
-"""Continuous batching as a Little's-law fixed point (MODEL_SPEC §8.1).
+"""Continuous batching as a Little's-law fixed point (docs/serving.md#continuous-batching).
 
 Orca-style iteration-level scheduling with Sarathi-Serve stall-free chunked prefill: every iteration runs
 the ``B`` sequences in decode plus ``C`` prompt tokens, and new requests join at the next iteration. With
 Poisson arrivals at ``λ`` per replica the mean iteration time ``t`` solves ``t = h(λ·t)``, where ``h`` is
-the roofline pass time (:mod:`economics.serving_passes`).
+the roofline pass time (:mod:`economics.serving.passes`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from economics.capacity import kv_capacity
 from economics.hardware import Deployment, Efficiency
 from economics.iteration import AnyScheme
 from economics.model import FloatArray, ModelSpec
-from economics.serving_passes import (
+from economics.serving.passes import (
     DEFAULT_MAX_ITERATION_S,
     DEFAULT_PREFILL_CHUNK_TOKENS,
     PassTimeFunction,
@@ -31,7 +31,7 @@ from economics.serving_passes import (
     roofline_pass_time,
     serving_shape,
 )
-from economics.serving_solvers import least_fixed_point
+from economics.serving.solvers import least_fixed_point
 
 BoolArray = NDArray[np.bool_]
 FixedPointMethod = Literal["auto", "closed_form", "iterate"]
@@ -91,7 +91,7 @@ def continuous_batching(
     kv_reserve_bytes: float = 0.0,
     method: FixedPointMethod = "auto",
 ) -> ContinuousBatching:
-    """Little's-law fixed point of a continuously batched replica (MODEL_SPEC §8.1).
+    """Little's-law fixed point of a continuously batched replica (docs/serving.md#continuous-batching).
 
     Parameters
     ----------
@@ -123,18 +123,19 @@ def continuous_batching(
     * Dense model: ``f(t) = max_i (a_i + λ·k_i·t)`` over the branch combinations of the roofline's max
       terms (4; 16 with an EAGLE draft, whose dense passes add their own two maxima), so the least fixed
       point is exactly ``t* = max_i a_i/(1 − λ·k_i)`` when ``max_i λ·k_i < 1`` and overload otherwise
-      (:mod:`economics.serving_affine`).
+      (:mod:`economics.serving.affine`).
     * MoE (concave expert coverage): monotone iteration from ``t_0 = f(0)`` (≤ 300 steps) with a
-      bisection finish, :func:`~economics.serving_solvers.least_fixed_point`.
+      bisection finish, :func:`~economics.serving.solvers.least_fixed_point`.
 
     Derived outputs: ``TPOT = t*/e``; the mean wait before scheduling is the residual of the iteration in
     flight, ``W_q = t*/2`` (Poisson arrivals see time averages; admission is immediate while KV memory
-    lasts, see :func:`~economics.serving_queues.admission_queueing` for the M/M/c refinement);
+    lasts, see :func:`~economics.serving.queues.admission_queueing` for the M/M/c refinement);
     ``TTFT = W_q + k·t_prompt + S_first·t*`` and ``E2E = W_q + k·t_prompt + (T_out/e)·t*`` with
     ``k = ceil(T_in/C_chunk)`` chunks, each in an iteration that carries it
-    (:func:`~economics.serving_passes.request_latency`: §8.1's ``k·t*`` at high load, §3.4's prefill time at
-    low load); delivered ``X = λ·T_out``. The replica is stable when ``t*`` is finite and below ``max_iteration_s``
-    and the prompt load fits the chunk budget, ``C* ≤ C_chunk`` (otherwise prompts queue without bound).
+    (:func:`~economics.serving.passes.request_latency`: the first spec's ``k·t*`` at high load, docs/roofline.md#prefill
+    prefill time at low load); delivered ``X = λ·T_out``. The replica is stable when ``t*`` is finite and below
+    ``max_iteration_s`` and the prompt load fits the chunk budget, ``C* ≤ C_chunk`` (otherwise prompts queue without
+    bound).
 
     References
     ----------
@@ -143,7 +144,7 @@ def continuous_batching(
 
     Examples
     --------
-    MODEL_SPEC §8.1: Llama-3.1-70B, 8×H100, ``T_in = 1000``, ``T_out = 500``, default efficiency.
+    docs/serving.md#continuous-batching: Llama-3.1-70B, 8×H100, ``T_in = 1000``, ``T_out = 500``, default efficiency.
 
     >>> from economics.hardware import GPU
     >>> from economics.schemes import ARScheme
@@ -216,7 +217,8 @@ def _steady_state(
     kv_bytes = inf_or(batch * kv_seq)
     one_fits = shape.input_tokens + shape.output_tokens <= cap.max_tokens  # a request at its longest
     kv_ok = cap.feasible & one_fits & (kv_bytes <= cap.free_bytes)
-    t1 = pass_time(np.ones(()), np.zeros(()))  # one sequence, no prompt: the batch-1 speed of β (§8.1)
+    t1 = pass_time(np.ones(()), np.zeros(()))  # one sequence, no prompt: the batch-1 speed of β
+    # (docs/serving.md#continuous-batching)
     return ContinuousBatching(
         arrival_rate_per_s=np.asarray(lam, dtype=np.float64),
         iteration_time_s=np.asarray(t, dtype=np.float64),

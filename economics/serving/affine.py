@@ -1,4 +1,5 @@
-"""Exact closed forms for dense models: a pass time is a sum of maxima of affine functions (MODEL_SPEC §3.2, §8).
+"""Exact closed forms for dense models: a pass time is a sum of maxima of affine functions
+(docs/roofline.md#forward-pass, docs/serving.md#serving-and-queues).
 
 For a dense model every piece of :func:`~economics.roofline.forward_time` is affine in the decode batch ``B``
 and in the prompt tokens ``C`` riding along, except the two roofline maxima (linear layers: memory | compute;
@@ -16,9 +17,9 @@ is the maximum over every combination of one line per term (``Π_g m_g`` lines: 
 The serving layer uses two consequences:
 
 * the least fixed point of ``t = max_c (a_c + λ·k_c·t)`` is ``t* = max_c a_c/(1 − λ·k_c)`` when every
-  ``λ·k_c < 1``, overload otherwise (§8.1; ``continuous_batching``);
+  ``λ·k_c < 1``, overload otherwise (docs/serving.md#continuous-batching; ``continuous_batching``);
 * the largest ``x ≥ 0`` with ``max_c (a_c + k_c·x) ≤ L`` is ``min_c (L − a_c)/k_c`` over the lines with
-  ``k_c > 0``, given that it holds at ``x = 0`` (§8.2; the SLO capacity, without bisection).
+  ``k_c > 0``, given that it holds at ``x = 0`` (docs/serving.md#slo-capacity; the SLO capacity, without bisection).
 
 An MoE model has no such form (its expert coverage ``W_read(n)`` is concave in the tokens), so it has no
 :class:`AffinePass` and the serving layer iterates on ``forward_time``.
@@ -182,7 +183,7 @@ def forward_term(
     sees_prompt: bool = True,
     passes: float = 1.0,
 ) -> AffineTerm:
-    """``passes × forward_time`` of a dense model as four affine branches in ``(B, C)`` (MODEL_SPEC §3.2).
+    """``passes × forward_time`` of a dense model as four affine branches in ``(B, C)`` (docs/roofline.md#forward-pass).
 
     Written out for ``B`` sequences adding ``q`` tokens at context ``S`` and ``C`` prompt tokens attending to
     ``S_pre`` earlier ones (``n = B·q + C``)::

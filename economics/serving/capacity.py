@@ -1,4 +1,4 @@
-"""SLO-constrained capacity ("goodput") of a replica and the replicas a peak needs (MODEL_SPEC §8.2)."""
+"""SLO-constrained capacity ("goodput") of a replica and the replicas a peak needs (docs/serving.md#slo-capacity)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from economics.capacity import kv_capacity
 from economics.hardware import Deployment, Efficiency
 from economics.iteration import AnyScheme
 from economics.model import FloatArray, ModelSpec
-from economics.serving_affine import AffinePass, Lines, largest_x_within, scaled, sum_of_maxima
-from economics.serving_passes import (
+from economics.serving.affine import AffinePass, Lines, largest_x_within, scaled, sum_of_maxima
+from economics.serving.passes import (
     DEFAULT_MAX_ITERATION_S,
     DEFAULT_PREFILL_CHUNK_TOKENS,
     ServingShape,
@@ -25,7 +25,7 @@ from economics.serving_passes import (
     roofline_pass_time,
     serving_shape,
 )
-from economics.serving_solvers import largest_within
+from economics.serving.solvers import largest_within
 
 BoolArray = NDArray[np.bool_]
 StrArray = NDArray[np.str_]
@@ -87,11 +87,11 @@ def slo_capacity(
     kv_reserve_bytes: float = 0.0,
     method: CapacityMethod = "auto",
 ) -> SloCapacity:
-    """Capacity of one continuously batched replica under latency SLOs (MODEL_SPEC §8.2).
+    """Capacity of one continuously batched replica under latency SLOs (docs/serving.md#slo-capacity).
 
     ``λ_max = max λ s.t. stable ∧ TPOT ≤ TPOT_max ∧ TTFT ≤ TTFT_max ∧ E2E ≤ D ∧ B*·S_avg·r_kv·kv_tok ≤ M_free``
 
-    with the steady state of :func:`~economics.serving_continuous.continuous_batching` (same defaults).
+    with the steady state of :func:`~economics.serving.continuous.continuous_batching` (same defaults).
 
     Parameters
     ----------
@@ -114,13 +114,13 @@ def slo_capacity(
     -----
     The search runs in ``x = λ·t`` (requests arriving per iteration) instead of ``λ``: at a given ``x`` the
     iteration time is explicit, ``t = h(x)``, and so are ``B = x·T_out/e``, ``C = x·T_in``, every latency
-    (:func:`~economics.serving_passes.request_latency`) and the KV bytes, all non-decreasing in ``x``.
+    (:func:`~economics.serving.passes.request_latency`) and the KV bytes, all non-decreasing in ``x``.
     ``λ = x/h(x)`` is the exact inverse of the fixed point (increasing in ``x``, because ``h(x)/x`` is
     non-increasing). The answer is the largest ``x`` in ``[0, min(X_kv, X_chunk)]`` whose worst latency/SLO
     ratio is ≤ 1; no fixed point is solved.
 
     * Dense model (EAGLE's dense draft included): ``h``, TTFT and E2E are sums of maxima of affine
-      functions of ``x`` (:mod:`economics.serving_affine`), so each SLO gives ``x ≤ min_c (L − a_c)/k_c``
+      functions of ``x`` (:mod:`economics.serving.affine`), so each SLO gives ``x ≤ min_c (L − a_c)/k_c``
       over the combinations of branches, exactly (:func:`_affine_largest_x`).
     * MoE: one 60-step bisection on ``x``, vectorised over all problems.
 
@@ -131,7 +131,7 @@ def slo_capacity(
 
     Examples
     --------
-    MODEL_SPEC §8.2, Llama-3.1-70B on 8×H100, 1000 in / 500 out, TPOT ≤ 20, 50, 100 ms. The prompt chunks
+    docs/serving.md#slo-capacity, Llama-3.1-70B on 8×H100, 1000 in / 500 out, TPOT ≤ 20, 50, 100 ms. The prompt chunks
     ride along at ``mfu_prefill`` (see the test module for why the spec's 11.3/12.1/12.4 differ).
 
     >>> from economics.hardware import GPU
@@ -242,7 +242,7 @@ def _affine_largest_x(
     """Largest ``x = λ·t`` within the TPOT, TTFT, E2E and iteration-cap limits on an affine pass, exactly.
 
     With ``B = x·T_out/e``, ``C = x·T_in``, ``k`` prompt chunks of ``T_in/k`` tokens and ``S_first``
-    passes after them (:func:`~economics.serving_passes.request_latency`)::
+    passes after them (:func:`~economics.serving.passes.request_latency`)::
 
         h(x)        = t(x·T_out/e, x·T_in)                          ≤ min(e·TPOT_max, t_cap)
         t_prompt(x) = t(x·T_out/e, max(x·T_in, T_in/k)) = max(h(x), v(x)),   v(x) = t(x·T_out/e, T_in/k)
@@ -251,7 +251,7 @@ def _affine_largest_x(
 
     (``t`` is non-decreasing in ``C``, hence ``t(B, max(C1, C2)) = max(t(B, C1), t(B, C2))``.) Each right-hand
     side is a sum of maxima of lines in ``x``; a draft term does not see ``C``, so its part of ``v`` equals
-    its part of ``h``. :func:`~economics.serving_affine.largest_x_within` solves each limit; the answer is
+    its part of ``h``. :func:`~economics.serving.affine.largest_x_within` solves each limit; the answer is
     the smallest. The caller has already checked that every limit holds at ``x = 0``.
     """
     ppr = shape.passes_per_request
@@ -290,7 +290,7 @@ def replicas_for_peak(
     average_arrival_rate_per_s: ArrayLike | None = None,
     target_utilization: ArrayLike = 0.8,
 ) -> ReplicaPlan:
-    """Replicas and GPUs for a peak load with headroom (MODEL_SPEC §8.2).
+    """Replicas and GPUs for a peak load with headroom (docs/serving.md#slo-capacity).
 
     ``R = max(1, ceil(λ_peak / (u_target·λ_max)))``, ``GPUs = R·N`` and utilisation of the paid hours
     ``U = λ_avg / (R·λ_max)``.

@@ -1,4 +1,5 @@
-"""Vectorised solvers with a fixed number of iterations, shared by the serving models (MODEL_SPEC §0, §8).
+"""Vectorised solvers with a fixed number of iterations, shared by the serving models (docs/conventions.md#units,
+docs/serving.md#serving-and-queues).
 
 Both work element-wise on arrays: every data point advances together, and the only Python loops are the
 fixed iteration counts the vectorisation contract allows (fixed point ≤ 300, bisection ≤ 60).
@@ -41,7 +42,7 @@ def least_fixed_point(
     Notes
     -----
     1. Monotone iteration ``t_{k+1} = func(t_k)`` from ``start`` rises to the least fixed point ``t*``
-       (MODEL_SPEC §8.1). It converges geometrically with ratio ``func'(t*)``, which tends to 1 near
+       (docs/serving.md#continuous-batching). It converges geometrically with ratio ``func'(t*)``, which tends to 1 near
        saturation, so 300 steps are not always enough.
     2. Certificate: for a monotone map the least fixed point is ``inf{t : func(t) ≤ t}`` (Knaster–Tarski),
        so ``func(u) ≤ u`` at ``u = t_k·(1 + 1e-10)`` proves ``t_k ≤ t* ≤ u``.

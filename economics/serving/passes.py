@@ -1,4 +1,5 @@
-"""How a scheme turns a stream of requests into forward passes (MODEL_SPEC §8, ``Scheme(q, e, bidir, t_extra)``).
+"""How a scheme turns a stream of requests into forward passes (docs/serving.md#serving-and-queues, ``Scheme(q, e,
+bidir, t_extra)``).
 
 Inside a continuously batched replica every iteration carries ``B`` decoding sequences, each adding ``q``
 new tokens, and ``C`` chunked-prefill prompt tokens. Little's law ties both to the arrival rate through the
@@ -18,7 +19,7 @@ diffusion, no cache       T_in+T_out  K / S          True         0 (prompt reco
 ========================  ==========  =============  ===========  ===========================
 
 For a dense model, EAGLE's dense draft included, ``h`` is a sum of maxima of affine functions of ``x``
-(:func:`affine_pass_terms`, :mod:`economics.serving_affine`), which gives the closed-form fixed point and
+(:func:`affine_pass_terms`, :mod:`economics.serving.affine`), which gives the closed-form fixed point and
 SLO capacity; for an MoE model ``h`` is evaluated with :func:`~economics.roofline.forward_time` (and
 :func:`~economics.specdec.draft_time`).
 """
@@ -45,7 +46,7 @@ from economics.iteration import (
 from economics.model import FloatArray, ModelSpec
 from economics.roofline import kv_replication
 from economics.schemes import DiffusionScheme, SpeculativeScheme
-from economics.serving_affine import AffineIteration, AffinePass, forward_term
+from economics.serving.affine import AffineIteration, AffinePass, forward_term
 from economics.specdec import draft_model
 from economics.throughput import DEFAULT_PREFILL_CHUNK_TOKENS as _THROUGHPUT_CHUNK
 
@@ -92,7 +93,8 @@ class ServingShape:
 
 
 def serving_shape(scheme: AnyScheme, input_tokens: ArrayLike, output_tokens: ArrayLike) -> ServingShape:
-    """Map a decoding scheme and a workload shape to ``Scheme(q, e, bidir, t_extra)`` (MODEL_SPEC §8).
+    """Map a decoding scheme and a workload shape to ``Scheme(q, e, bidir, t_extra)``
+    (docs/serving.md#serving-and-queues).
 
     Parameters
     ----------
@@ -105,11 +107,11 @@ def serving_shape(scheme: AnyScheme, input_tokens: ArrayLike, output_tokens: Arr
     ServingShape. ``q``, ``e``, the prefill rule and the resident KV tokens come from
     :mod:`economics.iteration`. Decode passes attend to the mean context ``S_avg = T_in + T_out/2``; a
     prompt token attends to ``(T_in + 1)/2`` earlier prompt tokens (itself included) on average, which is
-    the ``2·L·n_q·d_h·C·T_in`` prefill attention of §8.1. A diffusion model without a prefix cache has no
-    separate prefill: every pass runs over the whole canvas ``T_in + T_out`` with no cached context. The
-    first token of a diffusion request is visible after the ``S`` denoising passes of its first block;
-    AR and speculative decoding sample it from the last prompt chunk's logits (§8.1), the rule of
-    :func:`~economics.iteration.passes_to_first_token` that :mod:`economics.throughput` uses too.
+    the ``2·L·n_q·d_h·C·T_in`` prefill attention of docs/serving.md#continuous-batching. A diffusion model without a
+    prefix cache has no separate prefill: every pass runs over the whole canvas ``T_in + T_out`` with no cached context.
+    The first token of a diffusion request is visible after the ``S`` denoising passes of its first block;
+    AR and speculative decoding sample it from the last prompt chunk's logits (docs/serving.md#continuous-batching), the
+    rule of :func:`~economics.iteration.passes_to_first_token` that :mod:`economics.throughput` uses too.
 
     >>> from economics.schemes import ARScheme
     >>> s = serving_shape(ARScheme(), 1000, 500)
@@ -158,7 +160,8 @@ def request_latency(
     iteration_s: ArrayLike,
     prefill_chunk_tokens: ArrayLike,
 ) -> RequestLatency:
-    """TTFT and end-to-end latency of a request in a continuously batched replica (MODEL_SPEC §8.1) [s].
+    """TTFT and end-to-end latency of a request in a continuously batched replica (docs/serving.md#continuous-batching)
+    [s].
 
     Parameters
     ----------
@@ -178,12 +181,13 @@ def request_latency(
         TTFT     = W_q + k·t_prompt + S_first·t          (S_first = S for diffusion, else 0)
         E2E      = W_q + k·t_prompt + (T_out/e)·t        (= TTFT + T_out·TPOT for AR)
 
-    §8.1 writes ``TTFT ≈ W_q + ceil(T_in/C_chunk)·t*``. That uses the *mean* iteration, in which the prompt
-    load is smeared over all iterations; at low load the iteration that actually carries a 1000-token chunk
-    is a compute-bound prefill (51.7 ms for the 70B example, §3.4), not the 9.6 ms mean. Charging the
-    chunk's own iteration, ``C = max(C*, T_in/k)``, recovers §3.4's prefill time at low load and §8.1's
-    formula at high load, where ``C* ≥ T_in/k``. The first token is sampled from the last chunk's logits
-    (vLLM, SGLang), so AR adds no decode step; a diffusion block is final after its ``S`` passes.
+    the first spec (docs/departures.md#departures) writes ``TTFT ≈ W_q + ceil(T_in/C_chunk)·t*``. That uses the *mean*
+    iteration, in which the prompt load is smeared over all iterations; at low load the iteration that actually carries
+    a 1000-token chunk is a compute-bound prefill (51.7 ms for the 70B example, docs/roofline.md#prefill), not the 9.6
+    ms mean. Charging the chunk's own iteration, ``C = max(C*, T_in/k)``, recovers docs/roofline.md#prefill prefill time
+    at low load and docs/serving.md#continuous-batching formula at high load, where ``C* ≥ T_in/k``. The first token is
+    sampled from the last chunk's logits (vLLM, SGLang), so AR adds no decode step; a diffusion block is final after its
+    ``S`` passes.
     """
     x = _f(requests_per_iteration)
     t = _f(iteration_s)
@@ -211,7 +215,8 @@ class PromptChunks:
 
 
 def prompt_chunks(shape: ServingShape, prefill_chunk_tokens: ArrayLike) -> PromptChunks:
-    """Prompt chunks ``k = ceil(T_in/C_chunk)`` and the passes after them until the first token (§8.1)."""
+    """Prompt chunks ``k = ceil(T_in/C_chunk)`` and the passes after them until the first token
+    (docs/serving.md#continuous-batching)."""
     chunk = _f(prefill_chunk_tokens)
     has_prompt = shape.prefill_tokens > 0
     chunks = np.where(has_prompt, np.maximum(1.0, np.ceil(shape.prefill_tokens / chunk)), 0.0)
@@ -287,7 +292,7 @@ def affine_pass_terms(
     """The iteration time as a sum of maxima of affine branches for a dense model; ``None`` for MoE.
 
     The main pass (decode, verify or denoise, with the prompt tokens riding along) is one
-    :func:`~economics.serving_affine.forward_term`; an EAGLE-style draft adds ``draft_steps`` passes of the
+    :func:`~economics.serving.affine.forward_term`; an EAGLE-style draft adds ``draft_steps`` passes of the
     dense :func:`~economics.specdec.draft_model` over the decoding sequences at the same context, with the
     draft's own per-pass overhead and no prompt tokens, exactly as :func:`~economics.specdec.draft_time`.
     """
@@ -335,5 +340,5 @@ def along_littles_law(affine: AffinePass, shape: ServingShape) -> AffineIteratio
 
 
 def kv_bytes_per_sequence(model: ModelSpec, deployment: Deployment, shape: ServingShape) -> FloatArray:
-    """KV bytes one resident sequence holds, ``S_avg·r_kv·kv_tok`` (MODEL_SPEC §4) [B]."""
+    """KV bytes one resident sequence holds, ``S_avg·r_kv·kv_tok`` (docs/memory.md#kv-capacity) [B]."""
     return shape.resident_tokens * kv_replication(model, deployment.n_gpus) * model.kv_bytes_per_token

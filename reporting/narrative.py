@@ -1,0 +1,257 @@
+"""The meeting pack's narrative: every sentence generated from the scenario and the result the pack exports.
+
+Nothing here is stored text. Counts come from the scenario ("7 workloads", never a number typed into a
+description), money and shares are formatted like the dashboard (``$12,345/month``, ``38%``), durations in the
+unit a person uses (``8 h``, ``300 ms``), and a scenario that differs from the preset it carries the name of
+says so, and what changed. The pack shows the scenario's own description only when it still describes the
+scenario (a user's own scenario, or an unchanged preset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from economics import OwnedNode, RentedNode, Result, Scenario, list_presets, load_scenario, owned_node_cost_breakdown
+from economics.compare import Comparison
+from economics.uncertainty import MonteCarlo
+from ui.format import pct, usd, usd_per_month
+
+__all__ = ["Baseline", "duration", "find_baseline", "narrative", "plural", "scenario_changes", "show_description"]
+
+_SECONDS = (("d", 86_400.0), ("h", 3_600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6))
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The scenario a pack's scenario is compared with to say whether, and how, it was modified."""
+
+    label: str  # e.g. 'the preset "Singapore bank"'
+    scenario: Scenario
+
+
+def duration(seconds: float | None) -> str:
+    """A duration in the largest unit that keeps it at least 1, to three significant figures.
+
+    >>> [duration(x) for x in (28_800, 0.3, 0.008, 90, 1.5, 172_800, None)]
+    ['8 h', '300 ms', '8 ms', '1.5 min', '1.5 s', '2 d', 'none']
+    """
+    if seconds is None:
+        return "none"
+    for unit, size in _SECONDS:
+        if seconds >= size or unit == "µs":
+            value = seconds / size
+            return f"{value:,.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``n`` and the word in the right number, never ``word(s)``.
+
+    >>> plural(1, "workload"), plural(7, "workload"), plural(2, "node"), plural(0, "GPU")
+    ('1 workload', '7 workloads', '2 nodes', '0 GPUs')
+    """
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def _and(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _quoted(name: str) -> str:
+    return f"“{name}”"
+
+
+def find_baseline(scenario: Scenario) -> Baseline | None:
+    """The shipped preset whose name the scenario carries, or None for a scenario of the user's own."""
+    for preset in list_presets():
+        if preset.name == scenario.name:
+            return Baseline(f"the preset {_quoted(preset.name)}", load_scenario(preset.path))
+    return None
+
+
+def _by_id(items: Iterable[object]) -> dict[str, object]:
+    return {str(getattr(x, "id")): x for x in items}  # noqa: B009 (every scenario item has an id)
+
+
+def _changed_items(label: str, before: Iterable[object], after: Iterable[object]) -> list[str]:
+    a, b = _by_id(before), _by_id(after)
+    out = []
+    added = [str(getattr(b[k], "name", k)) for k in b if k not in a]
+    removed = [str(getattr(a[k], "name", k)) for k in a if k not in b]
+    changed = [str(getattr(b[k], "name", k)) for k in b if k in a and a[k] != b[k]]
+    if added:
+        out.append(f"{label} added: {_and([_quoted(x) for x in added])}")
+    if removed:
+        out.append(f"{label} removed: {_and([_quoted(x) for x in removed])}")
+    if changed:
+        out.append(f"{label} changed: {_and([_quoted(x) for x in changed])}")
+    return out
+
+
+def scenario_changes(before: Scenario, after: Scenario) -> list[str]:
+    """What differs between two scenarios, as short phrases (empty when they are the same).
+
+    Workloads, node offers, owned options and APIs are matched by id; the review date, efficiency factors,
+    policy, GPUs and models are compared as a whole.
+    """
+    out: list[str] = []
+    out += _changed_items("workloads", before.workloads, after.workloads)
+    out += _changed_items("node prices", before.nodes, after.nodes)
+    out += _changed_items("owned options", before.owned_options, after.owned_options)
+    out += _changed_items("API prices", before.apis, after.apis)
+    if before.review_date != after.review_date:
+        out.append(f"review date moved from {before.review_date:%-d %B %Y} to {after.review_date:%-d %B %Y}")
+    if before.efficiency != after.efficiency:
+        out.append("efficiency factors changed")
+    if before.policy != after.policy:
+        out.append("policy (utilization target or cost mode) changed")
+    if before.gpus != after.gpus or before.models != after.models:
+        out.append("GPU or model catalog changed")
+    return out
+
+
+def show_description(scenario: Scenario, baseline: Baseline | None) -> bool:
+    """Show the scenario's own description only while it still describes the scenario."""
+    if not scenario.description:
+        return False
+    if baseline is None or scenario.description != baseline.scenario.description:
+        return True  # the user's own scenario, or a description the user rewrote
+    return not scenario_changes(baseline.scenario, scenario)
+
+
+def _provenance(scenario: Scenario, baseline: Baseline | None) -> list[str]:
+    head = f"This pack covers the scenario {_quoted(scenario.name)} with prices as of {scenario.review_date:%-d %B %Y}"
+    if baseline is None:
+        return [head + "."]
+    changes = scenario_changes(baseline.scenario, scenario)
+    if not changes:
+        return [head + f"; it is {baseline.label}, unchanged."]
+    out = [head + f". It is modified from {baseline.label}: {'; '.join(changes)}."]
+    if scenario.description and scenario.description == baseline.scenario.description:
+        out.append("The preset's description no longer matches these numbers, so it is left out of this pack.")
+    return out
+
+
+def _workloads(scenario: Scenario) -> str:
+    names = [_quoted(w.name) for w in scenario.workloads]
+    sovereign = sum(w.sovereign for w in scenario.workloads)
+    text = f"It has {plural(len(names), 'workload')}: {_and(names)}."
+    if sovereign:
+        who = f"All {len(names)}" if sovereign == len(names) > 1 else plural(sovereign, "workload").capitalize()
+        text += f" {who} must stay on owned infrastructure (sovereign data)."
+    return text
+
+
+def _latency(scenario: Scenario) -> str | None:
+    parts = []
+    for w in scenario.workloads:
+        targets = []
+        if w.ttft_slo_s is not None:
+            targets.append(f"first token within {duration(w.ttft_slo_s)}")
+        if w.tpot_slo_s is not None:
+            targets.append(f"{duration(w.tpot_slo_s)} per token")
+        if w.deadline_s is not None:
+            targets.append(f"done within {duration(w.deadline_s)}")
+        if targets:
+            parts.append(f"{_quoted(w.name)} {_and(targets)}")
+    return f"Latency targets: {'; '.join(parts)}." if parts else None
+
+
+def _routes(result: Result) -> str:
+    groups: dict[str, list[str]] = {}
+    for d in result.decisions:
+        groups.setdefault(d.route_label, []).append(_quoted(d.workload_name))
+    return "Where each workload runs: " + "; ".join(f"{label}: {_and(names)}" for label, names in groups.items()) + "."
+
+
+def _money(result: Result) -> str:
+    f = result.fleet
+    text = f"The chosen routes cost {usd_per_month(f.total_cost_usd_per_month)}"
+    if f.all_api_cost_usd_per_month is None:
+        return text + "; this scenario has no all-API comparison."
+    saving = f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
+    text += f", against {usd_per_month(f.all_api_cost_usd_per_month)} with every movable workload on its best API"
+    if saving >= 0:
+        share = pct(saving / f.all_api_cost_usd_per_month) if f.all_api_cost_usd_per_month > 0 else pct(0.0)
+        return text + f": a saving of {usd_per_month(saving)} ({share})."
+    return text + f": {usd_per_month(-saving)} more."
+
+
+def _fleet(scenario: Scenario, result: Result) -> list[str]:
+    f = result.fleet
+    out = []
+    if f.owned_gpus:
+        out.append(
+            f"The owned fleet has {plural(f.owned_gpus, 'GPU')} in {plural(f.owned_nodes, 'node')}, busy "
+            f"{pct(f.owned_utilization)} of the paid hours; the idle share costs "
+            f"{usd_per_month(f.idle_cost_usd_per_month)}."
+        )
+    used = {o.node_id for o in scenario.owned_options}
+    for node in scenario.nodes:
+        if node.id not in used:
+            continue
+        if isinstance(node, OwnedNode):
+            hour = float(owned_node_cost_breakdown(node, f.owned_utilization).total_usd_per_hour)
+            gpus = node.gpus_per_node
+            out.append(
+                f"{_quoted(node.name)} costs {usd(hour)} an hour all-in ({usd(hour / gpus)} per GPU-hour), with "
+                f"electricity at ${node.electricity_usd_per_kwh:,.2f} per kWh and capital recovered over "
+                f"{node.economic_life_years:g} years at {pct(node.cost_of_capital_per_year)}."
+            )
+        elif isinstance(node, RentedNode):
+            out.append(f"{_quoted(node.name)} is rented at {usd(node.price_usd_per_gpu_hour)} per GPU-hour.")
+    return out
+
+
+def _closest_flip(result: Result) -> str | None:
+    best: tuple[float, str] | None = None
+    for d in result.decisions:
+        for f in d.flips:
+            if f.threshold is None or f.current == 0:
+                continue
+            distance = abs(f.threshold - f.current) / abs(f.current)
+            if best is None or distance < best[0]:
+                best = (distance, f"Closest to changing: {_quoted(d.workload_name)}. {f.text}")
+    return None if best is None else best[1]
+
+
+def _comparison(c: Comparison) -> str:
+    moved = len(c.flipped)
+    change = c.total_change_usd_per_month
+    direction = "rises" if change > 0 else "falls" if change < 0 else "is unchanged"
+    amount = f" by {usd_per_month(abs(change))}" if change else ""
+    return (
+        f"Against {c.before_label}, the monthly bill {direction}{amount} and "
+        f"{plural(moved, 'workload changes', 'workloads change')} route."
+    )
+
+
+def _uncertainty(mc: MonteCarlo) -> str:
+    return (
+        f"Across {mc.draws:,} draws of the uncertain inputs, the saving against the best APIs lies between "
+        f"{usd_per_month(mc.savings_p05_usd_per_month)} and {usd_per_month(mc.savings_p95_usd_per_month)} in 90% "
+        f"of the draws (median {usd_per_month(mc.savings_p50_usd_per_month)})."
+    )
+
+
+def narrative(
+    scenario: Scenario,
+    result: Result,
+    *,
+    baseline: Baseline | None = None,
+    comparison: Comparison | None = None,
+    monte_carlo: MonteCarlo | None = None,
+) -> tuple[str, ...]:
+    """The pack's summary in sentences, each computed from the arguments."""
+    sentences = [*_provenance(scenario, baseline), _workloads(scenario), _latency(scenario), _routes(result)]
+    sentences += [_money(result), *_fleet(scenario, result), _closest_flip(result)]
+    if comparison is not None:
+        sentences.append(_comparison(comparison))
+    if monte_carlo is not None:
+        sentences.append(_uncertainty(monte_carlo))
+    return tuple(s for s in sentences if s)

@@ -1,0 +1,154 @@
+"""The meeting pack's narrative follows the scenario it exports: counts, units and words of the app, and a
+modified scenario says so. Scenarios are built by hand here; expected sentences are written out from the
+numbers the test puts in (derivations in comments), never produced by the narrative code."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+
+import pandas as pd
+import pytest
+
+from economics.evaluate import evaluate
+from economics.offers import OwnedNode
+from economics.scenarios import default_scenario
+from economics.uncertainty import MonteCarlo
+from economics.workload import Workload
+from reporting.meeting_pack import build_pack, render_html
+from reporting.narrative import Baseline, duration, find_baseline, narrative, scenario_changes, show_description
+from tests.reviews.factories import small_result, small_scenario
+
+BANK = default_scenario()
+
+
+def _text(sentences: tuple[str, ...]) -> str:
+    return " ".join(sentences)
+
+
+def _seven_workloads_dearer_power() -> tuple[object, ...]:
+    """The bank preset with two more workloads (7 in all) and electricity at $0.30/kWh instead of $0.20."""
+    extra = (
+        Workload(
+            id="claims",
+            name="Claims triage",
+            avg_requests_per_s=0.2,
+            peak_requests_per_s=1,
+            input_tokens=1500,
+            output_tokens=200,
+            deadline_s=28_800,  # 8 hours
+            sovereign=True,
+        ),
+        Workload(
+            id="faq",
+            name="FAQ bot",
+            avg_requests_per_s=0.5,
+            peak_requests_per_s=2,
+            input_tokens=800,
+            output_tokens=150,
+            ttft_slo_s=0.3,  # 300 ms
+            tpot_slo_s=0.03,  # 30 ms
+        ),
+    )
+    nodes = tuple(
+        n.model_copy(update={"electricity_usd_per_kwh": 0.30}) if isinstance(n, OwnedNode) else n for n in BANK.nodes
+    )
+    return (*BANK.workloads, *extra), nodes
+
+
+def test_durations_are_in_the_unit_a_person_uses() -> None:
+    # 28,800 s = 8 h; 0.3 s = 300 ms; 0.008 s = 8 ms; 90 s = 1.5 min
+    assert [duration(x) for x in (28_800, 0.3, 0.008, 90)] == ["8 h", "300 ms", "8 ms", "1.5 min"]
+
+
+def test_a_hand_built_scenario_reads_in_the_apps_units_and_words() -> None:
+    scenario = small_scenario(
+        workloads=(
+            small_scenario().workloads[0].model_copy(update={"ttft_slo_s": 0.3, "tpot_slo_s": 0.03}),
+            small_scenario().workloads[1].model_copy(update={"deadline_s": 28_800.0}),
+        )
+    )
+    text = _text(narrative(scenario, small_result(scenario)))
+    assert "with prices as of 30 September 2025." in text
+    assert "It has 2 workloads: “Chat” and “KYC check”. 1 workload must stay on owned infrastructure" in text
+    assert "“Chat” first token within 300 ms and 30 ms per token; “KYC check” done within 8 h." in text
+    assert "frontier API: “Chat”; owned AR: “KYC check”." in text
+    # fleet of the hand-made result: 8 GPUs in 1 node at 10% utilization, $10,006.1 of idle cost
+    assert "8 GPUs in 1 node, busy 10% of the paid hours; the idle share costs $10,006/month." in text
+    # default owned node: capex 9.65 + power 0.93 + facility 2.10 + ops 2.56 = $15.23/h; / 8 GPUs = $1.90
+    assert "“H100 owned” costs $15.23 an hour all-in ($1.90 per GPU-hour), with electricity at $0.10 per kWh" in text
+    assert "“H100 rented” is rented at $2.50 per GPU-hour." in text
+    assert "modified" not in text  # a scenario of the user's own has no preset to differ from
+    assert not re.search(r"\(s\)|\bNone\b|\bnan\b|\d\.\d{7,}", text)
+    assert "28800" not in text
+    assert "28,800" not in text
+    assert "0.3 s" not in text
+
+
+def test_a_preset_taken_as_is_says_so_and_keeps_its_description() -> None:
+    baseline = find_baseline(BANK)
+    assert baseline is not None
+    text = _text(narrative(BANK, evaluate(BANK), baseline=baseline))
+    assert f"it is the preset “{BANK.name}”, unchanged." in text
+    assert f"It has {len(BANK.workloads)} workloads" in text
+    assert show_description(BANK, baseline)
+
+
+def test_a_modified_preset_says_what_changed_and_drops_the_stale_description() -> None:
+    workloads, nodes = _seven_workloads_dearer_power()
+    scenario = BANK.model_copy(update={"workloads": workloads, "nodes": nodes})
+    pack = build_pack(scenario, uncertainty=False, generated_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+    text = _text(narrative(scenario, pack.result, baseline=pack.baseline))
+    assert f"It is modified from the preset “{BANK.name}”: workloads added: “Claims triage” and “FAQ bot”" in text
+    assert "node prices changed: “Owned 8×H100 node (Singapore)”" in text
+    assert "It has 7 workloads" in text
+    assert "Five workloads" not in text
+    assert "with electricity at $0.30 per kWh" in text
+    assert "“Claims triage” done within 8 h" in text
+    assert "“FAQ bot” first token within 300 ms and 30 ms per token" in text
+    # everything a reader sees before the scenario's JSON appendix
+    page = html.unescape(render_html(pack).split('id="scenario"')[0])
+    assert "The preset's description no longer matches these numbers" in page
+    assert BANK.description[:60] not in page
+    assert "Five workloads" not in page
+
+
+def test_scenario_changes_lists_nothing_for_the_same_scenario() -> None:
+    assert scenario_changes(BANK, BANK) == []
+    later = BANK.model_copy(update={"review_date": dt.date(2027, 3, 1)})
+    assert scenario_changes(BANK, later) == ["review date moved from 1 December 2026 to 1 March 2027"]
+
+
+def test_uncertainty_band_is_stated_in_dollars_per_month() -> None:
+    scenario = small_scenario()
+    mc = MonteCarlo(
+        draws=1000,
+        seed=0,
+        workloads=pd.DataFrame(),
+        options=pd.DataFrame(),
+        savings_p05_usd_per_month=1000.0,
+        savings_p50_usd_per_month=2000.0,
+        savings_p95_usd_per_month=3000.0,
+    )
+    text = _text(narrative(scenario, small_result(scenario), monte_carlo=mc))
+    assert "Across 1,000 draws of the uncertain inputs, the saving against the best APIs lies between" in text
+    assert "between $1,000/month" in text
+    assert "and $3,000/month in 90% of the draws (median $2,000/month)." in text
+
+
+@pytest.mark.parametrize("name", ["<script>alert(1)</script>", 'A & B "quoted"'])
+def test_names_from_the_scenario_are_text_in_the_html(name: str) -> None:
+    scenario = small_scenario(name=name, description="<b>bold?</b>")
+    pack = build_pack(scenario, result=small_result(scenario), uncertainty=False, baseline=None)
+    page = render_html(pack)
+    assert name not in page  # never raw markup
+    assert f"<h1>{html.escape(name)}".replace("&quot;", "&#34;") in page.replace("Price review: ", "")
+    assert "&lt;b&gt;bold?&lt;/b&gt;" in page
+
+
+def test_a_baseline_can_be_given_explicitly() -> None:
+    scenario = small_scenario()
+    other = small_scenario(workloads=small_scenario().workloads[:1])
+    text = _text(narrative(scenario, small_result(scenario), baseline=Baseline("review “Q3”", other)))
+    assert "It is modified from review “Q3”: workloads added: “KYC check”." in text

@@ -1,0 +1,122 @@
+"""Axes a projector can read: log axes labelled at 1-2-5 per decade, tick labels estimated to size margins.
+
+Plotly's ``automargin`` draws a chart, measures its labels and draws it again on every update; the house
+:class:`~ui.charts.chart.Chart` sizes margins from :func:`tick_labels` instead.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+#: A log axis labelled at 1, 2 and 5 of each decade only (plotly's default labels every digit when the
+#: range is short, which a projector turns into noise). ``~g`` writes every label in full (0.5, 0.2, 0.1,
+#: 0.05); without it plotly prints the 2s and 5s as bare digits, so "5" could mean 0.5 or 0.05.
+LOG_AXIS: dict[str, object] = {"type": "log", "dtick": "D2", "tickformat": "~g"}
+
+
+def log_ticks(lo: float, hi: float, mantissas: tuple[int, ...] = (1, 2, 5)) -> list[float]:
+    """The values ``m × 10^e`` (``m`` in ``mantissas``) from ``lo`` to ``hi``, ends included: the ticks of a
+    "D2" log axis."""
+    tol = 1 + 1e-9  # 0.1 × 10 is not exactly 1
+    return [
+        m * 10.0**e
+        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for m in mantissas
+        if lo <= m * 10.0**e * tol and m * 10.0**e <= hi * tol
+    ]
+
+
+def log10_axis(lo: float, hi: float, *, prefix: str = "") -> dict[str, object]:
+    """A linear axis over log10 values that reads like :data:`LOG_AXIS`: ticks at 1, 2 and 5 of each decade
+    (at the powers of ten only beyond four decades) labelled with the value itself, range ``lo``..``hi``.
+
+    For heat maps: plotly draws a heat map on linear axes as one pixel per cell, scaled by the browser
+    (``image-rendering: pixelated``), but on log axes as one filled rectangle per cell on a canvas the size
+    of the plot, then encoded to PNG, the slowest part of redrawing the routing quadrant. Plot
+    ``np.log10(values)`` on this axis.
+    """
+    # over more than four decades, 1-2-5 labels crowd a projector
+    ticks = log_ticks(lo, hi, (1, 2, 5) if math.log10(hi / lo) <= 4 else (1,))
+    return {
+        "type": "linear",
+        "range": [math.log10(lo), math.log10(hi)],
+        "tickvals": [math.log10(t) for t in ticks],
+        "ticktext": [f"{prefix}{t:,.10g}" for t in ticks],
+    }
+
+
+#: Width of one tick-label character at the template's 14 px font [px]: Source Sans digits are ~0.5 em and
+#: capitals ~0.6 em; 0.58 em errs on the wide side, so a label is never cut.
+TICK_CHAR_PX = 8.1
+#: Space the y-axis title takes left of the tick labels, its gap included [px] (15 px font, rotated).
+Y_TITLE_PX = 30
+#: Tick mark length and the gaps either side of the labels [px].
+TICK_PAD_PX = 16
+MIN_LEFT_MARGIN_PX = 48
+
+
+def _nice_step(span: float, target_ticks: int = 6) -> float:
+    """A 1-2-5 step giving about ``target_ticks`` ticks over ``span`` (what plotly's auto ticks do)."""
+    raw = span / target_ticks
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    return next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+
+
+def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[str]:
+    """The tick labels plotly will draw on an axis over ``values``, near enough to size a margin.
+
+    Categories are their own labels. Numbers get the ticks of a log axis (1-2-5 per decade, ``~g``) or of a
+    linear one (a 1-2-5 step), over the axis' ``range`` when it has one, with its prefix and suffix. Digit
+    grouping is assumed, so a label is estimated at its widest.
+    """
+    prefix, suffix = str(axis.get("tickprefix", "")), str(axis.get("ticksuffix", ""))
+    if "ticktext" in axis:
+        return [f"{prefix}{t}{suffix}" for t in axis["ticktext"]]  # type: ignore[attr-defined]
+    if any(isinstance(v, str) for v in values):
+        return [str(v) for v in values if v is not None]
+    log = axis.get("type") == "log"
+    numbers = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v) and (v > 0 or not log)]
+    given = axis.get("range")
+    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
+        lo, hi = sorted(float(g) for g in given)
+        if log:
+            lo, hi = 10**lo, 10**hi
+    elif numbers:
+        lo, hi = min(numbers), max(numbers)
+        if log:  # plotly pads an autorange; a label just outside the data may show
+            lo, hi = lo / 1.5, hi * 1.5
+    else:
+        return []
+    if log:
+        ticks = log_ticks(lo, hi) or [lo, hi]
+        return [f"{prefix}{t:g}{suffix}".replace("e+0", "e+").replace("e-0", "e-") for t in ticks]
+    if hi == lo:
+        return [f"{prefix}{lo:,.6g}{suffix}"]
+    step = _nice_step(hi - lo)
+    ticks = [k * step for k in range(math.ceil(lo / step), math.floor(hi / step) + 1)]
+    return [f"{prefix}{round(t, 12):,.6g}{suffix}" for t in ticks]
+
+
+def left_margin(labels: Sequence[str], *, has_title: bool) -> int:
+    """Left margin that fits the y tick labels and the y-axis title [px]."""
+    widest = max((len(t) for t in labels), default=0)
+    return max(MIN_LEFT_MARGIN_PX, round(TICK_PAD_PX + TICK_CHAR_PX * widest + (Y_TITLE_PX if has_title else 0)))
+
+
+def legend_margin(rows: int) -> int:
+    """Bottom margin that fits the x-axis title and a legend of ``rows`` rows under the plot [px]."""
+    return 78 + 22 * rows
+
+
+def dollars_on_every_log_tick(axis: dict[str, object]) -> None:
+    """plotly leaves ``tickprefix`` off the 2s and 5s of a "D2" log axis ("$100, 50, 20, $10"); d3's
+    currency flag (``$~g``) puts "$" on every label."""
+    wanted = {"tickformat": "~g", "tickprefix": "$"}
+    if all(axis.get(k) == v for k, v in wanted.items()):
+        axis.pop("tickprefix")
+        axis["tickformat"] = "$~g"
+
+
+AXIS_NAME = re.compile(r"[xy]axis\d*")

@@ -1,0 +1,96 @@
+"""One look for every chart: one color per option kind, on every page, and a template readable on a projector.
+
+Colors are the Okabe–Ito palette (distinguishable with the common color-vision deficiencies). Owned options
+are blues and green, APIs are warm colors, so "owned vs API" reads at a glance. When two options share a kind
+(two frontier APIs), they share the color and differ by dash and marker. Importing this module registers the
+plotly template ``llm_economics``.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from economics.scenario import Scenario
+from economics.views.kinds import KIND_ORDER, DisplayKind, option_kinds
+
+KIND_COLOR: dict[DisplayKind, str] = {
+    "owned-ar": "#0072B2",  # blue
+    "owned-ar-spec": "#56B4E9",  # sky blue
+    "owned-diffusion": "#009E73",  # bluish green
+    "api-frontier": "#D55E00",  # vermillion
+    "api-hosted-open": "#E69F00",  # orange
+    "api-diffusion": "#CC79A7",  # reddish purple
+}
+KIND_LABEL: dict[DisplayKind, str] = {
+    "owned-ar": "owned AR",
+    "owned-ar-spec": "owned AR + speculation",
+    "owned-diffusion": "owned diffusion",
+    "api-frontier": "frontier API",
+    "api-hosted-open": "hosted open-model API",
+    "api-diffusion": "diffusion API",
+}
+#: Neutral ink for limits and reference marks (capacity limit, break-even, ridge point).
+LIMIT_COLOR = "#444444"
+GRID_COLOR = "#E5E5E5"
+#: Distinguishes options of the same kind.
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x")
+#: Discrete decision-region fills for heat maps: owned wins / API wins / infeasible.
+OWNED_WINS_COLOR = KIND_COLOR["owned-ar"]
+API_WINS_COLOR = KIND_COLOR["api-frontier"]
+INFEASIBLE_COLOR = "#BBBBBB"
+
+FONT_FAMILY = '"Source Sans 3", "Source Sans Pro", sans-serif'  # Streamlit's own font: already loaded, cheap to measure
+TEMPLATE_NAME = "llm_economics"
+
+
+def option_styles(scenario: Scenario) -> dict[str, tuple[str, str, str]]:
+    """Option id → (color, dash, marker symbol): color from the kind, dash and symbol by rank within it."""
+    seen: dict[DisplayKind, int] = {}
+    styles: dict[str, tuple[str, str, str]] = {}
+    for option_id, kind in option_kinds(scenario).items():
+        rank = seen.get(kind, 0)
+        seen[kind] = rank + 1
+        styles[option_id] = (KIND_COLOR[kind], DASHES[rank % len(DASHES)], SYMBOLS[rank % len(SYMBOLS)])
+    return styles
+
+
+def _template() -> go.layout.Template:
+    axis = {
+        "showgrid": True,
+        "gridcolor": GRID_COLOR,
+        "zeroline": False,
+        "linecolor": "#888888",
+        "ticks": "outside",
+        "title": {"font": {"size": 15}},
+        "automargin": True,
+    }
+    return go.layout.Template(
+        layout={
+            "font": {"family": FONT_FAMILY, "size": 14, "color": "#222222"},
+            "title": {"font": {"size": 17}, "x": 0, "xanchor": "left", "y": 0.98, "yanchor": "top"},
+            "paper_bgcolor": "white",
+            "plot_bgcolor": "white",
+            "colorway": [KIND_COLOR[k] for k in KIND_ORDER],
+            "xaxis": axis,
+            "yaxis": axis,
+            "legend": {
+                "orientation": "h",
+                "yref": "container",
+                "yanchor": "bottom",
+                "y": 0,
+                "xanchor": "left",
+                "x": 0,
+                "font": {"size": 13},
+                "bgcolor": "rgba(255,255,255,0)",
+            },
+            "hoverlabel": {"font": {"size": 13, "family": FONT_FAMILY}, "namelength": -1},
+            "hovermode": "closest",
+            "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        }
+    )
+
+
+pio.templates[TEMPLATE_NAME] = _template()
+TEMPLATE_JSON = pio.templates[TEMPLATE_NAME].to_plotly_json()
