@@ -113,6 +113,10 @@ class ModelRow(CsvRow):
     d_ff_expert: int
     n_shared_experts: int
     kv_elements_per_token_override: int | None = None
+    mla_kv_lora_rank: int = 0
+    mla_rope_head_dim: int = 0
+    sliding_window: int = 0
+    n_sliding_layers: int = 0
     native_precision: Precision
     published_total_params: float = Field(gt=0)
     published_active_params: float = Field(gt=0)
