@@ -98,6 +98,10 @@ class CalibrationCase(Frozen):
     dp_attention: bool = Field(
         default=False, description="attention data-parallel (DEP / DP attention): KV not replicated per rank [-]"
     )
+    data_parallel: bool = Field(
+        default=False,
+        description="the system runs as data-parallel replicas of the smallest TP that fits (MLPerf systems) [-]",
+    )
     decode_only: bool = Field(default=False, description="prefill runs on other GPUs (disaggregated) [-]")
     slo_tpot_s: float | None = Field(default=None, gt=0, description="TPOT limit of a latency-SLO row [s]")
     slo_ttft_s: float | None = Field(default=None, gt=0, description="TTFT limit of a latency-SLO row [s]")
@@ -168,6 +172,7 @@ def map_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Exclusion:
         input_tokens=t_in,
         output_tokens=t_out,
         reserve_output=offline and row["framework"].startswith("TensorRT-LLM"),
+        dp_attention="DEP" in row["parallelism"],
         framework=row["framework"],
         engine=engine_id_for(row["framework"]),
         measured_tokens_per_s=float(row["tokens_per_s"]),
@@ -190,9 +195,6 @@ def replica(
 ) -> tuple[ModelSpec, Deployment]:
     """The model at the case's precision and the replica it runs on (layer split: one GPU, all the memory)."""
     model = models[case.model_id].at_precision(case.precision)
-    if case.dp_attention and case.gpus > model.n_kv_heads:
-        # DP attention: each rank keeps its own sequences' cache, so no rank replicates another's (r_kv = 1).
-        model = model.model_copy(update={"n_kv_heads": min(case.gpus, model.n_heads)})
     if case.bytes_per_weight is not None:
         model = model.model_copy(update={"bytes_per_weight": case.bytes_per_weight})
     if case.weight_file_bytes is not None:
@@ -201,7 +203,8 @@ def replica(
     if case.layer_split:
         gpu = gpu.model_copy(update={"hbm_capacity_bytes": gpu.hbm_capacity_bytes * case.gpus})
         return model, Deployment(gpu=gpu, n_gpus=1, precision=case.precision)
-    return model, Deployment(gpu=gpu, n_gpus=case.gpus, precision=case.precision)
+    dep = case.dp_attention and model.is_moe and case.gpus > 1
+    return model, Deployment(gpu=gpu, n_gpus=case.gpus, precision=case.precision, expert_parallel=dep)
 
 
 def predict(
@@ -222,6 +225,24 @@ def predict(
 SLO_SCAN = np.unique(np.round(np.geomspace(1, 16384, 80)))
 
 
+#: Weights may take at most this share of a replica's usable memory when a system picks its TP degree; the rest
+#: is KV cache for a large batch (MLPerf submitters pick TP1 for 70B FP8 on 141 GB but TP2 on 80 GB) [1].
+DP_WEIGHT_SHARE = 0.5
+
+
+def smallest_tp(
+    case: CalibrationCase, gpus: Mapping[str, GPU], models: Mapping[str, ModelSpec], eff: Efficiency
+) -> int:
+    """Smallest power-of-two TP degree dividing the system whose weights take ≤ DP_WEIGHT_SHARE of memory."""
+    tp = 1
+    while tp < case.gpus:
+        model, dep = replica(case.model_copy(update={"gpus": tp}), gpus, models)
+        if model.weight_bytes <= DP_WEIGHT_SHARE * dep.hbm_capacity_bytes * eff.kv_mem_util and case.gpus % tp == 0:
+            return tp
+        tp *= 2
+    return case.gpus
+
+
 def predict_case(
     case: CalibrationCase,
     gpus: Mapping[str, GPU],
@@ -229,6 +250,15 @@ def predict_case(
     efficiency: Efficiency | None = None,
 ) -> float:
     """One case's predicted output tokens per second, whole replica [tok/s]; NaN where it does not fit."""
+    if case.data_parallel:
+        tp = smallest_tp(case, gpus, models, efficiency or Efficiency())
+        if tp < case.gpus:
+            share = tp / case.gpus
+            conc = None if case.concurrency is None else case.concurrency * share
+            update = {"gpus": tp, "data_parallel": False, "concurrency": conc,
+                      "measured_tokens_per_s": case.measured_tokens_per_s * share}  # fmt: skip
+            one = case.model_copy(update=update)
+            return predict_case(one, gpus, models, efficiency) * case.gpus / tp
     model, dep = replica(case, gpus, models)
     eff = efficiency or Efficiency()
     engine = load_engines().get(case.engine)
@@ -244,7 +274,7 @@ def predict_case(
         ok = (res.tpot_s <= case.slo_tpot_s) & (res.ttft_s <= (case.slo_ttft_s or np.inf)) & res.kv_fits
         return float(np.max(np.where(ok, res.output_tokens_per_s, 0.0))) if ok.any() else float("nan")
     elif case.regime == "concurrency":
-        res = closed_loop(model, dep, eff, ARScheme(), case.concurrency or 1.0, t_in, t_out,
+        res = closed_loop(model, dep, eff, ARScheme(), min(case.concurrency or 1.0, case.max_batch), t_in, t_out,
                           reserve_output=case.reserve_output)  # fmt: skip
     elif case.decode_only:
         cap = steady_decode(model, dep, eff, ARScheme(), 1.0, t_in, t_out)

@@ -163,11 +163,12 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         precision=prec[0], weight_file_bytes=None, input_tokens=max(1, t_in), output_tokens=max(1, t_out),
         framework=row["engine"], engine=engine, reserve_output=eng.reserve_output, trust=row["trust"],
         source=row["source_url"], bytes_per_weight=prec[1],
-        dp_attention=bool(re.search(r"DEP\d|DP attention|large-scale EP", text)),
+        dp_attention=bool(re.search(r"DEP\d|DP attention|large-scale EP|EP\d", text)),
+        data_parallel="MLPerf" in text,
     )  # fmt: skip
     decode_only = "disaggregation" in row["engine"].lower() or "decode" in row["output_len"].lower()
     if regime_text == "single stream":
-        return CalibrationCase(**common, regime="batch-1", measured_tokens_per_s=measured)  # type: ignore[arg-type]
+        return CalibrationCase(**common, regime="batch-1", measured_tokens_per_s=measured)
     if regime_text.startswith("latency-SLO"):
         tpot = re.search(r"TPOT\s*(?:<=)?\s*(\d+)\s*ms", boc)
         ttft = re.search(r"TTFT\s*(?:<=)?\s*([\d.]+)\s*(m?s)", boc)
@@ -175,11 +176,15 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
             return excluded("latency-SLO row without TPOT and TTFT limits")
         ttft_s = float(ttft.group(1)) / (1000.0 if ttft.group(2) == "ms" else 1.0)
         return CalibrationCase(
-            **common, regime="saturation", slo_tpot_s=float(tpot.group(1)) / 1000.0, slo_ttft_s=ttft_s,  # type: ignore[arg-type]
+            **common, regime="saturation", slo_tpot_s=float(tpot.group(1)) / 1000.0, slo_ttft_s=ttft_s,
             max_batch=eng.max_batch, measured_tokens_per_s=measured,
         )  # fmt: skip
     if regime_text == "concurrency C":
         per_rank = re.search(r"(\d+) concurrent requests per rank", boc)
+        burst = re.search(r"(\d+) prompts sent at rps=inf", boc)
+        if burst:
+            return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)),
+                                   max_batch=eng.max_batch, measured_tokens_per_s=measured)  # fmt: skip
         conc = (int(per_rank.group(1)) * replica) if per_rank else None
         if conc is None:
             peak = re.search(r"concurrency \d+-(\d+)", boc)
@@ -187,19 +192,19 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         if conc is None:
             return excluded(f"concurrency not stated ({boc!r})")
         if decode_only:
-            return CalibrationCase(**common, regime="concurrency", decode_batch=float(conc),  # type: ignore[arg-type]
+            return CalibrationCase(**common, regime="concurrency", decode_batch=float(conc),
                                    concurrency=float(conc), measured_tokens_per_s=measured)  # fmt: skip
-        return CalibrationCase(**common, regime="concurrency", concurrency=float(conc),  # type: ignore[arg-type]
+        return CalibrationCase(**common, regime="concurrency", concurrency=float(conc),
                                max_batch=eng.max_batch, measured_tokens_per_s=measured)  # fmt: skip
     if regime_text == "max-throughput":
         per_node = re.search(r"batch (\d+) per decode node", boc)
         if decode_only and per_node:
             batch = float(per_node.group(1)) * replica / 8.0
-            return CalibrationCase(**common, regime="saturation", decode_batch=batch,  # type: ignore[arg-type]
+            return CalibrationCase(**common, regime="saturation", decode_batch=batch,
                                    measured_tokens_per_s=measured)  # fmt: skip
         max_seq = re.search(r"max-num-seq=(\d+)", boc)
         sat = re.search(r"saturation ~(\d+)", boc)
         limit = int(max_seq.group(1)) if max_seq else (int(sat.group(1)) if sat else eng.max_batch)
-        return CalibrationCase(**common, regime="saturation", max_batch=limit, decode_only=decode_only,  # type: ignore[arg-type]
+        return CalibrationCase(**common, regime="saturation", max_batch=limit, decode_only=decode_only,
                                measured_tokens_per_s=measured)  # fmt: skip
     return excluded(f"regime {regime_text!r} is not modelled")

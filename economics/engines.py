@@ -32,6 +32,9 @@ class Engine(Frozen):
     layer_overhead_s: float = Field(
         default=0.0, ge=0, le=0.01, description="launch cost per layer per forward pass without CUDA graphs [s]"
     )
+    sequence_overhead_s: float = Field(
+        default=0.0, ge=0, le=0.01, description="CPU cost per running sequence per iteration [s]"
+    )
     max_batch: int = Field(ge=1, le=1_000_000, description="largest running batch the scheduler admits [count]")
     max_tokens_per_iteration: int = Field(ge=1, le=10_000_000, description="token budget of one iteration [tokens]")
     reserve_output: bool = Field(description="KV reserved for the whole output at admission [-]")
@@ -48,7 +51,8 @@ class Engine(Frozen):
         (0.5, 0.0037)
         """
         update: dict[str, float] = {
-            "step_overhead_s": min(0.05, base.step_overhead_s + n_layers * self.layer_overhead_s)
+            "step_overhead_s": min(0.05, base.step_overhead_s + n_layers * self.layer_overhead_s),
+            "sequence_overhead_s": max(base.sequence_overhead_s, self.sequence_overhead_s),
         }
         if self.mbu is not None:
             update["mbu"] = self.mbu
@@ -71,6 +75,7 @@ def _load(path: Path) -> tuple[tuple[str, Engine], ...]:
                     name=row["name"],
                     mbu=float(row["mbu"]) if row["mbu"].strip() else None,
                     layer_overhead_s=float(row["layer_overhead_ms"]) / 1000.0,
+                    sequence_overhead_s=float(row["sequence_overhead_ms"] or 0) / 1000.0,
                     max_batch=int(row["max_batch"]),
                     max_tokens_per_iteration=int(row["max_tokens_per_iteration"]),
                     reserve_output=row["reserve_output"].strip().lower() == "true",
@@ -83,6 +88,13 @@ def _load(path: Path) -> tuple[tuple[str, Engine], ...]:
     return tuple(out)
 
 
+#: Substring of a benchmark's engine text → engine id, first match wins.
+ENGINE_NAMES = (
+    ("tensorrt", "tensorrt-llm"), ("trt", "tensorrt-llm"), ("llama.cpp", "llama.cpp"), ("sglang", "sglang"),
+    ("dinfer", "sglang"), ("vllm v0.5", "vllm-0.5"), ("vllm", "vllm"),
+)  # fmt: skip
+
+
 def engine_id_for(text: str) -> str:
     """The engine a benchmark's free-text engine name refers to; a serving engine when unknown.
 
@@ -90,8 +102,7 @@ def engine_id_for(text: str) -> str:
     ('tensorrt-llm', 'llama.cpp', 'vllm')
     """
     t = text.lower()
-    for key, engine in (("tensorrt", "tensorrt-llm"), ("trt", "tensorrt-llm"), ("llama.cpp", "llama.cpp"),
-                        ("sglang", "sglang"), ("dinfer", "sglang"), ("vllm", "vllm")):  # fmt: skip
+    for key, engine in ENGINE_NAMES:
         if key in t:
             return engine
     return DEFAULT_ENGINE

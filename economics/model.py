@@ -6,10 +6,10 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from economics._base import Frozen
-from economics.hardware import Precision
+from economics.hardware import Precision, drop_new_defaults
 
 FloatArray = NDArray[np.float64]
 
@@ -65,6 +65,12 @@ class ModelSpec(Frozen):
     family: Literal["ar", "diffusion"] = Field(default="ar", description="how the model decodes [-]")
     source: str = Field(default="", max_length=1000, description="where the configuration comes from")
     as_of: str = Field(default="", max_length=64, description="date of the source")
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        return drop_new_defaults(
+            self, handler(self), ("mla_kv_lora_rank", "mla_rope_head_dim", "sliding_window", "n_sliding_layers")
+        )
 
     @model_validator(mode="after")
     def _check_moe(self) -> ModelSpec:
@@ -159,6 +165,11 @@ class ModelSpec(Frozen):
         """``2·P_mm``: matmul FLOPs per token, unembedding included [FLOP]."""
         return 2.0 * self.params_matmul
 
+    @property
+    def flops_routed_per_token(self) -> float:
+        """``2·n_moe·k·P_exp``: matmul FLOPs of the routed experts per token (0 for dense) [FLOP]."""
+        return 2.0 * self.n_moe_layers * self.experts_top_k * self.params_per_expert
+
     # ---- KV cache (§2.3) ---------------------------------------------------------------------------
     @property
     def kv_bytes_per_token(self) -> float:
@@ -203,7 +214,9 @@ class ModelSpec(Frozen):
         """
         s = np.asarray(context, dtype=np.float64)
         full = float(self.n_layers - self.n_sliding_layers)
-        return full * s + self.n_sliding_layers * np.minimum(s, float(self.sliding_window))
+        return np.asarray(
+            full * s + self.n_sliding_layers * np.minimum(s, float(self.sliding_window)), dtype=np.float64
+        )
 
     def sliding_kv_bytes(self, context: ArrayLike) -> FloatArray:
         """KV bytes one sequence holds in its sliding-window layers, ``L_sw·2·n_kv·d_h·b_kv·min(S, W)`` [B].
