@@ -56,7 +56,9 @@ class BenchmarkPoint(Frozen):
 
 
 def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+    """``NaN``/``Infinity`` (Python's json extension; SGLang writes ``request_rate: Infinity``) read as "not
+    given": a required key holding one is then reported missing, never used as a number."""
+    return None
 
 
 def _loads(file: str, text: str, where: str) -> Any:
@@ -138,7 +140,7 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
     cfg = data.get("input_config", {})
     conc = None
     if isinstance(cfg, Mapping):
-        for block in (cfg, cfg.get("loadgen", {}), cfg.get("perf_analyzer", {}).get("stimulus", {})  # type: ignore[union-attr]
+        for block in (cfg, cfg.get("loadgen", {}), cfg.get("perf_analyzer", {}).get("stimulus", {})
                       if isinstance(cfg.get("perf_analyzer"), Mapping) else {}):  # fmt: skip
             if isinstance(block, Mapping) and isinstance(block.get("concurrency"), int | float):
                 conc = float(block["concurrency"])
@@ -190,7 +192,7 @@ def _plain_csv(file: str, text: str, ctx: RunContext | None) -> list[BenchmarkPo
         if gpus != int(gpus) or gpus < 1:
             raise BenchmarkFormatError(file, f"line {line} column 'gpu_count'", "expected a positive whole number")
         here = RunContext(model_id=row["model"].strip() or "?", gpu_id=row["gpu"].strip() or "?", gpus=int(gpus),
-                          precision=precision,  # type: ignore[arg-type]
+                          precision=precision,
                           engine=(row.get("engine") or "").strip() or (ctx.engine if ctx else "vllm"))  # fmt: skip
         points.append(_point(file, f"line {line}", here, _csv_float(file, line, row, "input_tokens"),
                              _csv_float(file, line, row, "output_tokens"), conc,
@@ -265,7 +267,7 @@ def read_benchmark(file: str, data: bytes, context: RunContext | None = None, fm
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BenchmarkFormatError(file, f"byte {exc.start}", "not UTF-8 text") from None
-    kind = fmt or detect_format(text)
+    kind = fmt or ("sglang" if file.lower().endswith(".jsonl") else detect_format(text))
     if kind is None:
         raise BenchmarkFormatError(file, "file", "unknown format (expected vLLM/SGLang/GenAI-Perf/AIPerf/LLMPerf "
                                    "JSON or a CSV with an output_tokens_per_s column)")  # fmt: skip
