@@ -32,10 +32,6 @@ def _inv(v: float) -> float:
     return 1.0 / v if v > 0 else math.inf
 
 
-def _inv(v: float) -> float:
-    return 1.0 / v if v > 0 else math.inf
-
-
 class Band(Frozen):
     """A central value and its low/high band."""
 
