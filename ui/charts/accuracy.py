@@ -37,4 +37,6 @@ def accuracy_figure(table: pd.DataFrame, user: pd.DataFrame | None = None) -> go
         c.add(x=user["measured_tokens_per_s"].tolist(), y=user["predicted_tokens_per_s"].tolist(), mode="markers",
               name="your runs (fitted)", text=user["source"].tolist(), hovertemplate="%{text}<extra></extra>",
               marker={"color": "#d62728", "size": 13, "symbol": "star"})  # fmt: skip
+    for axis in ("xaxis", "yaxis"):  # 5k, 50k, 1M rather than crowded full numbers
+        c.axis(axis, tickformat="~s")
     return c.figure()
