@@ -136,3 +136,16 @@ def test_uncalibrated_band_comes_from_the_nearest_regime() -> None:
     inv = b.inverse()
     assert inv.low == pytest.approx(1 / b.high)
     assert inv.high == pytest.approx(1 / b.low)
+
+
+def test_a_route_inside_the_runner_ups_band_is_too_close_to_call() -> None:
+    # owned $/Mtok 1.00 with a throughput band of ±20% → cost band 1/1.2 … 1/0.8 = 0.83 … 1.25
+    from economics.bands import Band
+
+    owned = Band(value=1000.0, low=800.0, high=1200.0, basis="test").inverse().scaled(1000.0)
+    assert owned.low == pytest.approx(1000 / 1200)
+    assert owned.high == pytest.approx(1.25)
+    api_close = Band(value=1.2, low=1.2, high=1.2, basis="price")
+    api_far = Band(value=1.4, low=1.4, high=1.4, basis="price")
+    assert owned.overlaps(api_close)
+    assert not owned.overlaps(api_far)
