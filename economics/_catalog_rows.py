@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from economics._base import Frozen
-from economics.hardware import GPU, Precision
+from economics.hardware import GPU, REFERENCE_MATMUL_FRACTION, Precision
 from economics.model import ModelSpec
 from economics.prices import Confidence, IsoDate
 from economics.schemes import DiffusionScheme, SpeculativeScheme
@@ -68,6 +68,7 @@ class GpuRow(CsvRow):
     link_bandwidth_gb_per_s: float
     link_type: str
     power_w: float
+    max_matmul_fraction: float | None = None
 
     def to_domain(self) -> GPU:
         return GPU(
@@ -80,6 +81,7 @@ class GpuRow(CsvRow):
             hbm_capacity_bytes=self.hbm_capacity_gb * GB,
             link_bandwidth_bytes_per_s=self.link_bandwidth_gb_per_s * GB,
             power_w=self.power_w,
+            max_matmul_fraction=self.max_matmul_fraction or REFERENCE_MATMUL_FRACTION,
             source=self.source,
             as_of=self.as_of.isoformat(),
         )
@@ -113,6 +115,10 @@ class ModelRow(CsvRow):
     d_ff_expert: int
     n_shared_experts: int
     kv_elements_per_token_override: int | None = None
+    mla_kv_lora_rank: int = 0
+    mla_rope_head_dim: int = 0
+    sliding_window: int = 0
+    n_sliding_layers: int = 0
     native_precision: Precision
     published_total_params: float = Field(gt=0)
     published_active_params: float = Field(gt=0)

@@ -26,7 +26,7 @@ docs/inputs.md#efficiency and not fitted to these rows. Mapping choices, all sta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,13 +35,15 @@ import pandas as pd
 from pydantic import Field
 
 from economics._base import Frozen
+from economics.engines import engine_id_for, load_engines
 from economics.hardware import GPU, Deployment, Efficiency, Precision
 from economics.model import FloatArray, ModelSpec
 from economics.schemes import ARScheme
-from economics.throughput import DEFAULT_MAX_BATCH, offline_saturation, steady_decode
+from economics.throughput import DEFAULT_MAX_BATCH, closed_loop, offline_saturation, steady_decode
 from economics.units import GIB
 
-CalibrationRegime = Literal["batch-1", "offline"]
+CalibrationRegime = Literal["batch-1", "concurrency", "saturation"]
+REGIMES: tuple[CalibrationRegime, ...] = ("batch-1", "concurrency", "saturation")
 
 #: Size of llama.cpp's Q4_K_M GGUF files as llama-bench reports them ("llama 8B Q4_K - Medium | 4.58 GiB |
 #: 8.03 B", "llama 70B Q4_K - Medium | 39.59 GiB | 70.55 B"), by catalog model id [B].
@@ -81,12 +83,33 @@ class CalibrationCase(Frozen):
     weight_file_bytes: float | None = Field(
         description="size of the weights when it is not bytes-per-weight × parameters (GGUF files), or None [B]"
     )
-    regime: CalibrationRegime = Field(description="batch-1 decode or offline saturation [-]")
+    regime: CalibrationRegime = Field(description="batch-1 decode, closed-loop concurrency or saturation [-]")
     input_tokens: int = Field(ge=1, description="prompt length [tokens]")
     output_tokens: int = Field(ge=1, description="output length [tokens]")
     reserve_output: bool = Field(description="KV reserved for the whole output (TensorRT-LLM) [-]")
     framework: str = Field(description="serving engine of the measurement [-]")
     measured_tokens_per_s: float = Field(gt=0, description="measured output tokens per second, whole replica [tok/s]")
+    engine: str = Field(default="", description="engine id of data/catalog/engines.csv; '' = by framework [-]")
+    concurrency: float | None = Field(default=None, gt=0, description="closed-loop clients of the replica [count]")
+    max_batch: int = Field(default=DEFAULT_MAX_BATCH, ge=1, description="engine's running-batch limit [count]")
+    decode_batch: float | None = Field(
+        default=None, gt=0, description="decode-only (disaggregated) steady batch; prefill runs elsewhere [count]"
+    )
+    dp_attention: bool = Field(
+        default=False, description="attention data-parallel (DEP / DP attention): KV not replicated per rank [-]"
+    )
+    data_parallel: bool = Field(
+        default=False,
+        description="the system runs as data-parallel replicas of the smallest TP that fits (MLPerf systems) [-]",
+    )
+    decode_only: bool = Field(default=False, description="prefill runs on other GPUs (disaggregated) [-]")
+    slo_tpot_s: float | None = Field(default=None, gt=0, description="TPOT limit of a latency-SLO row [s]")
+    slo_ttft_s: float | None = Field(default=None, gt=0, description="TTFT limit of a latency-SLO row [s]")
+    bytes_per_weight: float | None = Field(
+        default=None, gt=0, description="bytes per weight when not the precision's (INT4 checkpoints) [B]"
+    )
+    trust: str = Field(default="", description="trust level of the row [-]")
+    source: str = Field(default="", description="where the measurement comes from [-]")
 
 
 class Exclusion(Frozen):
@@ -145,12 +168,16 @@ def map_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Exclusion:
         layer_split="layer split" in row["parallelism"],
         precision=precision,
         weight_file_bytes=weight_file_bytes,
-        regime="offline" if offline else "batch-1",
+        regime="saturation" if offline else "batch-1",
         input_tokens=t_in,
         output_tokens=t_out,
         reserve_output=offline and row["framework"].startswith("TensorRT-LLM"),
+        dp_attention="DEP" in row["parallelism"],
         framework=row["framework"],
+        engine=engine_id_for(row["framework"]),
         measured_tokens_per_s=float(row["tokens_per_s"]),
+        trust=row.get("trust", ""),
+        source=row.get("source", ""),
     )
 
 
@@ -168,13 +195,16 @@ def replica(
 ) -> tuple[ModelSpec, Deployment]:
     """The model at the case's precision and the replica it runs on (layer split: one GPU, all the memory)."""
     model = models[case.model_id].at_precision(case.precision)
+    if case.bytes_per_weight is not None:
+        model = model.model_copy(update={"bytes_per_weight": case.bytes_per_weight})
     if case.weight_file_bytes is not None:
         model = model.model_copy(update={"bytes_per_weight": case.weight_file_bytes / model.params_total})
     gpu = gpus[case.gpu_id]
     if case.layer_split:
         gpu = gpu.model_copy(update={"hbm_capacity_bytes": gpu.hbm_capacity_bytes * case.gpus})
         return model, Deployment(gpu=gpu, n_gpus=1, precision=case.precision)
-    return model, Deployment(gpu=gpu, n_gpus=case.gpus, precision=case.precision)
+    dep = case.dp_attention and model.is_moe and case.gpus > 1
+    return model, Deployment(gpu=gpu, n_gpus=case.gpus, precision=case.precision, expert_parallel=dep)
 
 
 def predict(
@@ -183,49 +213,101 @@ def predict(
     models: Mapping[str, ModelSpec],
     efficiency: Efficiency | None = None,
 ) -> FloatArray:
-    """Predicted output tokens per second of each case, whole replica [tok/s].
+    """Predicted output tokens per second of each case, whole replica [tok/s]; NaN where it does not fit.
 
-    Cases that share a replica and regime are evaluated together, vectorised over their token lengths.
+    The case's engine (``data/catalog/engines.csv``) sets the MBU and per-layer launch overhead
+    (:meth:`~economics.engines.Engine.efficiency`) on top of ``efficiency``.
     """
+    return np.array([predict_case(c, gpus, models, efficiency) for c in cases], dtype=np.float64)
+
+
+#: Closed-loop loads scanned for a latency-SLO row (1 … 16384, geometric) [count].
+SLO_SCAN = np.unique(np.round(np.geomspace(1, 16384, 80)))
+
+
+#: Weights may take at most this share of a replica's usable memory when a system picks its TP degree; the rest
+#: is KV cache for a large batch (MLPerf submitters pick TP1 for 70B FP8 on 141 GB but TP2 on 80 GB) [1].
+DP_WEIGHT_SHARE = 0.5
+
+
+def smallest_tp(
+    case: CalibrationCase, gpus: Mapping[str, GPU], models: Mapping[str, ModelSpec], eff: Efficiency
+) -> int:
+    """Smallest power-of-two TP degree dividing the system whose weights take ≤ DP_WEIGHT_SHARE of memory."""
+    tp = 1
+    while tp < case.gpus:
+        model, dep = replica(case.model_copy(update={"gpus": tp}), gpus, models)
+        if model.weight_bytes <= DP_WEIGHT_SHARE * dep.hbm_capacity_bytes * eff.kv_mem_util and case.gpus % tp == 0:
+            return tp
+        tp *= 2
+    return case.gpus
+
+
+def predict_case(
+    case: CalibrationCase,
+    gpus: Mapping[str, GPU],
+    models: Mapping[str, ModelSpec],
+    efficiency: Efficiency | None = None,
+) -> float:
+    """One case's predicted output tokens per second, whole replica [tok/s]; NaN where it does not fit."""
+    if case.data_parallel:
+        tp = smallest_tp(case, gpus, models, efficiency or Efficiency())
+        if tp < case.gpus:
+            share = tp / case.gpus
+            conc = None if case.concurrency is None else case.concurrency * share
+            update = {"gpus": tp, "data_parallel": False, "concurrency": conc,
+                      "measured_tokens_per_s": case.measured_tokens_per_s * share}  # fmt: skip
+            one = case.model_copy(update=update)
+            return predict_case(one, gpus, models, efficiency) * case.gpus / tp
+    model, dep = replica(case, gpus, models)
     eff = efficiency or Efficiency()
-    out = np.full(len(cases), np.nan)
-    groups: dict[tuple[object, ...], list[int]] = {}
-    for i, c in enumerate(cases):
-        key = (
-            c.model_id,
-            c.gpu_id,
-            c.gpus,
-            c.layer_split,
-            c.precision,
-            c.weight_file_bytes,
-            c.regime,
-            c.reserve_output,
-        )
-        groups.setdefault(key, []).append(i)
-    for members in groups.values():
-        first = cases[members[0]]
-        model, dep = replica(first, gpus, models)
-        t_in = np.array([cases[i].input_tokens for i in members], dtype=np.float64)
-        t_out = np.array([cases[i].output_tokens for i in members], dtype=np.float64)
-        if first.regime == "batch-1":
-            res = steady_decode(model, dep, eff, ARScheme(), 1, t_in, t_out)
-        else:
-            res = offline_saturation(
-                model,
-                dep,
-                eff,
-                ARScheme(),
-                t_in,
-                t_out,
-                max_batch=DEFAULT_MAX_BATCH,
-                reserve_output=first.reserve_output,
-            )
-        out[members] = np.where(res.kv_fits, res.output_tokens_per_s, np.nan)
-    return out
+    engine = load_engines().get(case.engine)
+    if engine is not None:
+        eff = engine.efficiency(eff, model.n_layers)
+    t_in, t_out = float(case.input_tokens), float(case.output_tokens)
+    if case.regime == "batch-1" or case.decode_batch is not None:
+        batch = case.decode_batch or 1.0
+        res = steady_decode(model, dep, eff, ARScheme(), batch, t_in, t_out)
+    elif case.slo_tpot_s is not None:
+        res = closed_loop(model, dep, eff, ARScheme(), np.minimum(SLO_SCAN, case.max_batch), t_in, t_out,
+                          reserve_output=case.reserve_output)  # fmt: skip
+        ok = (res.tpot_s <= case.slo_tpot_s) & (res.ttft_s <= (case.slo_ttft_s or np.inf)) & res.kv_fits
+        return float(np.max(np.where(ok, res.output_tokens_per_s, 0.0))) if ok.any() else float("nan")
+    elif case.regime == "concurrency":
+        res = closed_loop(model, dep, eff, ARScheme(), min(case.concurrency or 1.0, case.max_batch), t_in, t_out,
+                          reserve_output=case.reserve_output)  # fmt: skip
+    elif case.decode_only:
+        cap = steady_decode(model, dep, eff, ARScheme(), 1.0, t_in, t_out)
+        batch = float(np.minimum(cap.max_batch_kv, case.max_batch))
+        res = steady_decode(model, dep, eff, ARScheme(), max(batch, 1.0), t_in, t_out)
+    else:
+        res = offline_saturation(model, dep, eff, ARScheme(), t_in, t_out, max_batch=case.max_batch,
+                                 reserve_output=case.reserve_output)  # fmt: skip
+    return float(res.output_tokens_per_s) if bool(res.kv_fits) else float("nan")
 
 
-def error_table(cases: Sequence[CalibrationCase], predicted: FloatArray) -> pd.DataFrame:
-    """One row per case: ``row``, ``label``, ``model_id``, ``regime``, ``framework``, ``measured_tokens_per_s``,
+#: GPU architecture family by catalog GPU id prefix (for the per-family error table) [-].
+GPU_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("h100", "Hopper"), ("h200", "Hopper"), ("h20", "Hopper"), ("b200", "Blackwell"), ("gb200", "Blackwell"),
+    ("a100", "Ampere"), ("l40s", "Ada"), ("l4", "Ada"), ("rtx-4090", "Ada"), ("rtx-5090", "Blackwell"),
+    ("mi300x", "CDNA3"), ("mi325x", "CDNA3"), ("mi355x", "CDNA4"),
+)  # fmt: skip
+
+
+def gpu_family(gpu_id: str) -> str:
+    """Architecture family of a catalog GPU ("Hopper", "Blackwell", "CDNA3", …; "other" when unknown).
+
+    >>> gpu_family("h200-sxm"), gpu_family("gb200"), gpu_family("mi355x")
+    ('Hopper', 'Blackwell', 'CDNA4')
+    """
+    return next((fam for prefix, fam in GPU_FAMILIES if gpu_id.startswith(prefix)), "other")
+
+
+def error_table(
+    cases: Sequence[CalibrationCase], predicted: FloatArray, models: Mapping[str, ModelSpec] | None = None
+) -> pd.DataFrame:
+    """One row per case: ``row``, ``label``, ``model_id``, ``regime``, ``framework``, ``engine``, ``gpu_family``,
+    ``moe`` ("MoE"/"dense"), ``precision``, ``trust``, ``source``, ``measured_tokens_per_s``,
     ``predicted_tokens_per_s``, ``error_pct`` (signed, (predicted − measured)/measured·100) and ``ape_pct``."""
     measured = np.array([c.measured_tokens_per_s for c in cases], dtype=np.float64)
     error = (predicted - measured) / measured * 100.0
@@ -236,38 +318,57 @@ def error_table(cases: Sequence[CalibrationCase], predicted: FloatArray) -> pd.D
             "model_id": [c.model_id for c in cases],
             "regime": [c.regime for c in cases],
             "framework": [c.framework for c in cases],
+            "engine": [c.engine for c in cases],
+            "gpu_family": [gpu_family(c.gpu_id) for c in cases],
+            "moe": ["MoE" if models is not None and models[c.model_id].is_moe else "dense" for c in cases],
+            "precision": [c.precision if c.bytes_per_weight is None and c.weight_file_bytes is None else "int4/q4"
+                          for c in cases],
+            "trust": [c.trust for c in cases],
+            "source": [c.source for c in cases],
             "measured_tokens_per_s": measured,
             "predicted_tokens_per_s": predicted,
             "error_pct": error,
             "ape_pct": np.abs(error),
         }
-    )
+    )  # fmt: skip
+
+
+def _summary_row(name: str, part: pd.DataFrame) -> dict[str, object]:
+    return {
+        "group": name,
+        "n": len(part),
+        "median_ape_pct": float(np.median(part["ape_pct"])) if len(part) else np.nan,
+        "p90_ape_pct": float(np.percentile(part["ape_pct"], 90)) if len(part) else np.nan,
+        "median_error_pct": float(np.median(part["error_pct"])) if len(part) else np.nan,
+    }
 
 
 def error_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Median and 90th-percentile absolute percentage error, overall and per regime.
 
-    Columns: ``regime`` ("all", "batch-1", "offline"), ``n``, ``median_ape_pct``, ``p90_ape_pct``,
-    ``median_error_pct`` (signed: > 0 means the model is optimistic).
+    Columns: ``regime`` ("all", "batch-1", "concurrency", "saturation"), ``n``, ``median_ape_pct``,
+    ``p90_ape_pct``, ``median_error_pct`` (signed: > 0 means the model is optimistic).
 
-    >>> t = pd.DataFrame({"regime": ["batch-1", "batch-1", "offline"], "ape_pct": [10.0, 30.0, 5.0],
+    >>> t = pd.DataFrame({"regime": ["batch-1", "batch-1", "saturation"], "ape_pct": [10.0, 30.0, 5.0],
     ...     "error_pct": [10.0, -30.0, 5.0]})
     >>> error_summary(t)[["regime", "n", "median_ape_pct"]].values.tolist()
-    [['all', 3, 10.0], ['batch-1', 2, 20.0], ['offline', 1, 5.0]]
+    [['all', 3, 10.0], ['batch-1', 2, 20.0], ['concurrency', 0, nan], ['saturation', 1, 5.0]]
     """
-    parts = [("all", table), *((name, table[table["regime"] == name]) for name in ("batch-1", "offline"))]
-    return pd.DataFrame(
-        [
-            {
-                "regime": name,
-                "n": len(part),
-                "median_ape_pct": float(np.median(part["ape_pct"])) if len(part) else np.nan,
-                "p90_ape_pct": float(np.percentile(part["ape_pct"], 90)) if len(part) else np.nan,
-                "median_error_pct": float(np.median(part["error_pct"])) if len(part) else np.nan,
-            }
-            for name, part in parts
-        ]
-    )
+    parts = [("all", table), *((name, table[table["regime"] == name]) for name in REGIMES)]
+    out = pd.DataFrame([_summary_row(name, part) for name, part in parts])
+    return out.rename(columns={"group": "regime"})
+
+
+def error_breakdown(
+    table: pd.DataFrame, dimensions: Sequence[str] = ("regime", "gpu_family", "moe", "precision")
+) -> pd.DataFrame:
+    """The error summary overall and for every value of each dimension: columns ``dimension``, ``group``,
+    ``n``, ``median_ape_pct``, ``p90_ape_pct``, ``median_error_pct``."""
+    rows = [{"dimension": "all", **_summary_row("all", table)}]
+    for dim in dimensions:
+        for value, part in table.groupby(dim, sort=True):
+            rows.append({"dimension": dim, **_summary_row(str(value), part)})
+    return pd.DataFrame(rows)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -284,10 +385,14 @@ def evaluate(
     gpus: Mapping[str, GPU],
     models: Mapping[str, ModelSpec],
     efficiency: Efficiency | None = None,
+    mapper: Callable[[int, Mapping[str, str]], CalibrationCase | Exclusion] | None = None,
 ) -> CalibrationReport:
     """Map, predict and score every row; a case whose model does not fit in the modelled memory is excluded
-    with that reason rather than scored."""
-    cases, excluded = map_rows(rows)
+    with that reason rather than scored. ``mapper`` maps one row (default :func:`map_row`, the 74-row file's
+    schema; :func:`economics.calibration_rows.map_measured_row` for the 2026-12 file)."""
+    mapped = [(mapper or map_row)(i, r) for i, r in enumerate(rows)]
+    cases = [m for m in mapped if isinstance(m, CalibrationCase)]
+    excluded = [m for m in mapped if isinstance(m, Exclusion)]
     predicted = predict(cases, gpus, models, efficiency)
     fits = ~np.isnan(predicted)
     excluded += [
@@ -296,7 +401,7 @@ def evaluate(
         if not ok
     ]
     kept = [c for c, ok in zip(cases, fits, strict=True) if ok]
-    table = error_table(kept, predicted[fits])
+    table = error_table(kept, predicted[fits], models)
     return CalibrationReport(
         table=table, summary=error_summary(table), excluded=tuple(sorted(excluded, key=lambda e: e.row))
     )

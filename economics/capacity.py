@@ -14,7 +14,7 @@ from pydantic import Field
 from economics._base import Frozen
 from economics.hardware import Deployment, Efficiency
 from economics.model import FloatArray, ModelSpec
-from economics.roofline import kv_replication
+from economics.roofline import replication
 from economics.units import GB
 
 
@@ -90,8 +90,10 @@ def kv_capacity(
     """
     usable = deployment.hbm_capacity_bytes * efficiency.kv_mem_util
     weights = model.weight_bytes
+    if deployment.expert_parallel and model.is_moe:  # DEP: every rank keeps its own copy of the non-expert weights
+        weights += (deployment.n_gpus - 1) * model.bytes_per_weight * model.params_non_expert
     free = usable - weights - reserve_bytes
-    kv_tok = kv_replication(model, deployment.n_gpus) * model.kv_bytes_per_token
+    kv_tok = replication(model, deployment) * model.kv_bytes_per_token
     feasible = free > 0.0
     reason = ""
     if not feasible:

@@ -54,6 +54,7 @@ SUBCOMMANDS: dict[str, str] = {
     "evaluate": "economics.cli_evaluate",
     "schema": "economics.cli_schema",
     "report": "economics.cli_report",
+    "calibrate": "economics.cli_calibrate",
 }
 
 

@@ -129,6 +129,19 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     eff.add_argument("--step-overhead-ms", type=_number, metavar="MS", help="fixed cost per forward pass")
     eff.add_argument("--allreduce-latency-us", type=_number, metavar="US", help="latency of one all-reduce")
     eff.add_argument("--kv-mem-util", type=_number, metavar="X", help="share of GPU memory the engine may use")
+    p.add_argument(
+        "--engine", metavar="ID",
+        help="serving engine whose documented limits and software efficiency apply (data/catalog/engines.csv: "
+        "tensorrt-llm, vllm, sglang, llama.cpp, ...); default: the plain efficiency factors",
+    )  # fmt: skip
+    p.add_argument(
+        "--expert-parallel", action="store_true",
+        help="MoE: attention data-parallel, experts split across the GPUs (all-to-all, load imbalance)",
+    )  # fmt: skip
+    p.add_argument(
+        "--calibration", metavar="FILE",
+        help="profile JSON written by 'calibrate --format json': use its fitted factors and uncertainty",
+    )  # fmt: skip
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     p.set_defaults(run=run)
 
@@ -251,8 +264,19 @@ def run(args: argparse.Namespace) -> int:
     model = _lookup(catalog.models, args.model, "--model", "model").at_precision(args.precision)
     gpu = _lookup(catalog.gpus, args.gpu, "--gpu", "GPU")
     efficiency = _efficiency(args)
+    profile = _profile(args.calibration) if args.calibration else None
+    if profile is not None:
+        efficiency = profile.efficiency(efficiency)
+    max_batch = args.max_batch
+    if args.engine:
+        from economics.engines import load_engines
+
+        engine = _lookup(load_engines(), args.engine, "--engine", "engine")
+        efficiency = engine.efficiency(efficiency, model.n_layers)
+        max_batch = max_batch or engine.max_batch
     scheme = _scheme(args, model, catalog)
-    deployment = Deployment(gpu=gpu, n_gpus=args.gpus, precision=args.precision)
+    deployment = Deployment(gpu=gpu, n_gpus=args.gpus, precision=args.precision,
+                            expert_parallel=args.expert_parallel)  # fmt: skip
     result = throughput(
         model,
         deployment,
@@ -263,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
         batch=args.batch,
         concurrency=args.concurrency,
         saturate=args.max,
-        max_batch=args.max_batch or DEFAULT_MAX_BATCH,
+        max_batch=max_batch or DEFAULT_MAX_BATCH,
         reserve_output=args.kv_policy == "reserve",
         prefill_chunk_tokens=args.prefill_chunk_tokens,
     )
@@ -272,8 +296,36 @@ def run(args: argparse.Namespace) -> int:
         if "one sequence" in result.reason:
             flag = "--input-tokens"
         raise CliError(flag, f"{result.reason} ({args.model} on {args.gpus} × {args.gpu}, {args.precision})")
-    print(json.dumps(result.model_dump(mode="json"), indent=2) if args.format == "json" else format_table(result))
+    from economics.bands import throughput_band
+
+    band = throughput_band(
+        result.output_tokens_per_s, profile=profile, moe=model.is_moe, precision=args.precision,
+        regime="batch-1" if result.regime == "batch" and result.batch <= 1 else
+        ("saturation" if result.regime == "max" else "concurrency"),
+    )  # fmt: skip
+    if args.format == "json":
+        print(json.dumps({**result.model_dump(mode="json"), "band": band.model_dump(mode="json")}, indent=2))
+    else:
+        print(format_table(result))
+        print(f"  likely range (10–90%): {band.low:,.0f} – {band.high:,.0f} tok/s  ({band.basis})")
     return 0
+
+
+def _profile(path: str) -> Any:
+    from pathlib import Path
+
+    from economics.calibration_fit import CalibrationProfile
+
+    file = Path(path)
+    try:
+        if file.stat().st_size > 2_000_000:
+            raise CliError("--calibration", f"{path}: larger than 2 MB")
+        data = json.loads(file.read_text(encoding="utf-8"))
+        return CalibrationProfile.model_validate(data.get("profile", data) if isinstance(data, dict) else data)
+    except OSError as exc:
+        raise CliError("--calibration", f"{path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CliError("--calibration", f"{path}: not a calibration profile ({str(exc).splitlines()[0]})") from None
 
 
 def format_table(r: ThroughputResult) -> str:

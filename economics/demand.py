@@ -1,4 +1,5 @@
-"""Demand over the day: each workload's hourly rates for capacity and for the bill (issue 10, MODEL_SPEC §8).
+"""Demand over the day: each workload's hourly rates for capacity and for the bill (issue 10,
+docs/serving.md#serving-and-queues).
 
 Without any profile the plan has one period and today's behaviour: capacity is sized for the peak
 ``λ_peak`` and the bill counts the average ``λ_avg``. As soon as one workload has a

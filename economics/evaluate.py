@@ -212,8 +212,8 @@ def _option_table(
 
 
 def coordinates(ev: Evaluation, main: IntArray | None = None) -> Coordinates:
-    """β, best owned and best API, v*, U* and the quadrant label of every workload (MODEL_SPEC §11 step 5);
-    the label follows ``main`` (the plan's main routes) when given, else the stand-alone router."""
+    """β, best owned and best API, v*, U* and the quadrant label of every workload (docs/routing.md#routing-rule step
+    5); the label follows ``main`` (the plan's main routes) when given, else the stand-alone router."""
     beta = np.stack([a.batchability for a in ev.options], axis=1) if ev.options else np.zeros((len(ev.table.kind), 0))
     co = quadrant_coordinates(ev.table, ev.route, beta)
     if main is None:
@@ -577,12 +577,13 @@ def evaluate(scenario: Scenario) -> Result:
     """Evaluate a scenario: every workload on every option, the chosen routes and the fleet
     (docs/serving.md#serving-and-queues to docs/routing.md#routing-rule).
 
-    For each owned option: SLO capacity λ_max (§8.2), and, as the labelled stand-alone comparison, replicas
-    for the peak with headroom, the operating point at the average load (§8.1) and the cost per request on
-    dedicated replicas (§9.2). For each API: cost with caching, batch tier and negotiated discount (§9.3) and
-    feasibility against the workload's SLOs and data rule. Then the fleet plan (issue 10,
-    :mod:`economics.plan`): routes, replicas and nodes decided together by one exact MIP in the policy's lens
-    (cash by default), money plus expected failure cost (§10) minimised, capacity checked hour by hour.
+    For each owned option: SLO capacity λ_max (docs/serving.md#slo-capacity), and, as the labelled stand-alone
+    comparison, replicas for the peak with headroom, the operating point at the average load
+    (docs/serving.md#continuous-batching) and the cost per request on dedicated replicas (docs/costs.md#cost-per-token).
+    For each API: cost with caching, batch tier and negotiated discount (docs/costs.md#api-price) and feasibility
+    against the workload's SLOs and data rule. Then the fleet plan (issue 10, :mod:`economics.plan`): routes, replicas
+    and nodes decided together by one exact MIP in the policy's lens (cash by default), money plus expected failure cost
+    (docs/quality.md#expected-cost) minimised, capacity checked hour by hour.
 
     Accounting: a workload's ``monthly_cost_usd`` is its share of the plan (rule on
     :class:`~economics.result.PlanWorkload`); the shares plus ``plan.unallocated_usd_per_month`` sum to

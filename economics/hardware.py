@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from economics._base import Frozen
 
 Precision = Literal["bf16", "fp8", "fp4"]
 PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
+
+#: Measured max-matmul / dense peak of the GPU the default MFUs are stated for (H100 SXM, stas00 MAMF: 794.5 of
+#: 989 BF16 TFLOP/s) [1].
+REFERENCE_MATMUL_FRACTION = 0.80
 
 
 class GPU(Frozen):
@@ -39,8 +43,18 @@ class GPU(Frozen):
         description="GPU-to-GPU bandwidth, one direction, per GPU (NVLink, Infinity Fabric or PCIe) [B/s]",
     )
     power_w: float = Field(gt=10, lt=5000, description="board power (TDP or max TGP) [W]")
+    max_matmul_fraction: float = Field(
+        default=REFERENCE_MATMUL_FRACTION,
+        gt=0,
+        le=1,
+        description="measured best BF16 GEMM / dense peak (MAMF); MFU scales with it relative to H100's 0.80 [1]",
+    )
     source: str = Field(default="", max_length=1000, description="where the numbers come from")
     as_of: str = Field(default="", max_length=64, description="date of the source")
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        return drop_new_defaults(self, handler(self), ("max_matmul_fraction",))
 
     def peak_flops_per_s(self, precision: Precision) -> float:
         """Dense peak for the compute precision [FLOP/s].
@@ -54,9 +68,38 @@ class GPU(Frozen):
             return self.peak_flops_fp8_per_s
         return self.peak_flops_bf16_per_s
 
+    def compute_precision(self, precision: Precision) -> Precision:
+        """The tensor-core format the matmuls of a ``precision`` deployment run in on this GPU [-].
+
+        >>> GPU(id="g", name="g", peak_flops_bf16_per_s=1e15, peak_flops_fp8_per_s=2e15, hbm_bandwidth_bytes_per_s=3e12,
+        ...     hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=4e11, power_w=700).compute_precision("fp4")
+        'fp8'
+        """
+        if precision == "fp4" and self.peak_flops_fp4_per_s is not None:
+            return "fp4"
+        if precision in ("fp4", "fp8") and self.peak_flops_fp8_per_s is not None:
+            return "fp8"
+        return "bf16"
+
     def ridge_flop_per_byte(self, precision: Precision = "bf16") -> float:
         """Machine balance ``F / BW`` [FLOP/B]; 295 for an H100 SXM in BF16."""
         return self.peak_flops_per_s(precision) / self.hbm_bandwidth_bytes_per_s
+
+
+def drop_new_defaults(obj: Frozen, data: dict[str, object], names: tuple[str, ...]) -> dict[str, object]:
+    """``data`` without the fields ``names`` that still hold their defaults (keeps old dumps byte-identical)."""
+    fields = type(obj).model_fields
+    return {k: v for k, v in data.items() if not (k in names and v == fields[k].default)}
+
+
+#: Efficiency fields added with the MoE / low-precision / engine physics; dropped from dumps at their defaults.
+NEW_EFFICIENCY_FIELDS = (
+    "sequence_overhead_s",
+    "fp8_compute_efficiency",
+    "fp4_compute_efficiency",
+    "moe_gemm_half_tokens",
+    "moe_load_imbalance",
+)
 
 
 class Efficiency(Frozen):
@@ -72,6 +115,12 @@ class Efficiency(Frozen):
         description="achieved / peak FLOP/s in compute-bound decode, verify and diffusion passes [1]",
     )
     mfu_prefill: float = Field(default=0.45, gt=0, le=1, description="achieved / peak FLOP/s in prefill [1]")
+    sequence_overhead_s: float = Field(
+        default=0.0,
+        ge=0,
+        le=0.01,
+        description="CPU scheduling / detokenisation cost per running sequence per iteration (engine) [s]",
+    )
     step_overhead_s: float = Field(
         default=0.5e-3,
         ge=0,
@@ -85,12 +134,42 @@ class Efficiency(Frozen):
         le=1,
         description="fraction of tensor-parallel communication hidden behind compute [1]",
     )
+    fp8_compute_efficiency: float = Field(
+        default=0.89,
+        gt=0,
+        le=1,
+        description="achieved FP8 / achieved BF16 share of peak in GEMMs: H100 max-matmul 71% vs 80% (stas00 MAMF) [1]",
+    )
+    fp4_compute_efficiency: float = Field(
+        default=0.60,
+        gt=0,
+        le=1,
+        description="achieved FP4 / achieved BF16 share of peak in GEMMs (block-scale overhead, young kernels) [1]",
+    )
+    moe_gemm_half_tokens: float = Field(
+        default=256.0,
+        ge=0,
+        le=100_000,
+        description="tokens per expert at which a grouped expert GEMM reaches half its dense efficiency [tokens]",
+    )
+    moe_load_imbalance: float = Field(
+        default=1.25,
+        ge=1,
+        le=4,
+        description="busiest / mean expert load across expert-parallel ranks (the slowest rank sets the pace) [1]",
+    )
     kv_mem_util: float = Field(
         default=0.90,
         gt=0,
         le=1,
         description="fraction of GPU memory the serving engine may use (weights + KV) [1]",
     )
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """Leave the issue-13 fields out of a dump while they hold their defaults, so scenario files, share
+        links and their hashes written before them stay byte-identical (they load with the same defaults)."""
+        return drop_new_defaults(self, handler(self), NEW_EFFICIENCY_FIELDS)
 
     @classmethod
     def ideal(cls) -> Efficiency:
@@ -103,7 +182,15 @@ class Efficiency(Frozen):
             allreduce_latency_s=0.0,
             comm_overlap=0.0,
             kv_mem_util=1.0,
+            fp8_compute_efficiency=1.0,
+            fp4_compute_efficiency=1.0,
+            moe_gemm_half_tokens=0.0,
+            moe_load_imbalance=1.0,
         )
+
+    def precision_scale(self, compute: Precision) -> float:
+        """Share of the low-precision peak reached relative to BF16's MFU: 1 for BF16 [1]."""
+        return {"bf16": 1.0, "fp8": self.fp8_compute_efficiency, "fp4": self.fp4_compute_efficiency}[compute]
 
 
 class Deployment(Frozen):
@@ -112,11 +199,27 @@ class Deployment(Frozen):
     gpu: GPU
     n_gpus: int = Field(default=1, ge=1, le=1024, description="GPUs in one tensor-parallel replica [count]")
     precision: Precision = Field(default="bf16", description="compute precision; sets the peak FLOP/s used [-]")
+    expert_parallel: bool = Field(
+        default=False, description="MoE experts split across the GPUs (EP): all-to-all and load imbalance [-]"
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        return drop_new_defaults(self, handler(self), ("expert_parallel",))
 
     @property
     def peak_flops_per_s(self) -> float:
         """Aggregate dense peak of the replica for its precision [FLOP/s]."""
         return self.n_gpus * self.gpu.peak_flops_per_s(self.precision)
+
+    @property
+    def attainable_flops_per_s(self) -> float:
+        """Peak scaled by how close the GPU's best GEMM gets to it, relative to the H100 reference [FLOP/s].
+
+        The default MFUs are shares of peak on an H100 (best GEMM 80% of peak); an MI300X whose best BF16 GEMM
+        reaches 51% of its peak gets ``0.51/0.80`` of that share.
+        """
+        return self.peak_flops_per_s * self.gpu.max_matmul_fraction / REFERENCE_MATMUL_FRACTION
 
     @property
     def hbm_bandwidth_bytes_per_s(self) -> float:

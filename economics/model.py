@@ -7,10 +7,10 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from economics._base import Frozen
-from economics.hardware import Precision
+from economics.hardware import Precision, drop_new_defaults
 
 FloatArray = NDArray[np.float64]
 
@@ -48,12 +48,30 @@ class ModelSpec(Frozen):
         le=100_000_000,
         description="KV elements per token over all layers for compressed caches, e.g. MLA L·(512+64) [count]",
     )
+    mla_kv_lora_rank: int = Field(
+        default=0, ge=0, le=65_536, description="MLA latent KV rank r (DeepSeek kv_lora_rank); 0 = not MLA [count]"
+    )
+    mla_rope_head_dim: int = Field(
+        default=0, ge=0, le=4096, description="MLA decoupled RoPE key dimension d_R (qk_rope_head_dim) [count]"
+    )
+    sliding_window: int = Field(
+        default=0, ge=0, le=10_000_000, description="keys a sliding-window layer attends to W; 0 = none [tokens]"
+    )
+    n_sliding_layers: int = Field(
+        default=0, ge=0, le=1000, description="layers with sliding-window (or chunked) attention [count]"
+    )
     bytes_per_weight: float = Field(default=2.0, ge=0.125, le=4, description="bytes per weight b_w [B]")
     bytes_per_kv: float = Field(default=2.0, ge=0.125, le=4, description="bytes per KV element b_kv [B]")
     bytes_per_activation: float = Field(default=2.0, ge=0.5, le=4, description="bytes per activation b_act [B]")
     family: Literal["ar", "diffusion"] = Field(default="ar", description="how the model decodes [-]")
     source: str = Field(default="", max_length=1000, description="where the configuration comes from")
     as_of: str = Field(default="", max_length=64, description="date of the source")
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        return drop_new_defaults(
+            self, handler(self), ("mla_kv_lora_rank", "mla_rope_head_dim", "sliding_window", "n_sliding_layers")
+        )
 
     @model_validator(mode="after")
     def _check_moe(self) -> ModelSpec:
@@ -68,6 +86,8 @@ class ModelSpec(Frozen):
                 raise ValueError("d_ff_expert must be positive for an MoE model")
         elif self.experts_top_k or self.n_moe_layers or self.n_shared_experts:
             raise ValueError("experts_top_k, n_moe_layers and n_shared_experts need n_experts > 0")
+        if self.n_sliding_layers > self.n_layers or (self.n_sliding_layers > 0) != (self.sliding_window > 0):
+            raise ValueError("n_sliding_layers (<= n_layers) and sliding_window must be given together")
         if self.d_ff == 0 and self.n_moe_layers < self.n_layers:
             raise ValueError("d_ff must be positive when some layers are dense")
         return self
@@ -146,6 +166,11 @@ class ModelSpec(Frozen):
         """``2·P_mm``: matmul FLOPs per token, unembedding included [FLOP]."""
         return 2.0 * self.params_matmul
 
+    @property
+    def flops_routed_per_token(self) -> float:
+        """``2·n_moe·k·P_exp``: matmul FLOPs of the routed experts per token (0 for dense) [FLOP]."""
+        return 2.0 * self.n_moe_layers * self.experts_top_k * self.params_per_expert
+
     # ---- KV cache (docs/model.md#kv-cache-bytes) ---------------------------------------------------------------------
     @property
     def kv_bytes_per_token(self) -> float:
@@ -158,6 +183,51 @@ class ModelSpec(Frozen):
         if self.kv_elements_per_token_override is not None:
             return self.kv_elements_per_token_override * self.bytes_per_kv
         return 2.0 * self.n_layers * self.n_kv_heads * self.head_dim * self.bytes_per_kv
+
+    # ---- attention FLOPs (MLA, sliding windows) -------------------------------------------------------
+    @property
+    def is_mla(self) -> bool:
+        return self.mla_kv_lora_rank > 0
+
+    @property
+    def attention_flops_per_pair_per_layer(self) -> float:
+        """FLOPs of one query attending to one key in one layer [FLOP].
+
+        GQA/MHA: ``4·n_q·d_h`` (QKᵀ and AV, 2 FLOP per multiply-add). MLA in the weight-absorbed form that
+        decode kernels use (DeepSeek-V2 docs/model.md#parameter-counts.2, FlashMLA): every head scores against the
+        shared latent of ``r + d_R`` elements and sums values over the ``r``-element latent, ``2·n_q·(r + d_R) +
+        2·n_q·r``.
+
+        >>> m = ModelSpec(id="m", name="m", n_layers=1, d_model=7168, n_heads=128, n_kv_heads=1, head_dim=101,
+        ...     d_ff=18432, vocab=1000, mla_kv_lora_rank=512, mla_rope_head_dim=64)
+        >>> m.attention_flops_per_pair_per_layer
+        278528.0
+        """
+        if self.is_mla:
+            r, d_r = self.mla_kv_lora_rank, self.mla_rope_head_dim
+            return float(2 * self.n_heads * (r + d_r) + 2 * self.n_heads * r)
+        return float(4 * self.n_heads * self.head_dim)
+
+    def attended_layer_keys(self, context: ArrayLike) -> FloatArray:
+        """Keys attended per query summed over layers at ``context`` cached tokens [count].
+
+        ``(L − L_sw)·S + L_sw·min(S, W)``: full layers see the whole context, sliding-window layers at most
+        ``W`` keys (gpt-oss alternates full and 128-token windows).
+        """
+        s = np.asarray(context, dtype=np.float64)
+        full = float(self.n_layers - self.n_sliding_layers)
+        return np.asarray(
+            full * s + self.n_sliding_layers * np.minimum(s, float(self.sliding_window)), dtype=np.float64
+        )
+
+    def sliding_kv_bytes(self, context: ArrayLike) -> FloatArray:
+        """KV bytes one sequence holds in its sliding-window layers, ``L_sw·2·n_kv·d_h·b_kv·min(S, W)`` [B].
+
+        The catalog's KV override counts the full-attention layers only; this is the (bounded) rest.
+        """
+        s = np.asarray(context, dtype=np.float64)
+        per_token = 2.0 * self.n_sliding_layers * self.n_kv_heads * self.head_dim * self.bytes_per_kv
+        return per_token * np.minimum(s, float(self.sliding_window))
 
     # ---- MoE expert coverage (docs/moe.md#distinct-experts) ----------------------------------------------------------
     def experts_touched(self, tokens: ArrayLike) -> FloatArray:

@@ -1,5 +1,6 @@
 """The fleet plan: every workload's route, the replicas and the nodes, decided together as one mixed-integer
-program solved exactly by HiGHS through :func:`scipy.optimize.milp` (issue 10; MODEL_SPEC §8–§11).
+program solved exactly by HiGHS through :func:`scipy.optimize.milp` (issue 10; docs/serving.md#serving-and-queues to
+docs/routing.md#routing-rule).
 
 Decision variables
     ``x[w,o]``    share of workload w on option o: binary, or continuous (and hour by hour) when the policy

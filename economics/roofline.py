@@ -56,6 +56,74 @@ def kv_replication(model: ModelSpec, n_gpus: int) -> float:
     return n_gpus / min(n_gpus, model.n_kv_heads)
 
 
+def replication(model: ModelSpec, deployment: Deployment) -> float:
+    """KV copies of a deployment: 1 with attention data parallelism (DEP, each rank caches its own sequences),
+    else :func:`kv_replication` [1]."""
+    return 1.0 if deployment.expert_parallel else kv_replication(model, deployment.n_gpus)
+
+
+def grouped_gemm_efficiency(tokens_per_expert: ArrayLike, half_tokens: float) -> FloatArray:
+    """Efficiency of a grouped expert GEMM relative to a dense GEMM of the same FLOPs [1].
+
+    ``η(t) = t / (t + t½)`` (the roofline applies it through :func:`moe_expert_overhead_flops`): an expert's
+    GEMM has ``t`` rows; tiles of 64–128 rows are part-filled and the
+    per-expert launch, routing and permutation costs are paid per expert, so short groups waste the tensor
+    cores (DeepGEMM / CUTLASS grouped GEMM; vLLM fused_moe tuning tables grow the block size with tokens per
+    expert). Limits: ``η → 1`` for ``t ≫ t½``; ``η → t/t½`` (cost per expert constant) for ``t ≪ t½``;
+    ``t½ = 0`` is the ideal grouped GEMM (η = 1).
+
+    >>> grouped_gemm_efficiency([64.0, 1e9, 0.0], 64.0).round(3).tolist()
+    [0.5, 1.0, 0.0]
+    """
+    t = np.asarray(tokens_per_expert, dtype=np.float64)
+    if half_tokens <= 0:
+        return np.ones_like(t)
+    return np.asarray(t / (t + half_tokens), dtype=np.float64)
+
+
+def moe_expert_overhead_flops(
+    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, tokens: ArrayLike
+) -> FloatArray:
+    """Extra FLOP-equivalents the routed-expert GEMMs of a pass of ``tokens`` tokens cost [FLOP].
+
+    Each touched expert pays ``t½`` rows of wasted GEMM work (part-filled tiles, per-expert launch and
+    permutation), so the routed compute is ``2·n_moe·P_exp·(k·n + t½·U(n))`` instead of ``2·n_moe·P_exp·k·n``:
+    with ``t = k·n/E`` tokens per expert and every expert touched this is :func:`grouped_gemm_efficiency`
+    ``η(t) = t/(t + t½)``; it grows monotonically with ``n`` and vanishes with it. Expert parallelism multiplies
+    the routed work by the load imbalance ``λ`` (the busiest rank sets the pace). 0 for a dense model.
+    """
+    n = np.asarray(tokens, dtype=np.float64)
+    if not model.is_moe:
+        return np.zeros_like(n)
+    per_row = 2.0 * model.n_moe_layers * model.params_per_expert
+    imbalance = efficiency.moe_load_imbalance if deployment.expert_parallel and deployment.n_gpus > 1 else 1.0
+    routed = per_row * model.experts_top_k * n
+    wasted = per_row * efficiency.moe_gemm_half_tokens * model.experts_touched(n)
+    return np.asarray(imbalance * (routed + wasted) - routed, dtype=np.float64)
+
+
+def expert_all_to_all_s(model: ModelSpec, deployment: Deployment, tokens: ArrayLike) -> FloatArray:
+    """Expert-parallel dispatch + combine time of one pass [s].
+
+    Each token sends its activation to ``k`` experts and gets ``k`` results back in every MoE layer; a share
+    ``(N−1)/N`` leaves the GPU: ``2·n_moe·k·d·b_act·n·(N−1)/N`` bytes over ``N`` links. 0 without EP.
+
+    >>> from economics.catalog import load_catalog
+    >>> c = load_catalog()
+    >>> dep = Deployment(gpu=c.gpus["h200-sxm"], n_gpus=8, precision="fp8", expert_parallel=True)
+    >>> m = c.models["deepseek-v3"].at_precision("fp8")
+    >>> # 2·58·8·7168·2 B·1024 tokens = 13.62e9 B; ·7/8 = 11.92e9 B; / (8·450e9 B/s) = 3.31 ms
+    >>> round(float(expert_all_to_all_s(m, dep, 1024)) * 1e3, 2)
+    3.31
+    """
+    n = np.asarray(tokens, dtype=np.float64)
+    N = deployment.n_gpus
+    if not (model.is_moe and deployment.expert_parallel and N > 1):
+        return np.zeros_like(n)
+    volume = 2.0 * model.n_moe_layers * model.experts_top_k * model.d_model * model.bytes_per_activation * n
+    return np.asarray(volume * (N - 1) / N / (N * deployment.gpu.link_bandwidth_bytes_per_s), dtype=np.float64)
+
+
 def forward_time(
     model: ModelSpec,
     deployment: Deployment,
@@ -122,37 +190,44 @@ def forward_time(
     S_pre = np.asarray(prefill_context_tokens, dtype=np.float64)
     N = deployment.n_gpus
     L, d = model.n_layers, model.d_model
-    att_unit = float(L * model.n_heads * model.head_dim)  # L·n_q·d_h
+    pair_unit = model.attention_flops_per_pair_per_layer  # 4·n_q·d_h (GQA) or 2·n_q·(2r + d_R) (MLA)
 
     bw_eff = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
+    scale = efficiency.precision_scale(deployment.gpu.compute_precision(deployment.precision))
     mfu_main = efficiency.mfu_prefill if prefill else efficiency.mfu_decode
-    f_main = deployment.peak_flops_per_s * mfu_main
-    f_pre = deployment.peak_flops_per_s * efficiency.mfu_prefill
-    r_kv = kv_replication(model, N)
+    f_main = deployment.attainable_flops_per_s * mfu_main * scale
+    f_pre = deployment.attainable_flops_per_s * efficiency.mfu_prefill * scale
+    r_kv = replication(model, deployment)
     kv_tok = model.kv_bytes_per_token
 
     n_main = B * q
     n = n_main + C
-    # 1) linear layers
+    # 1) linear layers; routed-expert GEMMs run at the grouped-GEMM efficiency of their tokens per expert
     bytes_lin = model.weight_bytes_read(n) + n * 4.0 * L * d * model.bytes_per_activation
+    if deployment.expert_parallel and model.is_moe:
+        bytes_lin = bytes_lin + (N - 1) * model.bytes_per_weight * model.params_non_expert  # DEP: one copy per rank
     flops_lin = n * model.flops_linear_per_token
     t_lin_mem = bytes_lin / bw_eff
-    t_lin_cmp = n_main * model.flops_linear_per_token / f_main + C * model.flops_linear_per_token / f_pre
+    extra = moe_expert_overhead_flops(model, deployment, efficiency, n)
+    t_lin_cmp = (n_main / f_main + C / f_pre) * model.flops_linear_per_token + extra / f_main
     # 2) attention
     # pairs inside the block of q new tokens: q² bidirectional, q(q+1)/2 causal (a token sees itself), at
     # 4 FLOP per pair per head-dim (QKᵀ and AV). The first spec (docs/departures.md#departures) writes the causal term
     # as 2·q², i.e. q²/2 pairs, which counts half a pair at q = 1 and makes a one-token causal pass differ from the
     # identical one-token bidirectional pass; the exact count removes that artefact (negligible for q ≫ 1).
-    pair_flops = 4.0 * q * q if bidirectional else 2.0 * q * (q + 1.0)
-    bytes_att = r_kv * kv_tok * (B * (S + q) + C)
-    flops_att_main = B * att_unit * (4.0 * q * S + pair_flops)
-    flops_att_pre = C * att_unit * 4.0 * S_pre
+    # Sliding-window layers attend to at most W cached keys (:meth:`ModelSpec.attended_layer_keys`).
+    pairs_in_block = q * q if bidirectional else q * (q + 1.0) / 2.0
+    bytes_att = r_kv * kv_tok * (B * (S + q) + C) + B * model.sliding_kv_bytes(S + q)
+    flops_att_main = B * pair_unit * (q * model.attended_layer_keys(S) + L * pairs_in_block)
+    flops_att_pre = C * pair_unit * model.attended_layer_keys(S_pre)
     flops_att = flops_att_main + flops_att_pre
     t_att_mem = bytes_att / bw_eff
     t_att_cmp = flops_att_main / f_main + flops_att_pre / f_pre
-    # 3) tensor-parallel communication
+    # 3) tensor-parallel all-reduces, or (DEP: attention data-parallel, experts split) the all-to-all
     if N == 1:
         t_comm = np.zeros_like(n)
+    elif deployment.expert_parallel and model.is_moe:
+        t_comm = expert_all_to_all_s(model, deployment, n)
     else:
         msg = n * d * model.bytes_per_activation
         t_comm = (
@@ -161,7 +236,7 @@ def forward_time(
             * (efficiency.allreduce_latency_s + 2.0 * (N - 1) / N * msg / deployment.gpu.link_bandwidth_bytes_per_s)
         )
     t_comm = (1.0 - efficiency.comm_overlap) * t_comm
-    tau0 = np.full_like(n, efficiency.step_overhead_s)
+    tau0 = np.full_like(n, efficiency.step_overhead_s) + B * efficiency.sequence_overhead_s
 
     t_lin = np.maximum(t_lin_mem, t_lin_cmp)
     t_att = np.maximum(t_att_mem, t_att_cmp)

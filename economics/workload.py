@@ -16,7 +16,7 @@ HOURS_PER_DAY = 24
 
 
 class DemandProfile(Frozen):
-    """How a workload's daily volume spreads over the 24 hours of a day (MODEL_SPEC §8, issue 10).
+    """How a workload's daily volume spreads over the 24 hours of a day (docs/serving.md#serving-and-queues, issue 10).
 
     * ``flat``: the same rate every hour.
     * ``business_hours`` (default 09–18 local) and ``night_window`` (default 22–06 local): the volume

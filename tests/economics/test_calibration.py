@@ -53,7 +53,7 @@ def test_overall_median_error_within_20_percent(rows: list[dict[str, str]]) -> N
     assert np.median(ape) <= 0.20
     # The dense TensorRT-LLM offline rows are the high-trust core of the set: they stay within 45% each.
     dense_trt = [
-        i for i, c in enumerate(cases) if c.regime == "offline" and not rows[c.row]["model"].startswith("GPT-OSS")
+        i for i, c in enumerate(cases) if c.regime == "saturation" and not rows[c.row]["model"].startswith("GPT-OSS")
     ]
     assert np.max(ape[dense_trt]) < 0.45
 
@@ -63,7 +63,7 @@ def test_mapping_of_a_tensorrt_row(rows: list[dict[str, str]]) -> None:
     case = map_row(10, rows[10])
     assert isinstance(case, CalibrationCase)
     assert (case.model_id, case.gpu_id, case.gpus, case.precision) == ("llama-3.1-70b", "h100-sxm", 2, "fp8")
-    assert (case.regime, case.input_tokens, case.output_tokens) == ("offline", 128, 128)
+    assert (case.regime, case.input_tokens, case.output_tokens) == ("saturation", 128, 128)
     assert case.reserve_output  # TensorRT-LLM's GUARANTEED_NO_EVICT reserves the whole output
     assert case.measured_tokens_per_s == 6378.0
 
@@ -101,7 +101,7 @@ def test_error_summary_hand_values() -> None:
     # APEs 10, 30, 50 (batch-1) and 4, 8 (offline): medians 10 / 30 / 6; p90 of batch-1 = 30 + 0.8·20 = 46.
     table = pd.DataFrame(
         {
-            "regime": ["batch-1", "batch-1", "batch-1", "offline", "offline"],
+            "regime": ["batch-1", "batch-1", "batch-1", "saturation", "saturation"],
             "ape_pct": [10.0, 30.0, 50.0, 4.0, 8.0],
             "error_pct": [10.0, -30.0, 50.0, -4.0, 8.0],
         }
@@ -111,4 +111,4 @@ def test_error_summary_hand_values() -> None:
     assert summary.loc["all", "median_ape_pct"] == 10.0
     assert summary.loc["batch-1", "median_ape_pct"] == 30.0
     assert summary.loc["batch-1", "p90_ape_pct"] == pytest.approx(46.0)
-    assert summary.loc["offline", "median_ape_pct"] == 6.0
+    assert summary.loc["saturation", "median_ape_pct"] == 6.0

@@ -81,7 +81,7 @@ def test_bank_idle_sunk_node_carries_the_non_sovereign_code_completion(bank_resu
     assert p.nodes_to_buy == 0
     # cash: only the frontier API for research, 0.02 req/s × $0.039 × 2,628,000 s = $2,049.84
     assert p.total_cost_usd_per_month == pytest.approx(0.02 * 0.039 * MONTH_S, rel=1e-12)
-    # full cost adds the node: $17.557/node-hour × 730 h (MODEL_SPEC §9.1 with $0.20/kWh, $250/kW-month)
+    # full cost adds the node: $17.557/node-hour × 730 h (docs/costs.md#node-cost with $0.20/kWh, $250/kW-month)
     g = 1.08**4
     node_h = 280_000 * 0.08 * g / (g - 1) / 8760 + 10.2 * 0.7 * 1.3 * 0.20 + 250 * 10.2 / 730 + 0.08 * 280_000 / 8760
     assert p.full_cost_usd_per_month == pytest.approx(0.02 * 0.039 * MONTH_S + node_h * 730, rel=1e-9)
@@ -254,9 +254,9 @@ def test_break_even_and_overview_read_the_same_owned_cost(lens: str, cost_mode: 
 @pytest.mark.parametrize("lens", ["cash", "full"])
 @pytest.mark.parametrize("cost_mode", ["dedicated", "pooled"])
 def test_cost_per_token_page_reads_the_same_owned_cost(lens: str, cost_mode: str) -> None:
-    # The Cost-per-token page prices a replica at utilization U with the same C_h(U) (capacity form of §9.2);
-    # read at the stand-alone utilization the Overview's table shows, one of the option's variants (plain or
-    # with speculation, whichever evaluate picked) gives exactly that table's $/Mtok.
+    # The Cost-per-token page prices a replica at utilization U with the same C_h(U) (capacity form of
+    # docs/costs.md#cost-per-token); read at the stand-alone utilization the Overview's table shows, one of the option's
+    # variants (plain or with speculation, whichever evaluate picked) gives exactly that table's $/Mtok.
     bank = default_scenario()
     s = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": lens, "cost_mode": cost_mode})})
     r = evaluate(s)

@@ -1,0 +1,108 @@
+"""Serving engines: their batch limits and software efficiency, as data (``data/catalog/engines.csv``).
+
+An engine changes two things the roofline needs (docs/inputs.md#efficiency): how much of the HBM bandwidth its kernels
+reach (``mbu``) and a fixed launch cost per layer and pass when it does not capture whole steps in CUDA graphs
+(llama.cpp), plus the limits of its scheduler at saturation: the largest running batch and the tokens one
+iteration may carry. The default engine of an owned option is a serving engine (:data:`DEFAULT_ENGINE`).
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+
+from economics._base import Frozen
+from economics.hardware import Efficiency
+
+DEFAULT_ENGINE = "vllm"
+ENGINES_CSV = Path(__file__).resolve().parents[1] / "data" / "catalog" / "engines.csv"
+
+
+class Engine(Frozen):
+    """One serving engine's documented defaults."""
+
+    id: str = Field(min_length=1, max_length=64, description="engine id, e.g. 'vllm' [-]")
+    name: str = Field(min_length=1, max_length=120, description="display name [-]")
+    mbu: float | None = Field(
+        default=None, gt=0, le=1, description="achieved / peak HBM bandwidth; None keeps the Efficiency's [1]"
+    )
+    layer_overhead_s: float = Field(
+        default=0.0, ge=0, le=0.01, description="launch cost per layer per forward pass without CUDA graphs [s]"
+    )
+    sequence_overhead_s: float = Field(
+        default=0.0, ge=0, le=0.01, description="CPU cost per running sequence per iteration [s]"
+    )
+    max_batch: int = Field(ge=1, le=1_000_000, description="largest running batch the scheduler admits [count]")
+    max_tokens_per_iteration: int = Field(ge=1, le=10_000_000, description="token budget of one iteration [tokens]")
+    reserve_output: bool = Field(description="KV reserved for the whole output at admission [-]")
+    source: str = Field(default="", max_length=1000, description="where the defaults come from [-]")
+    as_of: str = Field(default="", max_length=64, description="date of the source [-]")
+
+    def efficiency(self, base: Efficiency, n_layers: int) -> Efficiency:
+        """``base`` with this engine's MBU and ``τ0 + L·τ_layer`` as the per-pass overhead.
+
+        >>> e = Engine(id="x", name="x", mbu=0.5, layer_overhead_s=1e-4, max_batch=1, max_tokens_per_iteration=1,
+        ...     reserve_output=False)
+        >>> eff = e.efficiency(Efficiency(), 32)
+        >>> eff.mbu, round(eff.step_overhead_s, 6)
+        (0.5, 0.0037)
+        """
+        update: dict[str, float] = {
+            "step_overhead_s": min(0.05, base.step_overhead_s + n_layers * self.layer_overhead_s),
+            "sequence_overhead_s": max(base.sequence_overhead_s, self.sequence_overhead_s),
+        }
+        if self.mbu is not None:
+            update["mbu"] = self.mbu
+        return base.model_copy(update=update)
+
+
+def load_engines(path: Path | None = None) -> dict[str, Engine]:
+    """Engines by id from the catalog CSV (validated; a bad row raises ``ValueError`` naming line and field)."""
+    return dict(_load(path or ENGINES_CSV))
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path) -> tuple[tuple[str, Engine], ...]:
+    out: list[tuple[str, Engine]] = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        for line, row in enumerate(csv.DictReader(handle), start=2):
+            try:
+                engine = Engine(
+                    id=row["id"],
+                    name=row["name"],
+                    mbu=float(row["mbu"]) if row["mbu"].strip() else None,
+                    layer_overhead_s=float(row["layer_overhead_ms"]) / 1000.0,
+                    sequence_overhead_s=float(row["sequence_overhead_ms"] or 0) / 1000.0,
+                    max_batch=int(row["max_batch"]),
+                    max_tokens_per_iteration=int(row["max_tokens_per_iteration"]),
+                    reserve_output=row["reserve_output"].strip().lower() == "true",
+                    source=row["source"],
+                    as_of=row["as_of"],
+                )
+            except (KeyError, ValueError) as exc:
+                raise ValueError(f"{path.name} line {line}: {exc}") from exc
+            out.append((engine.id, engine))
+    return tuple(out)
+
+
+#: Substring of a benchmark's engine text → engine id, first match wins.
+ENGINE_NAMES = (
+    ("tensorrt", "tensorrt-llm"), ("trt", "tensorrt-llm"), ("llama.cpp", "llama.cpp"), ("sglang", "sglang"),
+    ("dinfer", "sglang"), ("vllm v0.5", "vllm-0.5"), ("vllm", "vllm"),
+)  # fmt: skip
+
+
+def engine_id_for(text: str) -> str:
+    """The engine a benchmark's free-text engine name refers to; a serving engine when unknown.
+
+    >>> engine_id_for("TensorRT-LLM (trtllm-bench)"), engine_id_for("llama.cpp b3000"), engine_id_for("ATOM")
+    ('tensorrt-llm', 'llama.cpp', 'vllm')
+    """
+    t = text.lower()
+    for key, engine in ENGINE_NAMES:
+        if key in t:
+            return engine
+    return DEFAULT_ENGINE

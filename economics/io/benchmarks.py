@@ -1,0 +1,286 @@
+"""Parsers for benchmark result files (see :mod:`economics.io`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from economics._base import Frozen
+from economics.hardware import Precision
+
+#: Largest benchmark file read [B] (a vLLM result with per-request arrays for 10k prompts is ~2 MB).
+MAX_FILE_BYTES = 8_000_000
+#: Largest number of points one file may give [count].
+MAX_POINTS = 10_000
+
+Format = Literal["vllm", "sglang", "genai-perf", "llmperf", "csv"]
+
+
+class BenchmarkFormatError(ValueError):
+    """A benchmark file that cannot be read: names the file, the line or key, and the reason."""
+
+    def __init__(self, file: str, where: str, reason: str) -> None:
+        self.file, self.where, self.reason = file, where, reason
+        super().__init__(f"{file}: {where}: {reason}")
+
+
+class RunContext(Frozen):
+    """What the benchmark ran on, for files that do not say (vLLM, SGLang, GenAI-Perf, LLMPerf)."""
+
+    model_id: str = Field(min_length=1, max_length=64, description="catalog model id [-]")
+    gpu_id: str = Field(min_length=1, max_length=64, description="catalog GPU id [-]")
+    gpus: int = Field(default=1, ge=1, le=1024, description="GPUs of the replica [count]")
+    precision: Precision = Field(default="bf16", description="serving precision [-]")
+    engine: str = Field(default="vllm", min_length=1, max_length=64, description="engine id [-]")
+
+
+class BenchmarkPoint(Frozen):
+    """One measured operating point: closed-loop concurrency (``None`` = all requests at once)."""
+
+    model_id: str = Field(min_length=1, max_length=64, description="catalog model id [-]")
+    gpu_id: str = Field(min_length=1, max_length=64, description="catalog GPU id [-]")
+    gpus: int = Field(ge=1, le=1024, description="GPUs of the replica [count]")
+    precision: Precision = Field(description="serving precision [-]")
+    engine: str = Field(min_length=1, max_length=64, description="engine id [-]")
+    input_tokens: float = Field(ge=1, le=10_000_000, description="mean prompt length [tokens]")
+    output_tokens: float = Field(ge=1, le=10_000_000, description="mean output length [tokens]")
+    concurrency: float | None = Field(gt=0, le=1_000_000, description="clients; None = all at once [count]")
+    output_tokens_per_s: float = Field(gt=0, le=1e9, description="measured output tokens per second [tok/s]")
+    source: str = Field(max_length=300, description="file and line or record it came from [-]")
+
+
+def _no_constants(name: str) -> Any:
+    """``NaN``/``Infinity`` (Python's json extension; SGLang writes ``request_rate: Infinity``) read as "not
+    given": a required key holding one is then reported missing, never used as a number."""
+    return None
+
+
+def _loads(file: str, text: str, where: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except ValueError as exc:
+        raise BenchmarkFormatError(file, where, f"not valid JSON ({exc})") from None
+
+
+def _num(file: str, where: str, data: Mapping[str, Any], *keys: str, required: bool = True) -> float | None:
+    """The first of ``keys`` present: a finite number, or a ``{"avg": x}`` / ``{"value": x}`` metric block."""
+    for key in keys:
+        if key not in data or data[key] is None:
+            continue
+        value = data[key]
+        if isinstance(value, Mapping):
+            value = value.get("avg", value.get("value"))
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise BenchmarkFormatError(file, f"{where}key '{key}'", f"expected a finite number, got {value!r}")
+        return float(value)
+    if required:
+        raise BenchmarkFormatError(file, f"{where}key '{keys[0]}'", "missing")
+    return None
+
+
+def _point(file: str, where: str, ctx: RunContext, t_in: float, t_out: float, conc: float | None,
+           tok_s: float) -> BenchmarkPoint:  # fmt: skip
+    try:
+        return BenchmarkPoint(
+            model_id=ctx.model_id, gpu_id=ctx.gpu_id, gpus=ctx.gpus, precision=ctx.precision, engine=ctx.engine,
+            input_tokens=t_in, output_tokens=t_out, concurrency=conc if conc and conc > 0 else None,
+            output_tokens_per_s=tok_s, source=f"{file} {where}".strip()[:300],
+        )  # fmt: skip
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise BenchmarkFormatError(file, where or "file", f"{err['loc'][0]}: {err['msg']}") from None
+
+
+def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
+    """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals)."""
+    completed = _num(file, where, rec, "completed")
+    if not completed or completed <= 0:
+        raise BenchmarkFormatError(file, f"{where}key 'completed'", "no completed requests")
+    t_in = _num(file, where, rec, "total_input_tokens", "total_input") / completed  # type: ignore[operator]
+    t_out = _num(file, where, rec, "total_output_tokens", "total_output") / completed  # type: ignore[operator]
+    tok_s = _num(file, where, rec, "output_throughput")
+    conc = _num(file, where, rec, "max_concurrency", required=False)
+    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0)
+
+
+def _vllm(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    data = _loads(file, text, "file")
+    if not isinstance(data, Mapping):
+        raise BenchmarkFormatError(file, "file", "expected one JSON object (vLLM save_result)")
+    return [_serving_record(file, "", data, ctx)]
+
+
+def _sglang(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    points = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        rec = _loads(file, line, f"line {line_no}")
+        if not isinstance(rec, Mapping):
+            raise BenchmarkFormatError(file, f"line {line_no}", "expected a JSON object per line")
+        points.append(_serving_record(file, f"line {line_no} ", rec, ctx))
+    if not points:
+        raise BenchmarkFormatError(file, "file", "no result lines")
+    return points
+
+
+def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    data = _loads(file, text, "file")
+    if not isinstance(data, Mapping):
+        raise BenchmarkFormatError(file, "file", "expected one JSON object (GenAI-Perf / AIPerf profile export)")
+    tok_s = _num(file, "", data, "output_token_throughput")
+    t_in = _num(file, "", data, "input_sequence_length", "total_isl", required=False)
+    t_out = _num(file, "", data, "output_sequence_length")
+    cfg = data.get("input_config", {})
+    conc = None
+    if isinstance(cfg, Mapping):
+        for block in (cfg, cfg.get("loadgen", {}), cfg.get("perf_analyzer", {}).get("stimulus", {})
+                      if isinstance(cfg.get("perf_analyzer"), Mapping) else {}):  # fmt: skip
+            if isinstance(block, Mapping) and isinstance(block.get("concurrency"), int | float):
+                conc = float(block["concurrency"])
+                break
+    return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0)]
+
+
+def _llmperf(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    data = _loads(file, text, "file")
+    if not isinstance(data, Mapping):
+        raise BenchmarkFormatError(file, "file", "expected one JSON object (LLMPerf summary)")
+    tok_s = _num(file, "", data, "results_mean_output_throughput_token_per_s")
+    t_in = _num(file, "", data, "mean_input_tokens")
+    t_out = _num(file, "", data, "mean_output_tokens")
+    conc = _num(file, "", data, "num_concurrent_requests", required=False)
+    return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0)]
+
+
+PLAIN_COLUMNS = ("model", "gpu", "gpu_count", "precision", "input_tokens", "output_tokens", "concurrency",
+                 "output_tokens_per_s")  # fmt: skip
+
+
+def _csv_float(file: str, line: int, row: Mapping[str, str], column: str) -> float:
+    text = (row.get(column) or "").strip()
+    try:
+        value = float(text)
+    except ValueError:
+        raise BenchmarkFormatError(file, f"line {line} column '{column}'", f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise BenchmarkFormatError(file, f"line {line} column '{column}'", f"not a finite number: {text!r}")
+    return value
+
+
+def _plain_csv(file: str, text: str, ctx: RunContext | None) -> list[BenchmarkPoint]:
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in PLAIN_COLUMNS if c not in header and not (c == "concurrency" and "batch" in header)]
+    if missing:
+        raise BenchmarkFormatError(file, "line 1", f"missing column(s) {', '.join(missing)}")
+    points = []
+    for line, raw in enumerate(reader, start=2):
+        row = {k.strip(): (v or "") for k, v in raw.items() if k is not None}
+        precision = row["precision"].strip().lower()
+        if precision not in ("bf16", "fp8", "fp4"):
+            raise BenchmarkFormatError(file, f"line {line} column 'precision'", f"expected bf16, fp8 or fp4, got "
+                                       f"{row['precision']!r}")  # fmt: skip
+        conc = _csv_float(file, line, row, "concurrency" if "concurrency" in row else "batch")
+        gpus = _csv_float(file, line, row, "gpu_count")
+        if gpus != int(gpus) or gpus < 1:
+            raise BenchmarkFormatError(file, f"line {line} column 'gpu_count'", "expected a positive whole number")
+        here = RunContext(model_id=row["model"].strip() or "?", gpu_id=row["gpu"].strip() or "?", gpus=int(gpus),
+                          precision=precision,
+                          engine=(row.get("engine") or "").strip() or (ctx.engine if ctx else "vllm"))  # fmt: skip
+        points.append(_point(file, f"line {line}", here, _csv_float(file, line, row, "input_tokens"),
+                             _csv_float(file, line, row, "output_tokens"), conc,
+                             _csv_float(file, line, row, "output_tokens_per_s")))  # fmt: skip
+    if not points:
+        raise BenchmarkFormatError(file, "file", "no data rows")
+    return points
+
+
+def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    """GenAI-Perf ``profile_export_genai_perf.csv``: ``Metric,avg,…`` rows, then ``Metric,Value`` rows."""
+    found: dict[str, float] = {}
+    for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        if len(row) < 2:
+            continue
+        name = row[0].strip().lower()
+        for key in ("output token throughput", "input sequence length", "output sequence length"):
+            if name.startswith(key) and "per user" not in name and key not in found:
+                try:
+                    found[key] = float(row[1].replace(",", ""))
+                except ValueError:
+                    raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a number {row[1]!r}") from None
+    if "output token throughput" not in found:
+        raise BenchmarkFormatError(file, "file", "no 'Output Token Throughput' row")
+    return [_point(file, "", ctx, found.get("input sequence length", 1.0), found.get("output sequence length", 1.0),
+                   None, found["output token throughput"])]  # fmt: skip
+
+
+def detect_format(text: str) -> Format | None:
+    """The format of a benchmark file from its content, or None."""
+    head = text.lstrip()[:4000]
+    if head.startswith("{"):
+        if "results_mean_output_throughput_token_per_s" in text:
+            return "llmperf"
+        if '"output_token_throughput"' in head or '"output_token_throughput"' in text:
+            return "genai-perf"
+        first_line = text.lstrip().split("\n", 1)[0]
+        try:
+            json.loads(first_line)
+            one_line_object = True
+        except ValueError:
+            one_line_object = False
+        if one_line_object and text.strip().count("\n") >= 1:
+            return "sglang"
+        return "vllm"
+    first = head.split("\n", 1)[0].lower()
+    if first.startswith("metric"):
+        return "genai-perf"
+    if "output_tokens_per_s" in first:
+        return "csv"
+    return None
+
+
+PARSERS: dict[str, Callable[[str, str, RunContext], list[BenchmarkPoint]]] = {
+    "vllm": _vllm, "sglang": _sglang, "llmperf": _llmperf,
+}  # fmt: skip
+
+
+def read_benchmark(file: str, data: bytes, context: RunContext | None = None, fmt: Format | None = None
+                   ) -> list[BenchmarkPoint]:  # fmt: skip
+    """Parse one benchmark file's bytes into points; the whole file is rejected on any problem.
+
+    Raises
+    ------
+    BenchmarkFormatError
+        Too large, not UTF-8, unknown format, a missing or non-numeric key, or (for formats that do not name
+        the model and GPU) no ``context``.
+    """
+    if len(data) > MAX_FILE_BYTES:
+        raise BenchmarkFormatError(file, "file", f"{len(data):,} bytes is over the {MAX_FILE_BYTES:,}-byte limit")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BenchmarkFormatError(file, f"byte {exc.start}", "not UTF-8 text") from None
+    kind = fmt or ("sglang" if file.lower().endswith(".jsonl") else detect_format(text))
+    if kind is None:
+        raise BenchmarkFormatError(file, "file", "unknown format (expected vLLM/SGLang/GenAI-Perf/AIPerf/LLMPerf "
+                                   "JSON or a CSV with an output_tokens_per_s column)")  # fmt: skip
+    if kind == "csv":
+        points = _plain_csv(file, text, context)
+    else:
+        if context is None:
+            raise BenchmarkFormatError(file, "file", f"a {kind} file does not name the model and GPU: give them")
+        if kind == "genai-perf":
+            points = _genai_perf_json(file, text, context) if text.lstrip().startswith("{") else _genai_perf_csv(
+                file, text, context)  # fmt: skip
+        else:
+            points = PARSERS[kind](file, text, context)
+    if len(points) > MAX_POINTS:
+        raise BenchmarkFormatError(file, "file", f"{len(points)} points is over the {MAX_POINTS} limit")
+    return points

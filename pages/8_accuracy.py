@@ -1,0 +1,99 @@
+"""Accuracy: how close the throughput model is to measured benchmarks, and calibration to your own runs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from economics.calibration_fit import fit_profile
+from economics.calibration_report import DIMENSION_NAMES, GROUP_NAMES, AccuracyReport, calibration_report
+from economics.catalog import load_catalog
+from economics.engines import load_engines
+from economics.hardware import PRECISIONS
+from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, read_benchmark
+from ui.charts.accuracy import accuracy_figure
+
+
+@st.cache_resource(show_spinner=False)
+def _report() -> AccuracyReport:
+    return calibration_report()
+
+
+st.title("Accuracy of the throughput model")
+st.caption(
+    "Every cost and routing figure rests on how many tokens per second a GPU produces. Here the model's number "
+    "is set against published measurements (MLPerf, vendor and engine benchmarks), with the same default "
+    "settings everywhere: nothing is tuned to a particular row. Upload your own benchmark results to fit the "
+    "settings to your stack."
+)
+COLUMNS = {"group": "group", "n": "rows", "median_ape_pct": "median error %",
+           "p90_ape_pct": "1 in 10 worse than %", "median_error_pct": "bias %"}  # fmt: skip
+report = _report()
+table = report.breakdown.assign(
+    group=[
+        "all rows" if d == "all" else f"{DIMENSION_NAMES.get(d, d)}: {GROUP_NAMES.get(g, g)}"
+        for d, g in zip(report.breakdown["dimension"], report.breakdown["group"], strict=True)
+    ]
+)
+overall = table.iloc[0]
+c1, c2, c3 = st.columns(3)
+excluded_help = (
+    f"{len(report.excluded)} more rows cannot be represented (speculative decoding, text diffusion, unpublished "
+    "architectures); see the list below."
+)
+c1.metric("Measured rows compared", f"{int(overall['n'])}", help=excluded_help)
+c2.metric("Typical error (median)", f"{overall['median_ape_pct']:.0f}%")
+c3.metric("Bad case (1 row in 10 is worse)", f"{overall['p90_ape_pct']:.0f}%")
+
+user_rows: pd.DataFrame | None = st.session_state.get("accuracy_user_rows")
+st.plotly_chart(accuracy_figure(report.table, user_rows), use_container_width=True)
+st.subheader("Error by kind of measurement")
+st.caption("Median: half the rows are closer than this. 90th percentile: one row in ten is further off. "
+           "Bias above 0 means the model promises more tokens per second than was measured.")  # fmt: skip
+st.dataframe(
+    table[["group", "n", "median_ape_pct", "p90_ape_pct", "median_error_pct"]].rename(columns=COLUMNS).round(0),
+    hide_index=True,
+    use_container_width=True,
+    height=36 * (len(table) + 1) + 3,  # every group visible without scrolling inside the table
+)
+
+st.subheader("Calibrate to your own benchmark runs")
+st.caption(
+    "Accepted: vLLM `bench serve` result JSON, SGLang `bench_serving` JSONL, NVIDIA GenAI-Perf / AIPerf exports "
+    "(JSON or CSV), LLMPerf summary JSON, or a CSV with the columns model, gpu, gpu_count, precision, "
+    f"input_tokens, output_tokens, concurrency, output_tokens_per_s. At most {MAX_FILE_BYTES // 1_000_000} MB."
+)
+catalog = load_catalog()
+cols = st.columns(5)
+model_id = cols[0].selectbox("Model", list(catalog.models), index=0)
+gpu_id = cols[1].selectbox("GPU", list(catalog.gpus), index=0)
+gpus = int(cols[2].number_input("GPUs", min_value=1, max_value=64, value=1, step=1))
+precision = cols[3].selectbox("Precision", list(PRECISIONS), index=1)
+engine = cols[4].selectbox("Engine", list(load_engines()), index=1)
+upload = st.file_uploader("Benchmark result file", type=["json", "jsonl", "csv"])
+if upload is not None:
+    data = upload.getvalue()
+    try:
+        points = read_benchmark(upload.name, data[: MAX_FILE_BYTES + 1],
+                                RunContext(model_id=model_id, gpu_id=gpu_id, gpus=gpus, precision=precision,
+                                           engine=engine))  # fmt: skip
+        profile = fit_profile(points, catalog.gpus, catalog.models)
+    except (BenchmarkFormatError, ValueError) as exc:
+        st.error(f"Could not use this file: {exc}")
+    else:
+        st.session_state["calibration_profile"] = profile
+        rows = pd.DataFrame([r.model_dump() for r in profile.residuals])
+        st.session_state["accuracy_user_rows"] = rows
+        st.success(
+            f"Fitted on {profile.n_points} run(s): the stack reaches {profile.mbu:.0%} of the memory bandwidth and "
+            f"{profile.mfu_decode:.0%} of the peak arithmetic the model assumes at most; your runs sit within "
+            f"{profile.residual_sd_log:.0%} of the fitted model (typical). Your runs appear as stars above "
+            "after the next interaction."
+        )
+        st.dataframe(rows.rename(columns={"source": "run", "measured_tokens_per_s": "measured tok/s",
+                                          "predicted_tokens_per_s": "model tok/s", "residual_pct": "difference %"}),
+                     hide_index=True, use_container_width=True)  # fmt: skip
+
+with st.expander(f"Rows the model cannot represent ({len(report.excluded)})"):
+    st.dataframe(pd.DataFrame([{"set": d, "row": e.row, "measurement": e.label, "why not": e.reason}
+                               for d, e in report.excluded]), hide_index=True, use_container_width=True)  # fmt: skip

@@ -1,0 +1,151 @@
+"""Benchmark-file importers (tests/data/benchmarks fixtures), the calibration fit and the error bands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from economics.bands import throughput_band
+from economics.calibration import CalibrationCase, predict_case
+from economics.calibration_fit import fit_profile
+from economics.catalog import load_catalog
+from economics.hardware import Efficiency
+from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, BenchmarkPoint, RunContext, read_benchmark
+
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
+CTX = RunContext(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, precision="fp8", engine="vllm")
+
+
+def _read(name: str, ctx: RunContext | None = CTX) -> list[BenchmarkPoint]:
+    return read_benchmark(name, (FIXTURES / name).read_bytes(), ctx)
+
+
+def test_vllm_result_json() -> None:
+    # completed 640, 655360 input and 163840 output tokens: 1024 in / 256 out per request; output_throughput.
+    (p,) = _read("vllm_bench_serve.json")
+    assert (p.input_tokens, p.output_tokens, p.concurrency, p.output_tokens_per_s) == (1024, 256, 64, 2677.1)
+    assert (p.model_id, p.gpu_id, p.precision) == ("llama-3.1-8b", "h100-sxm", "fp8")
+
+
+def test_sglang_jsonl_with_infinity_request_rate() -> None:
+    (p,) = _read("sglang_bench_serving.jsonl")
+    assert (p.input_tokens, p.output_tokens, p.concurrency, p.output_tokens_per_s) == (1024, 256, 16, 1342.9)
+    assert "line 1" in p.source
+
+
+def test_genai_perf_json_and_csv_agree() -> None:
+    (j,) = _read("genai_perf_profile_export.json")
+    (c,) = _read("genai_perf_profile_export.csv")
+    assert (j.input_tokens, j.output_tokens, j.output_tokens_per_s, j.concurrency) == (2048, 256, 1817.6, 32)
+    assert (c.input_tokens, c.output_tokens, c.output_tokens_per_s) == (2048, 256, 1817.6)
+
+
+def test_llmperf_summary() -> None:
+    (p,) = _read("llmperf_summary.json")
+    assert (p.input_tokens, p.output_tokens, p.concurrency, p.output_tokens_per_s) == (550, 150, 5, 351.4)
+
+
+def test_plain_csv_needs_no_context() -> None:
+    points = _read("plain_runs.csv", None)
+    assert [p.concurrency for p in points] == [1, 16, 128]
+    assert points[2].output_tokens_per_s == 9800.0
+    assert points[2].source.endswith("line 4")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("a.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50}',
+         "a.json: key 'output_throughput': missing"),
+        ("b.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, '
+         b'"output_throughput": "fast"}', "b.json: key 'output_throughput': expected a finite number"),
+        ("c.json", b'{"completed": 10, "total_input_tokens": 1, "total_output_tokens": 5, "output_throughput": NaN}',
+         "c.json: key 'output_throughput': missing"),
+        ("d.jsonl", b'{"completed": 1, "total_input_tokens": 1, "total_output_tokens": 5, "output_throughput": 2}\n'
+         b'{"completed": 1, "total_input_tokens": 1\n', "d.jsonl: line 2: not valid JSON"),
+        ("e.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+         b"llama-3.1-8b,h100-sxm,1,fp8,100,100,1,abc\n", "e.csv: line 2 column 'output_tokens_per_s': not a number"),
+        ("f.csv", b"model,gpu,output_tokens_per_s\nx,y,1\n", "f.csv: line 1: missing column(s) gpu_count"),
+        ("g.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+         b"llama-3.1-8b,h100-sxm,1,int3,100,100,1,5\n", "g.csv: line 2 column 'precision': expected bf16"),
+        ("h.txt", b"hello", "h.txt: file: unknown format"),
+        ("i.json", b"\xff\xfe{", "i.json: byte 0: not UTF-8"),
+    ],
+)  # fmt: skip
+def test_malformed_files_are_rejected_whole_with_the_reason(name: str, data: bytes, message: str) -> None:
+    with pytest.raises(BenchmarkFormatError) as info:
+        read_benchmark(name, data, CTX)
+    assert str(info.value).startswith(message)
+
+
+def test_size_cap_and_missing_context() -> None:
+    with pytest.raises(BenchmarkFormatError, match="limit"):
+        read_benchmark("big.json", b" " * (MAX_FILE_BYTES + 1), CTX)
+    with pytest.raises(BenchmarkFormatError, match="does not name the model"):
+        read_benchmark("v.json", (FIXTURES / "vllm_bench_serve.json").read_bytes(), None)
+
+
+def _synthetic(mbu: float, mfu: float, n: int, seed: int, noise: float) -> list[BenchmarkPoint]:
+    """Points generated with known factors by the model itself, multiplied by seeded log-normal noise."""
+    c = load_catalog()
+    rng = np.random.default_rng(seed)
+    eff = Efficiency(mbu=mbu, mfu_decode=mfu, mfu_prefill=mfu * 0.9)
+    out = []
+    concurrencies = np.geomspace(1, 512, n)
+    for i, conc in enumerate(concurrencies):
+        case = CalibrationCase(row=i, label=f"s{i}", model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1,
+                               layer_split=False, precision="fp8", weight_file_bytes=None, regime="concurrency",
+                               input_tokens=1000, output_tokens=500, reserve_output=False, framework="vllm",
+                               engine="vllm", concurrency=float(round(conc)), measured_tokens_per_s=1.0)  # fmt: skip
+        tok_s = predict_case(case, c.gpus, c.models, eff) * float(np.exp(rng.normal(0.0, noise)))
+        out.append(BenchmarkPoint(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, precision="fp8",
+                                  engine="vllm", input_tokens=1000, output_tokens=500,
+                                  concurrency=float(round(conc)), output_tokens_per_s=tok_s,
+                                  source=f"s{i}"))  # fmt: skip
+    return out
+
+
+def test_fit_recovers_known_factors_from_synthetic_runs() -> None:
+    c = load_catalog()
+    profile = fit_profile(_synthetic(0.62, 0.38, 12, seed=7, noise=0.03), c.gpus, c.models)
+    assert profile.mbu == pytest.approx(0.62, rel=0.08)
+    assert profile.mfu_decode == pytest.approx(0.38, rel=0.15)
+    assert len(profile.residuals) == 12
+    assert all(abs(r.residual_pct) < 15 for r in profile.residuals)
+    assert 0.0 < profile.residual_sd_log < 0.06
+    json.loads(profile.model_dump_json())  # the profile serialises (scenarios, share links)
+
+
+def test_band_narrows_with_more_points() -> None:
+    c = load_catalog()
+    few = fit_profile(_synthetic(0.62, 0.38, 4, seed=3, noise=0.05), c.gpus, c.models)
+    many = fit_profile(_synthetic(0.62, 0.38, 24, seed=3, noise=0.05), c.gpus, c.models)
+    b_few = throughput_band(1000.0, profile=few)
+    b_many = throughput_band(1000.0, profile=many)
+    assert b_many.high - b_many.low < b_few.high - b_few.low
+    assert b_many.low < 1000.0 < b_many.high
+
+
+def test_uncalibrated_band_comes_from_the_nearest_regime() -> None:
+    b = throughput_band(1000.0, regime="saturation", moe=True, precision="fp8")
+    assert b.low < 1000.0 < b.high
+    assert "saturation" in b.basis
+    inv = b.inverse()
+    assert inv.low == pytest.approx(1 / b.high)
+    assert inv.high == pytest.approx(1 / b.low)
+
+
+def test_a_route_inside_the_runner_ups_band_is_too_close_to_call() -> None:
+    # owned $/Mtok 1.00 with a throughput band of ±20% → cost band 1/1.2 … 1/0.8 = 0.83 … 1.25
+    from economics.bands import Band
+
+    owned = Band(value=1000.0, low=800.0, high=1200.0, basis="test").inverse().scaled(1000.0)
+    assert owned.low == pytest.approx(1000 / 1200)
+    assert owned.high == pytest.approx(1.25)
+    api_close = Band(value=1.2, low=1.2, high=1.2, basis="price")
+    api_far = Band(value=1.4, low=1.4, high=1.4, basis="price")
+    assert owned.overlaps(api_close)
+    assert not owned.overlaps(api_far)

@@ -1,0 +1,99 @@
+"""Golden values for the issue-13 physics: MLA attention, sliding windows, grouped-GEMM efficiency, expert
+all-to-all, low-precision efficiency and engines. Expected values are derived by hand in the comments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from economics.catalog import load_catalog
+from economics.engines import engine_id_for, load_engines
+from economics.hardware import Deployment, Efficiency
+from economics.roofline import expert_all_to_all_s, forward_time, grouped_gemm_efficiency, moe_expert_overhead_flops
+
+
+def test_mla_attention_flops_and_latent_kv_bytes() -> None:
+    # DeepSeek-V3 (config.json): 61 layers, 128 heads, kv_lora_rank 512, qk_rope_head_dim 64.
+    # Absorbed MLA per layer per cached key: 2·128·(512+64) (scores) + 2·128·512 (values) = 147456 + 131072
+    # = 278528 FLOP; over 61 layers 16,990,208 FLOP. The GQA-equivalent shape would give 4·61·128·101 =
+    # 3,154,432 (5.4× less). Latent KV: 61·(512+64) = 35136 elements, 35136 B in FP8.
+    m = load_catalog().models["deepseek-v3"]
+    assert m.attention_flops_per_pair_per_layer == 278528.0
+    assert float(m.attended_layer_keys(1.0)) * m.attention_flops_per_pair_per_layer == 16_990_208.0
+    assert m.at_precision("fp8").kv_bytes_per_token == 35136.0
+
+
+def test_sliding_window_layers_cap_attended_keys() -> None:
+    # gpt-oss-120b: 36 layers, 18 of them with a 128-token window. At 10,000 cached tokens a query attends to
+    # 18·10000 + 18·128 = 182,304 keys over all layers (not 36·10000 = 360,000); at 100 tokens, 36·100 = 3600.
+    m = load_catalog().models["gpt-oss-120b"]
+    assert float(m.attended_layer_keys(10_000.0)) == 182_304.0
+    assert float(m.attended_layer_keys(100.0)) == 3600.0
+    # windowed layers' cache: 18·2·8·64·1 B·128 tokens = 2,359,296 B per sequence (FP8), whatever the context
+    assert float(m.at_precision("fp8").sliding_kv_bytes(50_000.0)) == 2_359_296.0
+
+
+def test_grouped_gemm_efficiency_limits() -> None:
+    # η(t) = t/(t+t½): half at t½, → 1 for t ≫ t½, ≈ t/t½ for t ≪ t½, and 1 everywhere for the ideal t½ = 0.
+    eta = grouped_gemm_efficiency([256.0, 1e12, 1.0], 256.0)
+    assert eta[0] == 0.5
+    assert eta[1] == pytest.approx(1.0, abs=1e-9)
+    assert eta[2] == pytest.approx(1.0 / 257.0)
+    assert grouped_gemm_efficiency([3.0], 0.0).tolist() == [1.0]
+
+
+def test_expert_overhead_is_the_grouped_gemm_efficiency_when_all_experts_are_touched() -> None:
+    # Mixtral 8x7B: E = 8, k = 2. With 1e6 tokens every expert is touched (U = 8), t = 2·1e6/8 = 250,000 tokens
+    # per expert; routed FLOPs 2·32·P_e·k·n, waste 2·32·P_e·t½·8, i.e. routed·t½/t = routed·256/250000.
+    c = load_catalog()
+    m = c.models["mixtral-8x7b"]
+    dep = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1)
+    eff = Efficiency(moe_gemm_half_tokens=256.0)
+    n = 1e6
+    routed = 2 * 32 * m.params_per_expert * 2 * n
+    extra = float(moe_expert_overhead_flops(m, dep, eff, n))
+    assert extra == pytest.approx(routed * 256 / 250_000, rel=1e-9)
+    # dense models pay nothing
+    assert float(moe_expert_overhead_flops(c.models["llama-3.1-8b"], dep, eff, n)) == 0.0
+
+
+def test_expert_parallel_all_to_all_by_hand() -> None:
+    # DeepSeek-V3 in FP8 (BF16 activations), DEP8 on H200 (450 GB/s per GPU, one direction), 1024 tokens:
+    # 2·58·8·7168·2 B·1024·(7/8) / (8·450e9) = 11.92e9 B / 3.6e12 B/s = 3.31e-3 s.
+    c = load_catalog()
+    dep = Deployment(gpu=c.gpus["h200-sxm"], n_gpus=8, precision="fp8", expert_parallel=True)
+    m = c.models["deepseek-v3"].at_precision("fp8")
+    expected = 2 * 58 * 8 * 7168 * 2 * 1024 * 7 / 8 / (8 * 450e9)
+    assert float(expert_all_to_all_s(m, dep, 1024)) == pytest.approx(expected, rel=1e-9)
+    assert float(expert_all_to_all_s(m, dep.model_copy(update={"expert_parallel": False}), 1024)) == 0.0
+
+
+def test_fp8_compute_runs_at_its_efficiency() -> None:
+    # A compute-bound prefill of 8192 tokens of Llama-3.1-8B in FP8 on an H100: the linear time is
+    # flops / (1979e12 · mfu_prefill · fp8_eff). Halving fp8_compute_efficiency doubles it.
+    c = load_catalog()
+    m = c.models["llama-3.1-8b"].at_precision("fp8")
+    dep = Deployment(gpu=c.gpus["h100-sxm"], precision="fp8")
+    a = forward_time(m, dep, Efficiency(fp8_compute_efficiency=0.8), 1, 8192, prefill=True)
+    b = forward_time(m, dep, Efficiency(fp8_compute_efficiency=0.4), 1, 8192, prefill=True)
+    assert bool(a.linear_compute_bound)
+    assert float(b.linear_s) == pytest.approx(2 * float(a.linear_s), rel=1e-9)
+    expected = 8192 * m.flops_linear_per_token / (1979e12 * 0.45 * 0.8)
+    assert float(a.linear_s) == pytest.approx(expected, rel=1e-9)
+
+
+def test_engines_are_data_with_sources() -> None:
+    engines = load_engines()
+    assert {"tensorrt-llm", "vllm", "sglang", "llama.cpp"} <= set(engines)
+    assert all(e.source and e.as_of for e in engines.values())
+    # llama.cpp: 32 layers · 0.12 ms = 3.84 ms per token on top of τ0 = 0.5 ms, and MBU 0.75
+    eff = engines["llama.cpp"].efficiency(Efficiency(), 32)
+    assert (eff.mbu, round(eff.step_overhead_s, 6)) == (0.75, 0.00434)
+    assert engine_id_for("SGLang v0.5.8") == "sglang"
+
+
+def test_new_fields_do_not_change_old_dumps() -> None:
+    # Scenario files and share links written before these fields keep their bytes (fields at default dropped).
+    assert "moe_gemm_half_tokens" not in Efficiency().model_dump()
+    assert Efficiency(moe_gemm_half_tokens=10.0).model_dump()["moe_gemm_half_tokens"] == 10.0
+    assert np.isclose(Efficiency.model_validate(Efficiency().model_dump()).moe_gemm_half_tokens, 256.0)
