@@ -169,6 +169,8 @@ def plan_problems(draw: st.DrawFn) -> PlanProblem:
         target_utilization=draw(floats(0.5, 1.0)),
         time_limit_s=30.0,
     )
+
+
 # ---- hostile input for the fuzz suite (tests/fuzz, issue 15) --------------------------------------------------
 
 #: XSS, markdown, formula and control-character payloads put into every string field.
