@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from economics.finance.rental import effective_usd_per_gpu_hour, rented_cost_split
 from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
 from economics.units import HOURS_PER_MONTH, HOURS_PER_YEAR, MTOK, SECONDS_PER_HOUR
 
@@ -122,19 +123,21 @@ def owned_node_cost_breakdown(node: OwnedNode, utilization: ArrayLike) -> NodeCo
 
 
 def rented_node_cost_usd_per_hour(node: RentedNode) -> float:
-    """``C_h = price per GPU-hour · GPUs per node`` [USD/h]; paid whether the node works or not.
+    """``C_h = effective price per GPU-hour · GPUs per node`` [USD/h]; paid whether the node works or not
+    (a serverless node only while busy: :func:`economics.finance.rental.rented_cost_split`).
 
     >>> rented_node_cost_usd_per_hour(RentedNode(id="r", name="r", gpu_id="h100-sxm", price_usd_per_gpu_hour=2.5))
     20.0
     """
-    return node.price_usd_per_gpu_hour * node.gpus_per_node
+    return effective_usd_per_gpu_hour(node) * node.gpus_per_node
 
 
 def node_cost_usd_per_hour(node: NodeOffer, utilization: ArrayLike = 0.0) -> FloatArray:
     """Cost of one node per hour, owned (§9.1, at utilisation U) or rented [USD/h]."""
     if isinstance(node, OwnedNode):
         return owned_node_cost_breakdown(node, utilization).total_usd_per_hour
-    return np.full(np.shape(utilization), rented_node_cost_usd_per_hour(node))
+    fixed, variable = rented_cost_split(node)
+    return _f(fixed + variable * np.clip(_f(utilization), 0.0, 1.0))
 
 
 def node_cost_fixed_and_variable(node: NodeOffer) -> tuple[float, float]:
@@ -144,7 +147,7 @@ def node_cost_fixed_and_variable(node: NodeOffer) -> tuple[float, float]:
     (16.0, 0.0)
     """
     if isinstance(node, RentedNode):
-        return rented_node_cost_usd_per_hour(node), 0.0
+        return rented_cost_split(node)
     fixed = float(owned_node_cost_breakdown(node, 0.0).total_usd_per_hour)
     variable = float(owned_node_cost_breakdown(node, 1.0).total_usd_per_hour) - fixed
     return fixed, variable

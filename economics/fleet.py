@@ -103,7 +103,10 @@ def _bill(s: Scenario, t: OptionTable, chosen: IntArray, monthly: FloatArray) ->
                     f"{_money(nodes * c_h * HOURS_PER_MONTH)}/month is paid for idle GPUs"
                 )
         elif isinstance(node, RentedNode):
-            rented += float(gpus_needed[i]) * node.price_usd_per_gpu_hour * HOURS_PER_MONTH
+            u_rented = float(busy[i]) / float(gpus_needed[i]) if gpus_needed[i] else 0.0
+            rented += (
+                float(gpus_needed[i] / node.gpus_per_node * node_cost_usd_per_hour(node, u_rented)) * HOURS_PER_MONTH
+            )
     on_api = (chosen >= n_owned) & (chosen >= 0)
     api = float(monthly[on_api].sum())
     return _Bill(owned_nodes, owned_gpus, owned_cost, idle, busy_owned, rented, api, tuple(warnings))

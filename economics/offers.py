@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from economics._base import Frozen
+from economics.finance.terms import RentalTerms
 
-PricingType = Literal["on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block", "negotiated"]
+PricingType = Literal["on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block", "negotiated", "serverless"]
 
 
 class RentedNode(Frozen):
@@ -26,6 +27,10 @@ class RentedNode(Frozen):
     )
     source: str = Field(default="", max_length=1000, description="where the price comes from")
     as_of: str = Field(default="", max_length=64, description="date of the price")
+    billing: RentalTerms | None = Field(
+        default=None,
+        description="commitment, upfront, spot interruptions, serverless cold start; None = plain hourly billing",
+    )
 
 
 class OwnedNode(Frozen):

@@ -20,6 +20,7 @@ from economics.costs import (
     cost_per_request_pooled,
     node_cost_fixed_and_variable,
 )
+from economics.finance.rental import billing_reasons
 from economics.hardware import Deployment
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode
@@ -208,6 +209,9 @@ def _owned_variant(
     replicas = np.where(feasible, plan.replicas, 1.0)
     per_replica = w.avg / replicas
     cb = continuous_batching(model, deployment, eff, scheme, per_replica, w.input_tokens, w.output_tokens)
+    mode_reason = billing_reasons(scenario.node(option.node_id), w.latency_slo, w.ttft_slo, cb.ttft_s)
+    cap_reason = np.where(mode_reason != "", mode_reason, cap.reason[inverse])
+    feasible = feasible & (mode_reason == "")
     fixed, variable = replica.fixed_usd_per_hour, replica.variable_usd_per_hour
     util = np.where(feasible, plan.utilization, 0.0)
     if policy.cost_mode == "pooled":
@@ -217,7 +221,7 @@ def _owned_variant(
         cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
-    reason = np.where(feasible, "", cap.reason[inverse]).astype(object)
+    reason = np.where(feasible, "", cap_reason).astype(object)
     kind = OWNED_DIFFUSION if isinstance(scheme, DiffusionScheme) else OWNED_AR
     return OptionArrays(
         kind=kind,
