@@ -109,10 +109,13 @@ def owned_node_cost_breakdown(node: OwnedNode, utilization: ArrayLike) -> NodeCo
     """
     f = power_fraction(node, utilization)
     crf = float(capital_recovery_factor(node.cost_of_capital_per_year, node.economic_life_years))
-    capex = node.capex_usd * crf / HOURS_PER_YEAR
+    residual = node.capex_usd * node.residual_fraction  # resale S: (CapEx − S)·CRF + S·r (finance.depreciation)
+    capex = ((node.capex_usd - residual) * crf + residual * node.cost_of_capital_per_year) / HOURS_PER_YEAR
     power = node.node_power_kw * f * node.pue * node.electricity_usd_per_kwh
     facility = node.colocation_usd_per_kw_month * node.node_power_kw / HOURS_PER_MONTH
-    ops = node.ops_fraction_of_capex_per_year * node.capex_usd / HOURS_PER_YEAR + node.ops_fixed_usd_per_hour
+    ops = (
+        node.ops_fraction_of_capex_per_year * node.capex_usd + node.maintenance_usd_per_year
+    ) / HOURS_PER_YEAR + node.ops_fixed_usd_per_hour
     shape = f.shape
     return NodeCostBreakdown(
         capex_usd_per_hour=np.full(shape, capex),

@@ -66,6 +66,15 @@ class OwnedNode(Frozen):
         default=0.08, ge=0, le=1, description="maintenance, staff and software as a share of CapEx [1/year]"
     )
     ops_fixed_usd_per_hour: float = Field(default=0.0, ge=0, le=1000, description="fixed operations [USD/h]")
+    residual_fraction: float = Field(
+        default=0.0, ge=0, lt=1, description="resale value at the end of the economic life / CapEx, S/CapEx [1]"
+    )
+    book_life_years: float | None = Field(
+        default=None, gt=0, le=15, description="straight-line book life; None = the economic life [years]"
+    )
+    maintenance_usd_per_year: float = Field(
+        default=0.0, ge=0, le=1e7, description="maintenance contract, on top of ops_fraction [USD/year]"
+    )
     source: str = Field(default="", max_length=1000, description="where the inputs come from")
     as_of: str = Field(default="", max_length=64, description="date of the inputs")
 
