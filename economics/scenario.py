@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from economics._base import Frozen
+from economics.finance.settings import FinanceSettings
 from economics.hardware import GPU, Efficiency, Precision
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
@@ -82,6 +83,9 @@ class Scenario(Frozen):
     owned_options: tuple[OwnedOption, ...] = Field(default=(), max_length=64)
     apis: tuple[ApiOffer, ...] = Field(default=(), max_length=64)
     workloads: tuple[Workload, ...] = Field(min_length=1, max_length=5000)
+    finance: FinanceSettings | None = Field(
+        default=None, description="display currency, cost of capital, carbon price and horizon; None = defaults"
+    )
 
     @model_validator(mode="after")
     def _check_references(self) -> Scenario:
