@@ -50,8 +50,12 @@ class FinanceSettings(Frozen):
     """Money the way finance books it: the display currency, the discount rate, carbon and the horizon."""
 
     display_currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code shown [-]")
-    fx_units_per_usd: float = Field(
-        default=1.0, gt=0, le=1e6, description="display-currency units per US dollar [currency/USD]"
+    fx_units_per_usd: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        description="display-currency units per US dollar; None = the catalog's newest rate on the review date "
+        "[currency/USD]",
     )
     fx_as_of: dt.date | None = Field(default=None, description="date of the FX rate [-]")
     fx_source: str = Field(default="", max_length=500, description="where the FX rate comes from [-]")

@@ -115,8 +115,11 @@ def test_terms_reject_a_node_that_never_works() -> None:
 
 
 def _cost_only_startup(scale: float = 5.0) -> Scenario:
-    """The startup preset with 5× the demand and no failure cost, so that rented GPUs carry some workloads."""
+    """The startup preset's RunPod and AWS on-demand nodes with 5× the demand and no failure cost, so that rented
+    GPUs carry some workloads."""
     data = load_preset("startup-rented").model_dump()
+    data["nodes"] = [n for n in data["nodes"] if n["id"] in ("runpod", "aws-p5")]
+    data["owned_options"] = [o for o in data["owned_options"] if o["node_id"] in ("runpod", "aws-p5")]
     for w in data["workloads"]:
         w.update(avg_requests_per_s=w["avg_requests_per_s"] * scale, failure_cost_usd=0.0)
         w["peak_requests_per_s"] *= scale
