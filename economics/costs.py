@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from economics.finance.rental import effective_usd_per_gpu_hour, rented_cost_split
 from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
+from economics.token_billing import cache_write_share, tier_prices
 from economics.units import HOURS_PER_MONTH, HOURS_PER_YEAR, MTOK, SECONDS_PER_HOUR
 
 FloatArray = NDArray[np.float64]
@@ -305,21 +306,26 @@ def api_offer_cost_per_request(
     output_tokens: ArrayLike,
     cache_hit_rate: ArrayLike = 0.0,
     batch_tier: ArrayLike = False,
+    requests_per_s: ArrayLike | None = None,
 ) -> FloatArray:
     """Cost of one request on ``api`` with its negotiated discount and, where ``batch_tier``, its batch
-    discount; the two discounts compound: ``(1 − d_neg)·(1 − d_batch)`` [USD]."""
+    discount; the two discounts compound: ``(1 − d_neg)·(1 − d_batch)`` [USD]. Long-context tiers and cache
+    writes (at arrival rate ``requests_per_s``) as in :mod:`economics.token_billing`."""
     keep = (1.0 - api.negotiated_discount_fraction) * np.where(
         np.asarray(batch_tier, dtype=bool), 1.0 - api.batch_discount_fraction, 1.0
     )
-    return api_cost_per_request(
-        input_tokens,
-        output_tokens,
-        api.input_usd_per_mtok,
-        api.output_usd_per_mtok,
-        api.cached_input_usd_per_mtok,
-        cache_hit_rate,
-        discount_fraction=1.0 - keep,
+    p_in, p_cached, p_out = tier_prices(api, input_tokens)
+    cost = api_cost_per_request(
+        input_tokens, output_tokens, p_in, p_out, p_cached, cache_hit_rate, discount_fraction=1.0 - keep
     )
+    w = cache_write_share(api, requests_per_s)
+    if api.cache_write_usd_per_mtok is None or not np.any(w):
+        return cost
+    # a write replaces a cached read: h·w·T_in tokens at (p_write − p_cached), scaled like the input tier
+    h = np.clip(_f(cache_hit_rate), 0.0, 1.0)
+    p_write = api.cache_write_usd_per_mtok * p_in / api.input_usd_per_mtok if api.input_usd_per_mtok else p_in
+    extra = _f(input_tokens) * h * w * (p_write - p_cached) / MTOK
+    return _f(cost + extra * keep)
 
 
 def blended_price(

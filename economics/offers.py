@@ -115,3 +115,18 @@ class ApiOffer(Frozen):
     )
     source: str = Field(default="", max_length=1000, description="where the price comes from")
     as_of: str = Field(default="", max_length=64, description="date of the price")
+    long_context_threshold_tokens: int | None = Field(
+        default=None, ge=1, le=10_000_000, description="prompts longer than this pay the long-context rates [tokens]"
+    )
+    long_context_input_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=1000, description="input price above the threshold; None = the input price [USD/Mtok]"
+    )
+    long_context_output_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=1000, description="output price above the threshold; None = the output price [USD/Mtok]"
+    )
+    cache_write_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=1000, description="price of writing a prompt-cache entry; None = not billed [USD/Mtok]"
+    )
+    cache_lifetime_s: float | None = Field(
+        default=None, gt=0, le=1e7, description="a cached prefix expires after this long unused; None = never [s]"
+    )

@@ -8,7 +8,7 @@ and :mod:`economics.serving`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -65,7 +65,7 @@ class WorkloadArrays:
             avg=arr([w.avg_requests_per_s for w in ws], 0.0),
             peak=arr([w.peak_requests_per_s for w in ws], 0.0),
             input_tokens=arr([w.input_tokens for w in ws], 0.0),
-            output_tokens=arr([w.output_tokens for w in ws], 0.0),
+            output_tokens=arr([w.output_tokens + w.reasoning_tokens for w in ws], 0.0),  # hidden output too
             ttft_slo=arr([w.ttft_slo_s for w in ws], np.inf),
             tpot_slo=arr([w.tpot_slo_s for w in ws], np.inf),
             deadline=arr([w.deadline_s for w in ws], np.nan),
@@ -90,7 +90,7 @@ class WorkloadArrays:
             avg=np.asarray(avg_requests_per_s, dtype=np.float64),
             peak=np.asarray(peak_requests_per_s, dtype=np.float64),
             input_tokens=full(workload.input_tokens, 0.0),
-            output_tokens=full(workload.output_tokens, 0.0),
+            output_tokens=full(workload.output_tokens + workload.reasoning_tokens, 0.0),
             ttft_slo=full(workload.ttft_slo_s, np.inf),
             tpot_slo=full(workload.tpot_slo_s, np.inf),
             deadline=full(workload.deadline_s, np.nan),
@@ -277,6 +277,8 @@ def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArra
     An AR option with speculation is "optimized AR" (MODEL_SPEC §6.3): both settings are evaluated and each
     workload gets the one that is feasible and cheaper per request (then faster per token).
     """
+    if option.prefix_caching:  # the cached share of the prompt skips prefill (token_billing module doc)
+        w = replace(w, input_tokens=np.maximum(1.0, w.input_tokens * (1.0 - w.cache_hit)))
     replica = _Replica.of(scenario, option, w)
     plain = _owned_variant(scenario, option, replica, option.scheme, w)
     if option.speculation is None:
@@ -292,7 +294,7 @@ def api_option_arrays(api: ApiOffer, w: WorkloadArrays) -> OptionArrays:
     """An API for every workload: list price with cache, negotiated discount and (where the deadline allows)
     the batch tier; feasible iff the provider's typical latency meets the workload's SLOs (§11 step 3)."""
     batch = batch_tier_usable(api, w.deadline, w.latency_slo)
-    cost = api_offer_cost_per_request(api, w.input_tokens, w.output_tokens, w.cache_hit, batch)
+    cost = api_offer_cost_per_request(api, w.input_tokens, w.output_tokens, w.cache_hit, batch, w.avg)
     tpot = np.full(w.avg.shape, 1.0 / api.typical_output_tokens_per_s)
     ttft = np.full(w.avg.shape, api.typical_ttft_s)
     e2e = ttft + w.output_tokens * tpot

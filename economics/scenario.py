@@ -41,6 +41,10 @@ class OwnedOption(Frozen):
         default=None, description="speculative decoding available to an AR option (used where it helps)"
     )
     quality: float = Field(default=0.90, ge=0, le=1, description="probability an output is acceptable q [1]")
+    prefix_caching: bool = Field(
+        default=False,
+        description="the engine caches prompt prefixes: the workload's cached share skips prefill (shorter TTFT) [-]",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> OwnedOption:

@@ -21,10 +21,12 @@ from economics.prices import Confidence, IsoDate
 DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "prices"
 
 __all__ = [
+    "ApiTierRow",
     "BillingTermsRow",
     "FinanceDataError",
     "FxRateRow",
     "GridIntensityRow",
+    "api_tiers",
     "billing_terms",
     "fx_rates",
     "grid_intensities",
@@ -81,6 +83,30 @@ class GridIntensityRow(_Provenance):
     kg_co2e_per_kwh: float = Field(ge=0, le=2, description="grid emission factor [kg CO2e/kWh]")
 
 
+class ApiTierRow(_Provenance):
+    """An API price series' long-context tier and prompt-cache terms (``id`` as in ``api.csv``)."""
+
+    id: str = Field(min_length=1, max_length=64, description="API price id [-]")
+    long_context_threshold_tokens: int | None = Field(default=None, ge=1, description="tier threshold [tokens]")
+    long_context_input_usd_per_mtok: float | None = Field(default=None, ge=0, le=1000, description="[USD/Mtok]")
+    long_context_output_usd_per_mtok: float | None = Field(default=None, ge=0, le=1000, description="[USD/Mtok]")
+    cached_input_usd_per_mtok: float | None = Field(default=None, ge=0, le=1000, description="cache read [USD/Mtok]")
+    cache_write_usd_per_mtok: float | None = Field(default=None, ge=0, le=1000, description="cache write [USD/Mtok]")
+    cache_lifetime_s: float | None = Field(default=None, gt=0, description="cache lifetime, refreshed on use [s]")
+
+    def offer_fields(self) -> dict[str, float | int]:
+        """The non-empty fields, named as on :class:`~economics.offers.ApiOffer`."""
+        keys = (
+            "long_context_threshold_tokens",
+            "long_context_input_usd_per_mtok",
+            "long_context_output_usd_per_mtok",
+            "cached_input_usd_per_mtok",
+            "cache_write_usd_per_mtok",
+            "cache_lifetime_s",
+        )
+        return {k: v for k in keys if (v := getattr(self, k)) is not None}
+
+
 RowT = TypeVar("RowT", bound=BaseModel)
 
 
@@ -104,6 +130,12 @@ def _read(name: str, model: type[RowT]) -> tuple[RowT, ...]:
 def billing_terms() -> dict[str, BillingTermsRow]:
     """``instance price id → billing terms`` from ``data/prices/billing_terms.csv``."""
     return {r.id: r for r in _read("billing_terms.csv", BillingTermsRow)}
+
+
+@cache
+def api_tiers() -> dict[str, ApiTierRow]:
+    """``API price id → long-context tier and cache terms`` from ``data/prices/api_tiers.csv``."""
+    return {r.id: r for r in _read("api_tiers.csv", ApiTierRow)}
 
 
 @cache
