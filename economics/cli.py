@@ -52,6 +52,7 @@ SUBCOMMANDS: dict[str, str] = {
     "evaluate": "economics.cli_evaluate",
     "schema": "economics.cli_schema",
     "report": "economics.cli_report",
+    "horizon": "economics.cli_horizon",
 }
 
 

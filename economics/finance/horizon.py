@@ -217,7 +217,9 @@ def plans(scenario: Scenario, catalog: Catalog) -> list[tuple[str, str, Scenario
     if rented:
         out.append(("rent", "Rent only", _without_nodes(scenario, owned)))
     elif owned:
-        out.append(("rent", "Rent reserved instead of owning", _rented_instead(scenario, catalog)))
+        instead = _rented_instead(scenario, catalog)
+        what = next((n.name.split(" (instead")[0] for n in instead.nodes if n.id in owned), "") if instead else ""
+        out.append(("rent", f"Rent reserved instead of owning ({what})", instead))
     if scenario.apis and not any(w.sovereign for w in scenario.workloads):
         out.append(("api", "APIs only", _without_nodes(scenario, owned | rented)))
     return [(i, name, s) for i, name, s in out if s is not None]
