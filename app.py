@@ -32,6 +32,7 @@ decide = [
     st.Page("pages/3_break_even.py", title="Break-even", icon=":material/balance:", url_path="break_even"),
     st.Page("pages/4_batching.py", title="Batching and the memory wall", icon=":material/memory:", url_path="batching"),
     st.Page("pages/5_workloads.py", title="Workloads and routing", icon=":material/alt_route:", url_path="workloads"),
+    st.Page("pages/8_horizon.py", title="Horizon", icon=":material/timeline:", url_path="horizon"),
 ]
 reviews = [
     st.Page(f"pages/{file}", title=title, icon=icon, url_path=path)
