@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from economics.catalog import CatalogError
     from economics.currency import display_rate
     from economics.finance.data import FinanceDataError
-    from economics.finance.horizon import DEFAULT_SENSITIVITY_RATES, horizon
+    from economics.finance.horizon import DEFAULT_SENSITIVITY_RATES, crossover_sensitivity, horizon
     from economics.finance.report import horizon_dict, horizon_table
     from economics.scenarios import ScenarioError, load_scenario
 
@@ -71,10 +71,7 @@ def run(args: argparse.Namespace) -> int:
         h = horizon(scenario, years=args.years, api_change_per_year=args.api_change)
         sens: tuple[tuple[float, int | None], ...] = ()
         if args.sensitivity:
-            sens = tuple(
-                (a, horizon(scenario, years=args.years, api_change_per_year=a).crossover_year)
-                for a in DEFAULT_SENSITIVITY_RATES
-            )
+            sens = crossover_sensitivity(scenario, DEFAULT_SENSITIVITY_RATES, years=args.years)
     except ScenarioError as e:
         for line in e.problems:
             print(f"{PROG}: error: {line}", file=sys.stderr)

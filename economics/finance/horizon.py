@@ -16,7 +16,8 @@ catalog (:func:`price_trends`) and say so.
 
 Plans compared (each re-planned every year): **own** (owned nodes and APIs), **rent** (rented nodes and
 APIs; for a scenario without rented nodes, its owned nodes rented instead at the catalog's longest
-reservation for the same GPU), **APIs only** (when no workload is sovereign) and, when a scenario has both
+reservation for the same GPU), **rent <mode> only** for each billing mode when the rented nodes use more than
+one (reserved vs spot vs on-demand), **APIs only** (when no workload is sovereign) and, when a scenario has both
 owned and rented nodes, **every option**. NPV discounts each year's bill at the end of the year at the
 scenario's cost of capital. The crossover is the first year in which the cheapest plan that owns nothing
 costs no more than the own plan (then owned nodes save nothing: the own plan has moved its work off them or
@@ -220,6 +221,11 @@ def plans(scenario: Scenario, catalog: Catalog) -> list[tuple[str, str, Scenario
         instead = _rented_instead(scenario, catalog)
         what = next((n.name.split(" (instead")[0] for n in instead.nodes if n.id in owned), "") if instead else ""
         out.append(("rent", f"Rent reserved instead of owning ({what})", instead))
+    modes = sorted({n.pricing_type for n in scenario.nodes if isinstance(n, RentedNode)})
+    if len(modes) > 1:  # reserved vs spot vs on-demand: one plan per billing mode, each with the APIs
+        for mode in modes:
+            others = {n.id for n in scenario.nodes if not (isinstance(n, RentedNode) and n.pricing_type == mode)}
+            out.append((f"rent-{mode}", f"Rent {mode} only", _without_nodes(scenario, others)))
     if scenario.apis and not any(w.sovereign for w in scenario.workloads):
         out.append(("api", "APIs only", _without_nodes(scenario, owned | rented)))
     return [(i, name, s) for i, name, s in out if s is not None]
@@ -324,7 +330,7 @@ def _run_plan(
 
 def _crossover(plans_: Sequence[PlanHorizon], api_change: float) -> tuple[int | None, str]:
     own = next((p for p in plans_ if p.plan_id == "own"), None)
-    others = [p for p in plans_ if p.plan_id in ("rent", "api") and p.serves_everything]
+    others = [p for p in plans_ if p.plan_id.startswith(("rent", "api")) and p.serves_everything]
     if own is None or not others:
         return None, "No crossover: the scenario has no owned nodes or no plan without them serves every workload."
     for i, bill in enumerate(own.bills):
@@ -390,5 +396,8 @@ def horizon(
 def crossover_sensitivity(
     scenario: Scenario, rates: Sequence[float] = DEFAULT_SENSITIVITY_RATES, *, years: int | None = None
 ) -> tuple[tuple[float, int | None], ...]:
-    """The crossover year at each API price change in ``rates`` (None: owning pays through the horizon)."""
+    """The crossover year at each API price change in ``rates`` (None: owning pays through the horizon, or the
+    scenario owns nothing, which is answered without re-planning)."""
+    if not any(isinstance(n, OwnedNode) for n in scenario.nodes):
+        return tuple((a, None) for a in rates)
     return tuple((a, horizon(scenario, years=years, api_change_per_year=a).crossover_year) for a in rates)

@@ -25,7 +25,11 @@ def bills_figure(h: Horizon, rate: DisplayRate) -> go.Figure:
             y=[to_display(b.total_usd, rate) for b in p.bills],
             mode="lines+markers",
             name=p.name if p.serves_everything else f"{p.name} (leaves workloads unserved)",
-            line={"color": _PLAN_COLOR.get(p.plan_id, LIMIT_COLOR), "dash": DASHES[i % len(DASHES)], "width": 3},
+            line={
+                "color": _PLAN_COLOR.get(p.plan_id.split("-")[0], LIMIT_COLOR),
+                "dash": DASHES[i % len(DASHES)],
+                "width": 3,
+            },
             hovertemplate=f"%{{x}}: {rate.code} %{{y:,.0f}}<extra>{p.name}</extra>",
         )
     return c.figure()
