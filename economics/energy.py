@@ -140,11 +140,11 @@ class RentedPowerModel:
 def rented_power_model(on: dt.date) -> RentedPowerModel:
     """The catalog's rented-node power model on ``on`` (10.2 kW / (8 × 700 W) = 1.82, f 0.7, PUE 1.3 today)."""
     catalog = load_catalog()
-    node_kw = catalog.owned_input_as_of(_DGX_POWER_ROW, on).value
-    board_kw = 8 * catalog.gpus[_DGX_GPU].power_w / 1000.0
+    row = catalog.owned_input_as_of(_DGX_POWER_ROW, on)
+    board_kw = (row.gpus or 1) * catalog.gpus[_DGX_GPU].power_w / 1000.0
     f = catalog.owned_input_as_of(_F_ROW, on).value
     pue = catalog.owned_input_as_of(_PUE_ROW, on).value
-    return RentedPowerModel(node_kw / board_kw, f, pue)
+    return RentedPowerModel(row.value / board_kw, f, pue)
 
 
 def _node_draw_w_per_gpu(scenario: Scenario, node: OwnedNode | RentedNode, utilization: float) -> tuple[float, str]:

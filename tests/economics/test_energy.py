@@ -54,3 +54,14 @@ def test_carbon_price_enters_owned_electricity() -> None:
     assert isinstance(node, OwnedNode)
     assert node.electricity_usd_per_kwh == pytest.approx(0.221)
     assert with_carbon_price(bank) is bank
+
+
+def test_rented_option_energy_uses_the_catalog_host_ratio() -> None:
+    startup = load_preset("startup-rented")
+    result = evaluate(startup)
+    rows = {(r.workload_id, r.option_id): r for r in energy_table(startup, result)}
+    opt = next(o for o in result.options if o.workload_id == "assistant-chat" and o.option_id == "runpod-8b-ar")
+    # H100 700 W × (DGX 10.2 kW / (8 × 700 W)) × f 0.7 × PUE 1.3 = 1,275 × 0.91 = 1,160.25 W per rented GPU;
+    # assistant chat: 3 req/s × 400 output tokens = 1,200 tok/s → J/token = G · 1160.25 / 1200
+    assert rows[("assistant-chat", "runpod-8b-ar")].j_per_output_token == pytest.approx(opt.gpus * 1160.25 / 1200.0)
+    assert rows[("assistant-chat", "runpod-8b-ar")].kg_co2e_per_mtok_output is None  # no grid region set
