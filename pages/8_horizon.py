@@ -11,7 +11,7 @@ from ui import format as fmt
 from ui import horizon as view
 from ui import state
 from ui.charts import horizon as charts
-from ui.widgets.table import table
+from ui.widgets.table import number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Horizon: the next five years")
@@ -39,7 +39,13 @@ except ScenarioError as e:
 st.caption(
     fmt.md_escape(f"NPV at {h.discount_rate:.1%} a year ({h.discount_rate_basis}); bills counted at each year's end.")
 )
-table(view.npv_frame(h, rate), key="horizon_npv", file_name="horizon_npv.csv")
+npv = view.npv_frame(h, rate)
+table(
+    npv,
+    key="horizon_npv",
+    file_name="horizon_npv.csv",
+    column_config={c: number() for c in npv.columns if c.endswith(f"[{rate.code}]")},
+)
 left, right = st.columns(2)
 ui_compute.chart(charts.bills_figure, h, rate, key="chart_horizon_bills", where=left)
 ui_compute.chart(charts.sensitivity_figure, h, sensitivity, key="chart_horizon_sensitivity", where=right)
@@ -47,4 +53,12 @@ ui_compute.chart(charts.sensitivity_figure, h, sensitivity, key="chart_horizon_s
 if h.books:
     st.subheader("The owned node in the books and in the decision")
     st.caption(fmt.md_escape(h.decision_view))
-    table(view.books_frame(h, rate), key="horizon_books", file_name="horizon_books.csv")
+    if state.update(view.books_inputs(s)):  # the edited node goes into the shared scenario; redraw with it
+        st.rerun()
+    books = view.books_frame(h, rate)
+    table(
+        books,
+        key="horizon_books",
+        file_name="horizon_books.csv",
+        column_config={c: number() for c in books.columns if c != "Measure"},
+    )
