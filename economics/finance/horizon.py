@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from economics.catalog import Catalog, load_catalog
 from economics.energy import with_carbon_price
 from economics.evaluate import evaluate
@@ -44,7 +46,7 @@ from economics.finance.settings import FinanceSettings, HorizonSettings
 from economics.offers import OwnedNode, RentedNode
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError
+from economics.scenarios import ScenarioError, validation_problems
 
 __all__ = [
     "DEFAULT_SENSITIVITY_RATES",
@@ -149,8 +151,10 @@ def year_scenario(
             n["capex_usd"] *= (1.0 + hardware_change) ** (life * (k // life))
     try:
         return with_carbon_price(Scenario.model_validate(data))
-    except ValueError as e:
-        raise ScenarioError([f"finance.horizon: year {k + 1} cannot be built: {e}"]) from None
+    except ValidationError as e:
+        raise ScenarioError(
+            [f"finance.horizon: year {k + 1} cannot be built: {p}" for p in validation_problems(e)]
+        ) from None
 
 
 # ---- plans -----------------------------------------------------------------------------------------------------
@@ -228,7 +232,8 @@ def plans(scenario: Scenario, catalog: Catalog) -> list[tuple[str, str, Scenario
             out.append((f"rent-{mode}", f"Rent {mode} only", _without_nodes(scenario, others)))
     if scenario.apis and not any(w.sovereign for w in scenario.workloads):
         out.append(("api", "APIs only", _without_nodes(scenario, owned | rented)))
-    return [(i, name, s) for i, name, s in out if s is not None]
+    kept = [(i, name, s) for i, name, s in out if s is not None]
+    return kept or [("as-planned", "As planned", scenario)]
 
 
 # ---- results ---------------------------------------------------------------------------------------------------

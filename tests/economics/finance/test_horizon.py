@@ -116,3 +116,22 @@ def test_a_cheaper_api_never_moves_the_crossover_later(a: float, steeper: float)
     slow = horizon(s, api_change_per_year=a).crossover_year or never
     fast = horizon(s, api_change_per_year=max(-0.95, a - steeper)).crossover_year or never
     assert fast <= slow
+
+
+def test_demand_beyond_the_model_bounds_is_a_clear_message() -> None:
+    data = with_finance(load_preset("startup-rented"), demand_growth_per_year=5.0).model_dump()
+    data["workloads"][0].update(avg_requests_per_s=900_000.0, peak_requests_per_s=900_000.0)
+    # year 2: 900,000 · 6 = 5.4 million req/s, above the 1 million a workload may have
+    with pytest.raises(ScenarioError, match=r"year 2 cannot be built: workloads\.0\.avg_requests_per_s"):
+        horizon(Scenario.model_validate(data))
+
+
+def test_a_scenario_with_nothing_to_compare_is_still_planned() -> None:
+    data = load_preset("singapore-bank").model_dump()
+    data.update(nodes=[], owned_options=[])
+    for w in data["workloads"]:
+        w["quality_overrides"] = {k: v for k, v in w["quality_overrides"].items() if not k.startswith("owned")}
+    h = horizon(Scenario.model_validate(data), years=2)
+    assert [p.plan_id for p in h.plans] == ["as-planned"]
+    assert not h.plans[0].serves_everything  # the sovereign workloads have nowhere to go
+    assert h.crossover_year is None
