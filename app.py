@@ -33,6 +33,7 @@ decide = [
     st.Page("pages/4_batching.py", title="Batching and the memory wall", icon=":material/memory:", url_path="batching"),
     st.Page("pages/5_workloads.py", title="Workloads and routing", icon=":material/alt_route:", url_path="workloads"),
     st.Page("pages/8_accuracy.py", title="Accuracy", icon=":material/straighten:", url_path="accuracy"),
+    st.Page("pages/8_horizon.py", title="Horizon", icon=":material/timeline:", url_path="horizon"),
 ]
 # "/" opens the Overview through a hidden default entry, so the visible Overview keeps its own path: a default
 # page is served at "/" only, and a deep link to its url_path showed "Page not found" (issue 15).

@@ -55,6 +55,7 @@ SUBCOMMANDS: dict[str, str] = {
     "schema": "economics.cli_schema",
     "report": "economics.cli_report",
     "calibrate": "economics.cli_calibrate",
+    "horizon": "economics.cli_horizon",
 }
 
 

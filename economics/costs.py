@@ -17,7 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from economics.finance.rental import effective_usd_per_gpu_hour, rented_cost_split
 from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
+from economics.token_billing import cache_write_share, tier_prices
 from economics.units import HOURS_PER_MONTH, HOURS_PER_YEAR, MTOK, SECONDS_PER_HOUR
 
 FloatArray = NDArray[np.float64]
@@ -109,10 +111,13 @@ def owned_node_cost_breakdown(node: OwnedNode, utilization: ArrayLike) -> NodeCo
     """
     f = power_fraction(node, utilization)
     crf = float(capital_recovery_factor(node.cost_of_capital_per_year, node.economic_life_years))
-    capex = node.capex_usd * crf / HOURS_PER_YEAR
+    residual = node.capex_usd * node.residual_fraction  # resale S: (CapEx − S)·CRF + S·r (finance.depreciation)
+    capex = ((node.capex_usd - residual) * crf + residual * node.cost_of_capital_per_year) / HOURS_PER_YEAR
     power = node.node_power_kw * f * node.pue * node.electricity_usd_per_kwh
     facility = node.colocation_usd_per_kw_month * node.node_power_kw / HOURS_PER_MONTH
-    ops = node.ops_fraction_of_capex_per_year * node.capex_usd / HOURS_PER_YEAR + node.ops_fixed_usd_per_hour
+    ops = (
+        node.ops_fraction_of_capex_per_year * node.capex_usd + node.maintenance_usd_per_year
+    ) / HOURS_PER_YEAR + node.ops_fixed_usd_per_hour
     shape = f.shape
     return NodeCostBreakdown(
         capex_usd_per_hour=np.full(shape, capex),
@@ -123,19 +128,21 @@ def owned_node_cost_breakdown(node: OwnedNode, utilization: ArrayLike) -> NodeCo
 
 
 def rented_node_cost_usd_per_hour(node: RentedNode) -> float:
-    """``C_h = price per GPU-hour · GPUs per node`` [USD/h]; paid whether the node works or not.
+    """``C_h = effective price per GPU-hour · GPUs per node`` [USD/h]; paid whether the node works or not
+    (a serverless node only while busy: :func:`economics.finance.rental.rented_cost_split`).
 
     >>> rented_node_cost_usd_per_hour(RentedNode(id="r", name="r", gpu_id="h100-sxm", price_usd_per_gpu_hour=2.5))
     20.0
     """
-    return node.price_usd_per_gpu_hour * node.gpus_per_node
+    return effective_usd_per_gpu_hour(node) * node.gpus_per_node
 
 
 def node_cost_usd_per_hour(node: NodeOffer, utilization: ArrayLike = 0.0) -> FloatArray:
     """Cost of one node per hour, owned (docs/costs.md#node-cost, at utilisation U) or rented [USD/h]."""
     if isinstance(node, OwnedNode):
         return owned_node_cost_breakdown(node, utilization).total_usd_per_hour
-    return np.full(np.shape(utilization), rented_node_cost_usd_per_hour(node))
+    fixed, variable = rented_cost_split(node)
+    return _f(fixed + variable * np.clip(_f(utilization), 0.0, 1.0))
 
 
 def node_cost_fixed_and_variable(node: NodeOffer) -> tuple[float, float]:
@@ -145,7 +152,7 @@ def node_cost_fixed_and_variable(node: NodeOffer) -> tuple[float, float]:
     (16.0, 0.0)
     """
     if isinstance(node, RentedNode):
-        return rented_node_cost_usd_per_hour(node), 0.0
+        return rented_cost_split(node)
     fixed = float(owned_node_cost_breakdown(node, 0.0).total_usd_per_hour)
     variable = float(owned_node_cost_breakdown(node, 1.0).total_usd_per_hour) - fixed
     return fixed, variable
@@ -301,21 +308,26 @@ def api_offer_cost_per_request(
     output_tokens: ArrayLike,
     cache_hit_rate: ArrayLike = 0.0,
     batch_tier: ArrayLike = False,
+    requests_per_s: ArrayLike | None = None,
 ) -> FloatArray:
     """Cost of one request on ``api`` with its negotiated discount and, where ``batch_tier``, its batch
-    discount; the two discounts compound: ``(1 − d_neg)·(1 − d_batch)`` [USD]."""
+    discount; the two discounts compound: ``(1 − d_neg)·(1 − d_batch)`` [USD]. Long-context tiers and cache
+    writes (at arrival rate ``requests_per_s``) as in :mod:`economics.token_billing`."""
     keep = (1.0 - api.negotiated_discount_fraction) * np.where(
         np.asarray(batch_tier, dtype=bool), 1.0 - api.batch_discount_fraction, 1.0
     )
-    return api_cost_per_request(
-        input_tokens,
-        output_tokens,
-        api.input_usd_per_mtok,
-        api.output_usd_per_mtok,
-        api.cached_input_usd_per_mtok,
-        cache_hit_rate,
-        discount_fraction=1.0 - keep,
+    p_in, p_cached, p_out = tier_prices(api, input_tokens)
+    cost = api_cost_per_request(
+        input_tokens, output_tokens, p_in, p_out, p_cached, cache_hit_rate, discount_fraction=1.0 - keep
     )
+    w = cache_write_share(api, requests_per_s)
+    if api.cache_write_usd_per_mtok is None or not np.any(w):
+        return cost
+    # a write replaces a cached read: h·w·T_in tokens at (p_write − p_cached), scaled like the input tier
+    h = np.clip(_f(cache_hit_rate), 0.0, 1.0)
+    p_write = api.cache_write_usd_per_mtok * p_in / api.input_usd_per_mtok if api.input_usd_per_mtok else p_in
+    extra = _f(input_tokens) * h * w * (p_write - p_cached) / MTOK
+    return _f(cost + extra * keep)
 
 
 def blended_price(

@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from economics._base import Frozen
+from economics.finance.terms import RentalTerms
 
-PricingType = Literal["on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block", "negotiated"]
+PricingType = Literal["on-demand", "reserved-1y", "reserved-3y", "spot", "capacity-block", "negotiated", "serverless"]
 
 #: Where a workload's data goes when it runs on a node: the organisation's own premises, a sovereign
 #: (in-jurisdiction) cloud, or a third-party provider. APIs are always ``third_party``.
@@ -42,6 +43,10 @@ class RentedNode(Frozen):
     )
     source: str = Field(default="", max_length=1000, description="where the price comes from")
     as_of: str = Field(default="", max_length=64, description="date of the price")
+    billing: RentalTerms | None = Field(
+        default=None,
+        description="commitment, upfront, spot interruptions, serverless cold start; None = plain hourly billing",
+    )
 
 
 class OwnedNode(Frozen):
@@ -80,6 +85,15 @@ class OwnedNode(Frozen):
     data_location: DataLocation = Field(
         default="on_premises",
         description="where the data goes on this node: on premises, or a sovereign cloud for hosted owned hardware [-]",
+    )
+    residual_fraction: float = Field(
+        default=0.0, ge=0, lt=1, description="resale value at the end of the economic life / CapEx, S/CapEx [1]"
+    )
+    book_life_years: float | None = Field(
+        default=None, gt=0, le=15, description="straight-line book life; None = the economic life [years]"
+    )
+    maintenance_usd_per_year: float = Field(
+        default=0.0, ge=0, le=1e7, description="maintenance contract, on top of ops_fraction [USD/year]"
     )
     source: str = Field(default="", max_length=1000, description="where the inputs come from")
     as_of: str = Field(default="", max_length=64, description="date of the inputs")
@@ -121,3 +135,18 @@ class ApiOffer(Frozen):
     )
     source: str = Field(default="", max_length=1000, description="where the price comes from")
     as_of: str = Field(default="", max_length=64, description="date of the price")
+    long_context_threshold_tokens: int | None = Field(
+        default=None, ge=1, le=10_000_000, description="prompts longer than this pay the long-context rates [tokens]"
+    )
+    long_context_input_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=1000, description="input price above the threshold; None = the input price [USD/Mtok]"
+    )
+    long_context_output_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=1000, description="output price above the threshold; None = the output price [USD/Mtok]"
+    )
+    cache_write_usd_per_mtok: float | None = Field(
+        default=None, ge=0, le=1000, description="price of writing a prompt-cache entry; None = not billed [USD/Mtok]"
+    )
+    cache_lifetime_s: float | None = Field(
+        default=None, gt=0, le=1e7, description="a cached prefix expires after this long unused; None = never [s]"
+    )

@@ -9,7 +9,7 @@ and :mod:`economics.serving`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +21,7 @@ from economics.costs import (
     node_cost_fixed_and_variable,
 )
 from economics.demand import day_demand
+from economics.finance.rental import billing_reasons
 from economics.hardware import Deployment
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode
@@ -65,7 +66,7 @@ class WorkloadArrays:
             avg=arr([w.avg_requests_per_s for w in ws], 0.0),
             peak=day_demand(ws).sizing_peak,
             input_tokens=arr([w.input_tokens for w in ws], 0.0),
-            output_tokens=arr([w.output_tokens for w in ws], 0.0),
+            output_tokens=arr([w.output_tokens + w.reasoning_tokens for w in ws], 0.0),  # hidden output too
             ttft_slo=arr([w.ttft_slo_s for w in ws], np.inf),
             tpot_slo=arr([w.tpot_slo_s for w in ws], np.inf),
             deadline=arr([w.deadline_s for w in ws], np.nan),
@@ -90,7 +91,7 @@ class WorkloadArrays:
             avg=np.asarray(avg_requests_per_s, dtype=np.float64),
             peak=np.asarray(peak_requests_per_s, dtype=np.float64),
             input_tokens=full(workload.input_tokens, 0.0),
-            output_tokens=full(workload.output_tokens, 0.0),
+            output_tokens=full(workload.output_tokens + workload.reasoning_tokens, 0.0),
             ttft_slo=full(workload.ttft_slo_s, np.inf),
             tpot_slo=full(workload.tpot_slo_s, np.inf),
             deadline=full(workload.deadline_s, np.nan),
@@ -209,6 +210,9 @@ def _owned_variant(
     replicas = np.where(feasible, plan.replicas, 1.0)
     per_replica = w.avg / replicas
     cb = continuous_batching(model, deployment, eff, scheme, per_replica, w.input_tokens, w.output_tokens)
+    mode_reason = billing_reasons(scenario.node(option.node_id), w.latency_slo, w.ttft_slo, cb.ttft_s)
+    cap_reason = np.where(mode_reason != "", mode_reason, cap.reason[inverse])
+    feasible = feasible & (mode_reason == "")
     fixed, variable = replica.fixed_usd_per_hour, replica.variable_usd_per_hour
     util = np.where(feasible, plan.utilization, 0.0)
     # One owned-cost path whatever the old cost_mode says: the stand-alone comparison prices dedicated
@@ -216,7 +220,7 @@ def _owned_variant(
     cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
-    reason = np.where(feasible, "", cap.reason[inverse]).astype(object)
+    reason = np.where(feasible, "", cap_reason).astype(object)
     kind = OWNED_DIFFUSION if isinstance(scheme, DiffusionScheme) else OWNED_AR
     return OptionArrays(
         kind=kind,
@@ -272,6 +276,8 @@ def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArra
     An AR option with speculation is "optimized AR" (docs/specdec.md#optimized-ar): both settings are evaluated and each
     workload gets the one that is feasible and cheaper per request (then faster per token).
     """
+    if option.prefix_caching:  # the cached share of the prompt skips prefill (token_billing module doc)
+        w = replace(w, input_tokens=np.maximum(1.0, w.input_tokens * (1.0 - w.cache_hit)))
     replica = _Replica.of(scenario, option, w)
     plain = _owned_variant(scenario, option, replica, option.scheme, w)
     if option.speculation is None:
@@ -288,7 +294,7 @@ def api_option_arrays(api: ApiOffer, w: WorkloadArrays) -> OptionArrays:
     the batch tier; feasible iff the provider's typical latency meets the workload's SLOs (docs/routing.md#routing-rule
     step 3)."""
     batch = batch_tier_usable(api, w.deadline, w.latency_slo)
-    cost = api_offer_cost_per_request(api, w.input_tokens, w.output_tokens, w.cache_hit, batch)
+    cost = api_offer_cost_per_request(api, w.input_tokens, w.output_tokens, w.cache_hit, batch, w.avg)
     tpot = np.full(w.avg.shape, 1.0 / api.typical_output_tokens_per_s)
     ttft = np.full(w.avg.shape, api.typical_ttft_s)
     e2e = ttft + w.output_tokens * tpot

@@ -54,6 +54,10 @@ PriceItem = Literal[
     "api_input",
     "api_cached_input",
     "api_output",
+    "api_cache_write",
+    "api_long_context_input",
+    "api_long_context_output",
+    "reserved_upfront",
 ]
 NegotiatedItem = Literal[
     "gpu_hour_price",
@@ -265,6 +269,17 @@ def price_book(scenario: Scenario) -> tuple[PriceEntry, ...]:
                     pricing_type=node.pricing_type,
                 )
             )
+            if node.billing is not None and node.billing.upfront_usd_per_gpu > 0:
+                entries.append(
+                    _entry(
+                        scenario,
+                        node,
+                        "reserved_upfront",
+                        "USD/GPU",
+                        node.billing.upfront_usd_per_gpu,
+                        pricing_type=node.pricing_type,
+                    )
+                )
         else:
             entries.append(_entry(scenario, node, "node_capex", "USD", node.capex_usd))
             entries.append(_entry(scenario, node, "electricity", "USD/kWh", node.electricity_usd_per_kwh))
@@ -290,6 +305,14 @@ def price_book(scenario: Scenario) -> tuple[PriceEntry, ...]:
         entries.append(
             _entry(scenario, api, "api_output", "USD/Mtok", api.output_usd_per_mtok, discount=d, negotiated=neg)
         )
+        tiers: tuple[tuple[PriceItem, float | None], ...] = (  # where priced (data/prices/api_tiers.csv)
+            ("api_cache_write", api.cache_write_usd_per_mtok),
+            ("api_long_context_input", api.long_context_input_usd_per_mtok),
+            ("api_long_context_output", api.long_context_output_usd_per_mtok),
+        )
+        for item, value in tiers:
+            if value is not None:
+                entries.append(_entry(scenario, api, item, "USD/Mtok", value, discount=d, negotiated=neg))
     return tuple(entries)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from economics.catalog import Catalog
+from economics.finance.data import api_tiers
 from economics.offers import ApiOffer, NodeOffer, RentedNode
 from economics.prices import PriceLookupError
 from economics.scenario import Scenario
@@ -46,16 +47,20 @@ def _reprice_api(api: ApiOffer, catalog: Catalog, as_of: dt.date, where: str, pr
     except PriceLookupError as e:
         problems.append(f"{where}.price_id: {e}")
         return api
-    return api.model_copy(
-        update={
-            "input_usd_per_mtok": row.input_usd_per_mtok,
-            "cached_input_usd_per_mtok": row.cached_input_usd_per_mtok,
-            "output_usd_per_mtok": row.output_usd_per_mtok,
-            "batch_discount_fraction": row.batch_discount_fraction or 0.0,
-            "source": row.source,
-            "as_of": row.as_of.isoformat(),
-        }
-    )
+    update: dict[str, object] = {
+        "input_usd_per_mtok": row.input_usd_per_mtok,
+        "cached_input_usd_per_mtok": row.cached_input_usd_per_mtok,
+        "output_usd_per_mtok": row.output_usd_per_mtok,
+        "batch_discount_fraction": row.batch_discount_fraction or 0.0,
+        "source": row.source,
+        "as_of": row.as_of.isoformat(),
+    }
+    tiers = api_tiers().get(api.price_id)
+    if tiers is not None:  # long-context tier and cache terms, with their own source (data/prices/api_tiers.csv)
+        update.update(tiers.offer_fields())
+        if row.cached_input_usd_per_mtok is not None:
+            update["cached_input_usd_per_mtok"] = row.cached_input_usd_per_mtok
+    return api.model_copy(update=update)
 
 
 def reprice(scenario: Scenario, catalog: Catalog, as_of: dt.date) -> Scenario:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from economics._base import Frozen
+from economics.finance.settings import FinanceSettings
 from economics.hardware import GPU, Efficiency, Precision
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
@@ -41,6 +42,10 @@ class OwnedOption(Frozen):
         default=None, description="speculative decoding available to an AR option (used where it helps)"
     )
     quality: float = Field(default=0.90, ge=0, le=1, description="probability an output is acceptable q [1]")
+    prefix_caching: bool = Field(
+        default=False,
+        description="the engine caches prompt prefixes: the workload's cached share skips prefill (shorter TTFT) [-]",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> OwnedOption:
@@ -97,6 +102,9 @@ class Scenario(Frozen):
     owned_options: tuple[OwnedOption, ...] = Field(default=(), max_length=64)
     apis: tuple[ApiOffer, ...] = Field(default=(), max_length=64)
     workloads: tuple[Workload, ...] = Field(min_length=1, max_length=5000)
+    finance: FinanceSettings | None = Field(
+        default=None, description="display currency, cost of capital, carbon price and horizon; None = defaults"
+    )
 
     @model_validator(mode="after")
     def _check_references(self) -> Scenario:

@@ -77,6 +77,9 @@ class Workload(Frozen):
         default=None, gt=0, le=1e7, description="end-to-end deadline; ≥ 24 h admits batch APIs [s]"
     )
     prompt_cache_hit_rate: float = Field(default=0.0, ge=0, le=1, description="share of input tokens cached h [1]")
+    reasoning_tokens: int = Field(
+        default=0, ge=0, le=200_000, description="hidden reasoning tokens per request, billed as output [tokens]"
+    )
     sovereign: bool = Field(default=False, description="the data may not leave owned infrastructure [-]")
     failure_cost_usd: float = Field(default=0.0, ge=0, le=1e7, description="cost of a failed task C_fail [USD]")
     min_quality: float | None = Field(default=None, ge=0, le=1, description="lowest acceptable quality [1]")

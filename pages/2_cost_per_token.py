@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics.currency import currency_statement, display_rate
+from economics.energy import grid_factor
 from ui import compute, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
+from ui.energy import energy_frame
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
 from ui.widgets.nodes import node_inputs
 from ui.widgets.table import money, number, table
@@ -76,3 +79,21 @@ table(
         "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
     },
 )
+
+# ---- energy, carbon and the display currency (issue 14) -------------------------------------------------------
+st.subheader("Energy and carbon per million tokens")
+rate = display_rate(s)
+factor = grid_factor(s.finance, s.review_date)
+st.caption(
+    fmt.md_escape(
+        "Energy from each node's power model and the serving time, idle hours included, as in the money figures. "
+        + (
+            f"Emissions at {factor.kg_co2e_per_kwh:g} kg CO2e/kWh ({factor.region}, {factor.year or 'entered'}; "
+            f"{factor.source}). "
+            if factor is not None
+            else "Set a grid region in the scenario's finance settings to see emissions. "
+        )
+        + currency_statement(rate)
+    )
+)
+table(energy_frame(s, compute.evaluate(s), workload_id, rate), key="energy_carbon", file_name="energy_carbon.csv")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from economics.catalog import Catalog, load_catalog
+from economics.finance.data import billing_terms, latest_fx
 from economics.pricing import reprice
 from economics.quality import diffusion_quality
 from economics.scenario import Scenario
@@ -97,6 +98,19 @@ def owned_node(node_id: str, name: str, nodes_owned: int, **overrides: Any) -> d
     return node
 
 
+def bank_finance() -> dict[str, Any]:
+    """The bank books in Singapore dollars (the catalog's dated rate, pinned here) on Singapore's grid (issue 14)."""
+    fx = latest_fx("SGD", REVIEW_DATE)
+    assert fx is not None, "data/prices/fx_rates.csv needs an SGD rate"
+    return {
+        "display_currency": "SGD",
+        "fx_units_per_usd": fx.units_per_usd,
+        "fx_as_of": fx.as_of.isoformat(),
+        "fx_source": fx.source,
+        "grid_region": "sg",
+    }
+
+
 def bank(catalog: Catalog) -> dict[str, Any]:
     """The essay's case: a Singapore bank with one owned 8×H100 node bought for sovereignty."""
     eagle = catalog.speculative["eagle3-tree"].model_dump()
@@ -121,6 +135,7 @@ def bank(catalog: Catalog) -> dict[str, Any]:
             "values, not SLAs. API prices are the catalog prices in force on the review date."
         ),
         "review_date": REVIEW_DATE.isoformat(),
+        "finance": bank_finance(),
         "gpus": [catalog.gpus["h100-sxm"].model_dump()],
         "models": [catalog.models[m].model_dump() for m in ("llama-3.1-70b", "llama-3.1-8b", "llada-8b")],
         "nodes": [
@@ -304,6 +319,7 @@ def rented_node(catalog: Catalog, node_id: str, name: str, price_id: str, gpus_p
         "price_id": price_id,
         "source": row.source,
         "as_of": row.as_of.isoformat(),
+        "billing": terms.terms().model_dump() if (terms := billing_terms().get(price_id)) is not None else None,
     }
 
 
@@ -349,7 +365,8 @@ def startup(catalog: Catalog) -> dict[str, Any]:
         "description": (
             "A 40-person SaaS startup with an in-app assistant, an agent product and nightly ticket summaries. "
             "It rents H100s (AWS p5 on demand or a RunPod Secure Cloud GPU by the hour) or calls APIs; nothing "
-            "is sovereign. "
+            "is sovereign. Two more ways to rent are on the table: AWS spot GPUs (no on-demand fallback, so only "
+            "the nightly batch may use them) and a GCP 1-year commitment. "
             + A
             + "Volumes, SLOs, failure costs and qualities are illustrative: owned-model qualities as in the bank "
             "preset (70B 0.90, 8B 0.86, LLaDA-8B 0.80), GPT-5 0.96, GPT-5 mini 0.90, hosted 70B 0.90. Rented "
@@ -362,8 +379,15 @@ def startup(catalog: Catalog) -> dict[str, Any]:
         "nodes": [
             rented_node(catalog, "runpod", "RunPod Secure H100 (per GPU-hour)", "runpod-h100-secure"),
             rented_node(catalog, "aws-p5", "AWS p5.48xlarge on demand", "aws-p5.48xlarge-on-demand"),
+            rented_node(catalog, "aws-spot", "AWS p5.4xlarge spot (1 GPU, no fallback)", "aws-p5.4xlarge-spot", 1),
+            rented_node(
+                catalog, "gcp-reserved", "GCP a3-highgpu-8g 1-year commitment", "gcp-a3-highgpu-8g-reserved-1y"
+            ),
         ],
-        "owned_options": owned_models(catalog, "runpod") + owned_models(catalog, "aws-p5")[:1],
+        "owned_options": owned_models(catalog, "runpod")
+        + owned_models(catalog, "aws-p5")[:1]
+        + owned_models(catalog, "aws-spot")[1:2]
+        + owned_models(catalog, "gcp-reserved")[:2],
         "apis": [
             api(
                 catalog,

@@ -76,3 +76,20 @@ def md_escape(text: str) -> str:
     """Text from a scenario (a name typed by someone else) made inert in Streamlit markdown: no links,
     images, HTML or formatting can be smuggled in through a shared link."""
     return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+
+
+#: How a display currency is written before an amount; others get their ISO code and a space.
+CURRENCY_PREFIX = {"USD": "$", "SGD": "S$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+
+def money(
+    x_usd: float | None, code: str = "USD", units_per_usd: float = 1.0, *, inf_text: str = "not reachable"
+) -> str:
+    """An amount computed in USD, shown in the display currency at ``units_per_usd``: S$1,300 · $15.23.
+
+    The conversion happens here, at the display edge, and nowhere else. A rate of 1 in USD is :func:`usd`.
+    """
+    if x_usd is None or not math.isfinite(x_usd):
+        return usd(x_usd, inf_text=inf_text)
+    text = usd(x_usd * units_per_usd, inf_text=inf_text)
+    return text.replace("$", CURRENCY_PREFIX.get(code, f"{code} "), 1) if code != "USD" else text

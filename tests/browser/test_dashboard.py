@@ -23,6 +23,7 @@ HEADINGS = {
     "Break-even": "Break-even: when owning beats the API",
     "Batching and the memory wall": "Batching and the memory wall",
     "Workloads and routing": "Workloads and routing",
+    "Horizon": "Horizon: the next five years",
 }
 PAGES = tuple(HEADINGS)
 

@@ -35,8 +35,9 @@ def test_price_book_lists_every_price_and_flags_stale_ones() -> None:
     at = run_page("6_price_book")
     m = metrics(at)
     # The bank: owned node (CapEx, power, colocation, dated the review date) and 2 prices for each of 3 APIs,
-    # all APIs dated 276–699 days before the 2026-12-01 review: 6 stale of 9.
-    assert (m["Prices in use"], m["Stale or undated"], m["Negotiated"]) == ("9", "6", "0")
+    # plus the frontier API's cached-input, cache-write and long-context input/output prices
+    # (data/prices/api_tiers.csv, issue 14), all APIs dated 276–699 days before the 2026-12-01 review: 10 stale of 13.
+    assert (m["Prices in use"], m["Stale or undated"], m["Negotiated"]) == ("13", "10", "0")
     assert "older than 90 days" in at.warning[0].body
     table = at.dataframe[0].value
     assert set(table.loc[table["Status"] != "", "Offer id"]) == {"frontier-api", "hosted-70b-api", "mercury-api"}

@@ -1,0 +1,67 @@
+"""Energy and carbon per token, derived by hand from watts and tokens per second."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from economics.energy import energy_per_token_j, energy_table, grid_factor, kwh_per_mtok, with_carbon_price
+from economics.evaluate import evaluate
+from economics.finance.settings import FinanceSettings
+from economics.offers import OwnedNode
+from economics.scenarios import load_preset
+
+
+def test_joules_per_token_from_watts_and_tokens_per_second() -> None:
+    # 700 W at 1,000 tok/s: 0.7 J/token; 0.7 · 1e6 / 3.6e6 = 0.19444 kWh per million tokens
+    assert energy_per_token_j(700.0, 1000.0) == pytest.approx(0.7)
+    assert kwh_per_mtok(0.7) == pytest.approx(0.194444, rel=1e-5)
+    assert energy_per_token_j(700.0, 0.0) == float("inf")
+
+
+def test_owned_option_energy_and_emissions_in_singapore() -> None:
+    bank = load_preset("singapore-bank")
+    bank = bank.model_copy(update={"finance": FinanceSettings(grid_region="sg")})
+    result = evaluate(bank)
+    rows = {(r.workload_id, r.option_id): r for r in energy_table(bank, result)}
+    opt = next(o for o in result.options if o.workload_id == "kyc-overnight" and o.option_id == "owned-70b-ar")
+    # the owned node draws 10.2 kW · 0.7 · PUE 1.3 / 8 GPUs = 1,160.25 W per GPU, idle or busy (f flat);
+    # KYC: 0.46 req/s · 800 output tokens = 368 tok/s → J/token = G · 1160.25 / 368
+    row = rows[("kyc-overnight", "owned-70b-ar")]
+    assert row.j_per_output_token == pytest.approx(opt.gpus * 1160.25 / 368.0)
+    # Singapore's 2022 grid factor 0.42 kg/kWh (EMA via The Business Times)
+    assert row.kg_co2e_per_mtok_output == pytest.approx(row.kwh_per_mtok_output * 0.42)  # type: ignore[operator]
+    assert rows[("analyst-research", "frontier-api")].j_per_output_token is None
+
+
+def test_grid_factor_is_dated() -> None:
+    sg = FinanceSettings(grid_region="sg")
+    f2020 = grid_factor(sg, dt.date(2020, 6, 1))
+    f2026 = grid_factor(sg, dt.date(2026, 12, 1))
+    assert f2020 is not None
+    assert f2026 is not None
+    assert (f2020.year, f2020.kg_co2e_per_kwh) == (2017, 0.4192)
+    assert (f2026.year, f2026.kg_co2e_per_kwh) == (2022, 0.42)
+    assert grid_factor(None, dt.date(2026, 1, 1)) is None
+
+
+def test_carbon_price_enters_owned_electricity() -> None:
+    bank = load_preset("singapore-bank")
+    priced = bank.model_copy(update={"finance": FinanceSettings(grid_region="sg", carbon_price_usd_per_tonne=50.0)})
+    # 0.42 kg/kWh · $50/t / 1000 = $0.021/kWh on top of the bank's $0.20
+    node = with_carbon_price(priced).nodes[0]
+    assert isinstance(node, OwnedNode)
+    assert node.electricity_usd_per_kwh == pytest.approx(0.221)
+    assert with_carbon_price(bank) is bank
+
+
+def test_rented_option_energy_uses_the_catalog_host_ratio() -> None:
+    startup = load_preset("startup-rented")
+    result = evaluate(startup)
+    rows = {(r.workload_id, r.option_id): r for r in energy_table(startup, result)}
+    opt = next(o for o in result.options if o.workload_id == "assistant-chat" and o.option_id == "runpod-8b-ar")
+    # H100 700 W × (DGX 10.2 kW / (8 × 700 W)) × f 0.7 × PUE 1.3 = 1,275 × 0.91 = 1,160.25 W per rented GPU;
+    # assistant chat: 3 req/s × 400 output tokens = 1,200 tok/s → J/token = G · 1160.25 / 1200
+    assert rows[("assistant-chat", "runpod-8b-ar")].j_per_output_token == pytest.approx(opt.gpus * 1160.25 / 1200.0)
+    assert rows[("assistant-chat", "runpod-8b-ar")].kg_co2e_per_mtok_output is None  # no grid region set

@@ -1,0 +1,57 @@
+"""AppTest of the Horizon page: it runs on the bank, states the currency, and follows its inputs."""
+
+from __future__ import annotations
+
+from tests.ui.helpers import run_page
+
+
+def _text(at: object) -> str:
+    parts = [str(x.value) for x in (*at.caption, *at.warning, *at.success, *at.markdown)]  # type: ignore[attr-defined]
+    return "\n".join(parts)
+
+
+def test_horizon_page_on_the_bank() -> None:
+    at = run_page("8_horizon")
+    text = _text(at)
+    assert "SGD" in text
+    assert "Owning keeps paying through 2031" in text
+    npv = at.dataframe[0].value
+    assert npv["Plan"].iloc[0] == "Own the nodes"
+    assert "NPV [SGD]" in npv.columns
+    books = at.dataframe[1].value
+    assert list(books.columns) == ["Measure", "sg-h100-node"]  # one owned node, both views one above the other
+    # book view: 280,000/4 = 70,000 USD/year → SGD 91,000 at 1.3
+    assert books["sg-h100-node"].iloc[0] == 91_000
+    # the inputs left at their defaults give the CLI's numbers: own plan 2028 = USD 172,304 → SGD 223,995
+    assert npv["2028 [SGD]"].iloc[0] == 223_995
+
+
+def test_horizon_page_follows_the_years() -> None:
+    at = run_page("8_horizon")
+    at.slider(key="horizon_years").set_value(2).run()
+    assert not at.exception
+    npv = at.dataframe[0].value
+    assert [c for c in npv.columns if c.startswith("20")] == ["2027 [SGD]", "2028 [SGD]"]
+
+
+def test_cost_per_token_shows_energy_and_carbon_in_sgd() -> None:
+    at = run_page("2_cost_per_token")
+    frame = next(d.value for d in at.dataframe if "Energy [J/output token]" in d.value.columns)
+    assert "Cost [SGD/Mtok output]" in frame.columns
+    owned = frame[frame["Energy [J/output token]"].notna()]
+    assert len(owned) > 0
+    # Singapore grid 0.42 kg/kWh: emissions = kWh · 0.42 (rounded to 3 digits each)
+    row = owned.iloc[0]
+    assert abs(row["Emissions [kg CO2e/Mtok output]"] - row["Energy [kWh/Mtok output]"] * 0.42) < 0.002
+    assert "0.42 kg CO2e/kWh" in _text(at).replace("\\", "")
+
+
+def test_resale_value_lowers_both_views() -> None:
+    at = run_page("8_horizon")
+    at.number_input(key="horizon_resale_sg-h100-node").set_value(20.0).run()
+    assert not at.exception
+    books = at.dataframe[1].value
+    # book: (280,000 − 56,000)/4 = 56,000 USD/year → SGD 72,800
+    assert books["sg-h100-node"].iloc[0] == 72_800
+    # economic: 224,000 · CRF(8%, 4) + 56,000 · 0.08 = 67,630.3 + 4,480 = 72,110.3 USD → SGD 93,743
+    assert abs(books["sg-h100-node"].iloc[1] - 93_743) <= 1
