@@ -253,7 +253,7 @@ _LIST_SECTIONS: dict[str, TypeAdapter[Any]] = {
     "workloads": TypeAdapter(Workload),
 }
 _OBJECT_SECTIONS: dict[str, type[BaseModel]] = {"efficiency": Efficiency, "policy": Policy}
-_SCALARS = ("name", "description", "review_date")
+_SCALARS = ("name", "description", "review_date", "finance")
 
 
 def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:

@@ -336,8 +336,13 @@ def _run_plan(
 def _crossover(plans_: Sequence[PlanHorizon], api_change: float) -> tuple[int | None, str]:
     own = next((p for p in plans_ if p.plan_id == "own"), None)
     others = [p for p in plans_ if p.plan_id.startswith(("rent", "api")) and p.serves_everything]
-    if own is None or not others:
-        return None, "No crossover: the scenario has no owned nodes or no plan without them serves every workload."
+    if own is None:
+        return None, "No crossover: the scenario has no owned nodes."
+    if not others:
+        return None, (
+            "Owning keeps paying: no plan without owned nodes serves every workload (the data rules keep some work "
+            "on owned or sovereign nodes), so there is no year in which owning stops paying."
+        )
     for i, bill in enumerate(own.bills):
         best = min(others, key=lambda p: p.bills[i].total_usd)
         if best.bills[i].total_usd <= bill.total_usd * (1.0 + 1e-9):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from economics.catalog import load_catalog
@@ -16,8 +16,9 @@ from economics.finance.settings import FinanceSettings, HorizonSettings
 from economics.offers import RentedNode
 from economics.scenario import Scenario
 from economics.scenarios import ScenarioError, load_preset
+from tests.strategies import PROPERTIES
 
-SLOW = settings(max_examples=5, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(PROPERTIES, max_examples=5)
 
 
 def with_finance(scenario: Scenario, **horizon_fields: object) -> Scenario:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from economics.costs import node_cost_fixed_and_variable, node_cost_usd_per_hour
@@ -24,8 +24,9 @@ from economics.finance.terms import RentalTerms
 from economics.offers import RentedNode
 from economics.scenario import Scenario
 from economics.scenarios import load_preset
+from tests.strategies import PROPERTIES
 
-SLOW = settings(max_examples=6, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(PROPERTIES, max_examples=6)
 
 
 def node(pricing_type: str = "on-demand", price: float = 2.0, **terms: float | int | None) -> RentedNode:
