@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import memory, state
+from ui import layout, memory, state
 from ui.defaults import default_scenario
 from ui.format import md_escape
 from ui.widgets import scenario_panel
@@ -24,6 +24,7 @@ st.set_page_config(
     initial_sidebar_state="expanded",
 )
 state.init(default_scenario)
+layout.narrow_window_styles()
 memory.freeze_startup_objects()  # once per process: later collections skip what start-up loaded
 
 decide = [

@@ -45,8 +45,8 @@ m[4].metric(
     help="The owned fleet's cost times its idle share: the essay's 'GPU hangover'.",
 )
 if r.warnings:
-    with st.expander(f"{len(r.warnings)} things to check", icon=":material/warning:"):
-        st.markdown("\n".join(f"- {fmt.md_escape(w)}" for w in r.warnings))
+    with st.expander(f"{fmt.plural(len(r.warnings), 'point')} to check", icon=":material/warning:"):
+        st.markdown("\n".join(f"- {fmt.md_escape(fmt.plain(w))}" for w in r.warnings))
 
 st.subheader("What to do")
 st.caption(

@@ -27,7 +27,7 @@ from economics.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import md_escape
+from ui.format import md_escape, plural
 from ui.widgets.common import bounds, describe
 from ui.widgets.table import table
 
@@ -113,8 +113,8 @@ def summary(s: Scenario, shown: pd.DataFrame) -> None:
     if is_stale.any():
         offers = ", ".join(sorted(set(shown.loc[is_stale, "Offer"])))
         st.warning(
-            f"{int(is_stale.sum())} price(s) are older than {s.policy.stale_after_days} days or undated; check them "
-            f"before the review: {md_escape(offers)}.",
+            f"{plural(int(is_stale.sum()), 'price')} older than {s.policy.stale_after_days} days or undated; "
+            f"check them before the review: {md_escape(offers)}.",
             icon=":material/schedule:",
         )
 
@@ -186,7 +186,7 @@ def negotiated_editor(s: Scenario) -> None:
         except NegotiatedPriceError as exc:
             problems = list(exc.problems)
         else:
-            _applied(new, f"Applied {len(prices)} negotiated price(s).")
+            _applied(new, f"Applied {plural(len(prices), 'negotiated price')}.")
     st.error(
         "Nothing was applied; fix these rows:\n\n" + "\n".join(f"- {md_escape(p)}" for p in problems),
         icon=":material/error:",
@@ -217,16 +217,17 @@ def csv_import(s: Scenario) -> None:
     result = read_negotiated_csv(uploaded.getvalue(), s)
     if not result.ok:
         st.error(
-            f"{md_escape(uploaded.name)}: {len(result.problems)} problem(s); nothing was applied.",
+            f"{md_escape(uploaded.name)}: {plural(len(result.problems), 'problem')}; nothing was applied.",
             icon=":material/error:",
         )
         problems = pd.DataFrame([{"Line": p.line, "Column": p.column, "Reason": p.reason} for p in result.problems])
         st.dataframe(problems, hide_index=True, key="pb_problems", column_config={"Reason": {"width": "large"}})
         return
-    st.success(f"{md_escape(uploaded.name)}: {result.rows_read} row(s), all valid.", icon=":material/task_alt:")
+    st.success(f"{md_escape(uploaded.name)}: {plural(result.rows_read, 'row')}, all valid.", icon=":material/task_alt:")
     st.dataframe(pd.DataFrame([p.model_dump() for p in result.prices]), hide_index=True, key="pb_preview")
     if st.session_state.get(_APPLIED_FILE) == uploaded.file_id:
         return
-    if st.button(f"Apply the {len(result.prices)} imported price(s)", key=state.key("pb_apply_csv")):
+    if st.button(f"Apply the {plural(len(result.prices), 'imported price')}", key=state.key("pb_apply_csv")):
         st.session_state[_APPLIED_FILE] = uploaded.file_id
-        _applied(result.applied_to(s), f"Imported {len(result.prices)} negotiated price(s) from {uploaded.name}.")
+        applied = plural(len(result.prices), "negotiated price")
+        _applied(result.applied_to(s), f"Imported {applied} from {uploaded.name}.")

@@ -32,7 +32,7 @@ from economics.uncertainty import monte_carlo as _monte_carlo
 from economics.uncertainty import tornado as _tornado
 from reporting.meeting_pack import build_pack, csv_bundle, render_html
 from ui import compute, state
-from ui.format import md_escape
+from ui.format import md_escape, plain
 
 CURRENT = 0  # subject id of the current, unsaved scenario
 _SUBJECT = "rv_subject"
@@ -227,7 +227,8 @@ def uncertainty(scenario: Scenario, ranges: UncertaintyRanges, draws: int, seed:
 def flip_sentences(result: Result) -> None:
     """Per workload, its route and one sentence per driver that can flip it."""
     for d in result.decisions:
-        texts = [f.text for f in d.flips if f.threshold is not None] or ["No driver in range changes this route."]
+        texts = [plain(f.text) for f in d.flips if f.threshold is not None]
+        texts = texts or ["No driver in range changes this route."]
         st.markdown(
             f"**{md_escape(d.workload_name)}** — {md_escape(d.route_label)}\n"
             + "\n".join(f"- {md_escape(t)}" for t in texts)
@@ -236,6 +237,7 @@ def flip_sentences(result: Result) -> None:
 
 def flips_frame(result: Result) -> pd.DataFrame:
     """One row per workload and driver that can flip its route, with the sentence for the meeting."""
+    names = {o.option_id: o.option_name for o in result.options}
     rows = [
         {
             "Workload": d.workload_name,
@@ -245,8 +247,8 @@ def flips_frame(result: Result) -> pd.DataFrame:
             "Threshold": f.threshold,
             "Now": f.current,
             "Unit": f.unit,
-            "Moves to": f.new_option_id or "",
-            "In words": f.text,
+            "Moves to": names.get(f.new_option_id or "", ""),
+            "In words": plain(f.text),
         }
         for d in result.decisions
         for f in d.flips

@@ -15,6 +15,7 @@ from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
 from economics.views.kinds import option_kinds
+from ui.format import plain
 from ui.theme import KIND_LABEL
 
 
@@ -38,7 +39,7 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
             "Workload": d.workload_name,
             "Route": d.route_label,
             "Runs on": names.get(d.chosen_option_id or "", "—"),
-            "Why": d.reason,
+            "Why": plain(d.reason),
             "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
             "Cost of route [USD/month]": d.monthly_cost_usd,
             "On its best API [USD/month]": d.all_api_monthly_cost_usd,
@@ -64,14 +65,14 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "Kind": KIND_LABEL[kinds[o.option_id]] if o.option_id in kinds else o.kind,
                 "Chosen": chosen.get(o.workload_id) == o.option_id,
                 "Feasible": o.feasible,
-                "Why not": o.reason,
+                "Why not": plain(o.reason),
                 "Cost [USD/Mtok output]": _finite(o.cost_usd_per_mtok_output),
                 "Cost [USD/Mtok in+out]": _finite(o.cost_usd_per_mtok_total),
                 "Cost [USD/task]": _finite(o.cost_usd_per_request),
                 "Expected cost with failures [USD/task]": _finite(o.expected_cost_usd_per_request),
                 "Quality [%]": 100 * o.quality,
-                "TPOT [ms]": _finite(o.tpot_s / MS),
-                "TTFT [ms]": _finite(o.ttft_s / MS),
+                "Time per token [ms]": _finite(o.tpot_s / MS),
+                "Time to first token [ms]": _finite(o.ttft_s / MS),
                 "Replicas": o.replicas,
                 "GPUs": o.gpus,
                 "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
@@ -101,7 +102,7 @@ def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
                 "Option": c.label,
                 "Kind": KIND_LABEL[c.kind],
                 "Feasible": c.feasible,
-                "Why not": c.reason,
+                "Why not": plain(c.reason),
                 "Throughput source": c.source,
                 "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
                 "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,

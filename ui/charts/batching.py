@@ -40,7 +40,7 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             y=np.minimum(roof.effective_flops_per_s, x * roof.effective_bandwidth_bytes_per_s) / TFLOPS,
             mode="lines",
             line={"color": "#999999", "width": 1.5, "dash": "dash"},
-            name=f"{roof.gpu_name} achievable (MFU × peak, MBU × bandwidth)",
+            name=f"{roof.gpu_name} achievable (after compute and memory efficiency)",
             hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:,.0f} TFLOP/s<extra>%{fullData.name}</extra>",
         )
         c.vline(

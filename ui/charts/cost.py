@@ -18,7 +18,7 @@ def cost_curve_figure(a: CostAnalysis) -> go.Figure:
     Independent of the marked utilization, so moving the marker does not redraw it."""
     c = Chart(
         f"Effective cost per token vs utilization: {a.workload_name}",
-        "utilization of the replica's SLO capacity [%]",
+        "utilization: busy share of the replica's capacity within latency targets [%]",
         "effective cost [USD per Mtok output] (log)",
         height=520,
         legend_rows=len(a.curves) + len(a.apis) + 1,  # long names: plotly puts one per row

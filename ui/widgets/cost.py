@@ -18,8 +18,9 @@ def workload_select(s: Scenario) -> str:
         "cost_workload",
         list(names),
         names.__getitem__,
-        help_text="Its prompt and output lengths [tokens] and latency SLOs set each option's throughput "
-        "(SLO capacity of one replica). Edit workloads on the Workloads page.",
+        help_text="Its prompt and output lengths [tokens] and latency targets set each option's throughput "
+        "(capacity of one replica within those targets; engineers say SLO capacity). Edit workloads on the "
+        "Workloads page.",
     )
 
 
@@ -66,7 +67,7 @@ def throughput_inputs(s: Scenario) -> tuple[str | None, float | None]:
 def utilization_slider() -> float:
     """The utilization marked on the chart, shown in percent, stored as a fraction [1]."""
     percent = st.slider(
-        "Utilization marked [% of SLO capacity]",
+        "Utilization marked [% of capacity]",
         min_value=1,
         max_value=100,
         value=round(100 * view.get().cost_util),

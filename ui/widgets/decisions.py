@@ -36,7 +36,7 @@ def decision_cards(result: Result, scenario: Scenario) -> None:
                 if wl.sovereign:
                     st.badge("sovereign data", icon=":material/lock:", color="gray")
             left.caption(f"Runs on: {fmt.md_escape(names.get(d.chosen_option_id or '', 'nothing feasible'))}")
-            mid.markdown(fmt.md_escape(d.reason))
+            mid.markdown(fmt.md_escape(fmt.plain(d.reason)))
             right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, stand-alone")
             if d.chosen_kind == "api":
                 right.caption("pay per token: no owned capacity needed")

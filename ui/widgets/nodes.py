@@ -111,6 +111,6 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
     except ValidationError as exc:
         st.error(
             f"{fmt.md_escape(node.name)}: not applied. "
-            + "; ".join(f"{field_path(loc)}: {msg}" for loc, _, msg in error_items(exc))
+            + "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
         )
         return node

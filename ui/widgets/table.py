@@ -7,6 +7,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ui.format import plural
+
 
 def table(
     df: pd.DataFrame,
@@ -17,16 +19,23 @@ def table(
     height: int | str = "auto",
 ) -> None:
     """``st.dataframe`` without the index, and a "Download … [CSV]" button with the same columns."""
-    st.dataframe(df, hide_index=True, column_config=column_config, height=height, key=f"table_{key}")
+    # the first column (the row's name) stays in view while a wide table scrolls sideways
+    config = {df.columns[0]: st.column_config.Column(pinned=True), **(column_config or {})} if len(df.columns) else None
+    st.dataframe(df, hide_index=True, column_config=config, height=height, key=f"table_{key}")
     st.download_button(
-        f"Download this table [CSV, {len(df)} rows]",
-        data=df.to_csv(index=False).encode("utf-8"),
+        f"Download this table [CSV, {plural(len(df), 'row')}]",
+        data=csv_bytes(df),
         file_name=file_name,
         mime="text/csv",
         on_click="ignore",
         icon=":material/download:",
         key=f"csv_{key}",
     )
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """The table as CSV without float noise: floats rounded to 6 decimals (2.0999999999999996 → 2.1)."""
+    return df.round(6).to_csv(index=False).encode("utf-8")
 
 
 def money(label: str | None = None, help_text: str | None = None) -> Any:
