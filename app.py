@@ -13,7 +13,7 @@ import streamlit as st
 from ui import layout, memory, state
 from ui.defaults import default_scenario
 from ui.format import md_escape
-from ui.widgets import scenario_panel
+from ui.widgets import changes, scenario_panel
 
 HERE = Path(__file__).resolve().parent
 
@@ -51,5 +51,8 @@ if notice is not None:
     (st.error if notice.level == "error" else st.warning)(body, icon=":material/link_off:")
     st.button("Dismiss this message", key="dismiss_notice", on_click=state.dismiss_notice)
 state.sync_url()
+banner = st.empty()  # filled after the page ran, so it reports the edit the page just applied
 page.run()
+changes.banner(state.scenario(), banner)
+scenario_panel.status(state.scenario())
 state.sync_url()  # view settings the page changed; a fragment rerun leaves the URL to the next full run

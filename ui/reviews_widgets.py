@@ -20,8 +20,10 @@ from pydantic import ValidationError
 
 from economics import store
 from economics.catalog import load_catalog
-from economics.compare import Comparison, Snapshot, compare, compare_with_prices
+from economics.changes import what_changed
+from economics.compare import Comparison, Snapshot, compare
 from economics.price_book import price_book
+from economics.pricing import reprice
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.scenarios import ScenarioError
@@ -32,10 +34,14 @@ from economics.uncertainty import monte_carlo as _monte_carlo
 from economics.uncertainty import tornado as _tornado
 from reporting.meeting_pack import build_pack, csv_bundle, render_html
 from ui import compute, state
-from ui.format import md_escape, plain
+from ui.format import md_escape, plain, plural
+from ui.format import usd as fmt_usd
+from ui.widgets.changes import sentences
 
 CURRENT = 0  # subject id of the current, unsaved scenario
 _SUBJECT = "rv_subject"
+_KEPT_SUBJECT = "_rv_subject_kept"  # survives other pages (Streamlit drops a widget's key when it is not drawn)
+_EFFECT = "_rv_effect"
 _NEXT_SUBJECT = "_rv_next_subject"  # set by an action; applied before the picker is drawn on the next run
 _FLASH = "_reviews_flash"
 
@@ -88,9 +94,12 @@ def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) 
     labels = {CURRENT: f"Current scenario (unsaved): {current.name}"} | {r.id: _label(r) for r in reviews}
     if _NEXT_SUBJECT in st.session_state:
         st.session_state[_SUBJECT] = st.session_state.pop(_NEXT_SUBJECT)
+    if _SUBJECT not in st.session_state and _KEPT_SUBJECT in st.session_state:
+        st.session_state[_SUBJECT] = st.session_state[_KEPT_SUBJECT]
     if st.session_state.get(_SUBJECT) not in labels:
         st.session_state[_SUBJECT] = CURRENT
     chosen = st.selectbox("Review", list(labels), format_func=labels.__getitem__, key=_SUBJECT)
+    st.session_state[_KEPT_SUBJECT] = chosen
     if chosen != CURRENT:
         try:
             review = store.load_review(int(chosen))
@@ -154,7 +163,7 @@ def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> N
     review = subject.review
     c = st.columns([1, 1, 2])
     if c[0].button("Open as the current scenario", key="rv_open", icon=":material/open_in_browser:"):
-        state.replace(review.scenario)
+        state.replace(review.scenario, f"review #{review.id} “{review.name}”")
         _done(f"Opened review #{review.id} as the current scenario; every page now shows it.")
     confirm = c[2].checkbox(f"Yes, delete review #{review.id}", key=f"rv_confirm_{review.id}")
     if c[1].button("Delete", key="rv_delete", icon=":material/delete:", disabled=not confirm):
@@ -177,18 +186,43 @@ def comparison_picker(
     if how == "catalog prices as of a date":
         as_of = st.date_input("Prices as of", value=dt.date.today(), key="rv_compare_date")
         try:
-            return compare_with_prices(subject.snapshot, load_catalog(), as_of)
+            repriced = Snapshot.evaluated(reprice(subject.scenario, load_catalog(), as_of), f"prices as of {as_of}")
         except ScenarioError as exc:
             st.error("No catalog price for that date:\n\n" + "\n".join(f"- {md_escape(p)}" for p in exc.problems))
             return None
+        return _diff(subject.snapshot, repriced)
     if how == "another saved review":
         labels = {r.id: _label(r) for r in others}
         other_id = st.selectbox("Baseline review", list(labels), format_func=labels.__getitem__, key="rv_baseline")
-        return compare(Snapshot.from_review(store.load_review(int(other_id))), subject.snapshot)
+        return _diff(Snapshot.from_review(store.load_review(int(other_id))), subject.snapshot)
     if how == "the current scenario":
-        return compare(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
+        return _diff(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
     assert subject.review is not None  # the choice exists only for a saved review
-    return compare(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+    return _diff(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+
+
+def _diff(before: Snapshot, after: Snapshot) -> Comparison:
+    """:func:`economics.compare.compare`, and the same change in words for :func:`change_in_words`."""
+    st.session_state[_EFFECT] = what_changed(before.result, after.result, reference_label=before.label)
+    return compare(before, after)
+
+
+def change_in_words() -> None:
+    """The comparison just drawn, reconciled in words: the bill's change, the routes that moved, the nodes."""
+    effect = st.session_state.get(_EFFECT)
+    if effect is not None:
+        st.markdown("\n".join(f"- {line}" for line in sentences(effect)))
+
+
+def bill_in_words(result: Result) -> str:
+    """The fleet total reconciled with its line items, in one sentence (markdown-escaped)."""
+    f = result.fleet
+    idle = f" ({fmt_usd(f.idle_cost_usd_per_month)} of it pays for idle GPUs)" if f.owned_nodes else ""
+    return (
+        f"The bill of {fmt_usd(f.total_cost_usd_per_month)} a month is the owned fleet of "
+        f"{plural(f.owned_nodes, 'node')}, {fmt_usd(f.owned_cost_usd_per_month)}{idle}, plus rented nodes "
+        f"{fmt_usd(f.rented_cost_usd_per_month)}, plus API spend {fmt_usd(f.api_cost_usd_per_month)}."
+    )
 
 
 def ranges_editor() -> tuple[UncertaintyRanges, int, int]:

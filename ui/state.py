@@ -27,6 +27,7 @@ _SCENARIO = "_scenario"
 _LINK = "_scenario_link"
 _EPOCH = "_scenario_epoch"
 _NOTICE = "_scenario_notice"
+_ORIGIN = "_scenario_origin"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,10 @@ def init(default: Callable[[], Scenario]) -> None:
         notice = Notice("warning", "Some settings in the link were not valid and were reset.", view_messages)
     st.session_state[_EPOCH] = 0
     st.session_state[_NOTICE] = notice
+    st.session_state[_ORIGIN] = (
+        loaded,
+        f"the preset “{loaded.name}”" if token is None else f"the shared link “{loaded.name}”",
+    )
     _store(loaded)
 
 
@@ -117,10 +122,19 @@ def update(new: Scenario) -> bool:
     return True
 
 
-def replace(new: Scenario) -> None:
-    """Store a whole new scenario (upload, reset) and recreate every widget from it."""
+def replace(new: Scenario, origin: str | None = None) -> None:
+    """Store a whole new scenario (upload, reset) and recreate every widget from it; ``origin`` names it
+    ("the file x.json") as what later edits are compared with when no review is saved."""
+    if origin is not None:
+        st.session_state[_ORIGIN] = (new, origin)
     _store(new)
     st.session_state[_EPOCH] = int(st.session_state[_EPOCH]) + 1
+
+
+def origin() -> tuple[Scenario, str]:
+    """The scenario this session started from (preset, shared link, uploaded file, reset) and its name."""
+    value: tuple[Scenario, str] = st.session_state[_ORIGIN]
+    return value
 
 
 def key(name: str) -> str:

@@ -125,11 +125,11 @@ def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
     at = run_page("7_reviews")
     at.selectbox(key="rv_subject").set_value(summary.id).run()
     _no_exception(at)
-    assert metrics(at)["Total cost [USD/month]"] == "$12,345"
+    assert metrics(at)["Total cost, $/month"] == "$12,345"
     # "A recomputation with today's code" is the explicit way to see the difference.
     at.radio(key="rv_compare_how").set_value("a recomputation with today's code").run()
     _no_exception(at)
-    assert metrics(at)["Fleet cost change [USD/month]"] == f"${result.fleet.total_cost_usd_per_month - 12345.0:,.0f}"
+    assert metrics(at)["Fleet cost change, $/month"] == f"${result.fleet.total_cost_usd_per_month - 12345.0:,.0f}"
 
 
 def test_compare_two_saved_reviews_shows_the_flip() -> None:
@@ -176,3 +176,17 @@ def test_an_unreadable_store_is_a_message_not_a_crash(data_dir: Path) -> None:
     (data_dir / "reviews.sqlite3").write_bytes(b"not a database" * 100)
     at = run_page("7_reviews")
     assert "review store cannot be read" in at.error[0].body
+
+
+def test_the_selected_review_is_kept_when_the_user_comes_back() -> None:
+    s = default_scenario()
+    saved = store.save_review(s, evaluate(s), name="Q3 review", notes="")
+    at = run_page("7_reviews")
+    at.selectbox(key="rv_subject").set_value(saved.id).run()
+    _no_exception(at)
+    at.switch_page("pages/1_overview.py").run()
+    at.switch_page("pages/7_reviews.py").run()
+    _no_exception(at)
+    assert at.selectbox(key="rv_subject").value == saved.id
+    # the fleet total is reconciled with its line items in words
+    assert any("The bill of" in str(c.value) and "plus API spend" in str(c.value) for c in at.caption)
