@@ -8,8 +8,9 @@ from ui import compute, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
+from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
-from ui.widgets.nodes import node_inputs
+from ui.widgets.nodes import node_inputs, typed
 from ui.widgets.table import money, number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
@@ -19,18 +20,19 @@ st.caption(
     "whatever the load; an owned or rented node charges per hour whether it works or not."
 )
 
-st.subheader("1 · Node price")
+st.subheader("1 · Node price and API rates")
 defaults = {n.id: n for n in default_scenario().nodes}
 tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()]
 edited_nodes = []
 for tab, node in zip(tabs, s.nodes, strict=True):
     with tab:
-        edited = node_inputs(node, defaults.get(node.id))
+        edited = typed(node, node_inputs(node, defaults.get(node.id)))
         s = state.with_item(s, "nodes", edited) if edited != node else s
         edited_nodes.append((edited.id, st.container()))
-        st.caption(
-            f"As of {fmt.md_escape(node.as_of or 'undated')}. Source: {fmt.md_escape(node.source or 'not given')}"
-        )
+        st.caption(source_caption(edited.source, edited.as_of, s.review_date))
+if s.apis:
+    st.markdown("**API rates** — type them as on the invoice: $9.50, 9.50 or 30%")
+    s = api_rate_inputs(s)
 state.update(s)
 for node_cost in compute.node_costs(s):
     where = dict(edited_nodes)[node_cost.node_id]

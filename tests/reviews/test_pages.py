@@ -39,7 +39,11 @@ def test_price_book_lists_every_price_and_flags_stale_ones() -> None:
     assert (m["Prices in use"], m["Stale or undated"], m["Negotiated"]) == ("9", "6", "0")
     assert "older than 90 days" in at.warning[0].body
     table = at.dataframe[0].value
-    assert set(table.loc[table["Status"] != "", "Offer id"]) == {"frontier-api", "hosted-70b-api", "mercury-api"}
+    assert set(table.loc[table["Status"] != "", "Offer"]) == {
+        "Frontier API (Claude Sonnet 4.5)",
+        "Hosted Llama-70B API (Together)",
+        "Mercury 2 API (diffusion)",
+    }
 
 
 def test_a_longer_stale_threshold_clears_the_flags() -> None:
@@ -190,3 +194,30 @@ def test_the_selected_review_is_kept_when_the_user_comes_back() -> None:
     assert at.selectbox(key="rv_subject").value == saved.id
     # the fleet total is reconciled with its line items in words
     assert any("The bill of" in str(c.value) and "plus API spend" in str(c.value) for c in at.caption)
+
+
+def test_a_list_price_typed_in_the_price_book_applies_with_its_source_and_date_flag() -> None:
+    at = run_page("6_price_book")
+    frame = at.dataframe[0].value
+    row = list(frame["Price"]).index("Output tokens, per million")
+    assert frame["List price (type to change)"].iloc[row] == "$15.00"
+    # AppTest cannot type into a data editor: the parsing is tested in tests/economics/test_price_text.py and
+    # the stamping here
+    s = default_scenario()
+    from ui.price_book_widgets import _typed_price
+
+    problems: list[str] = []
+    later = _typed_price(s, "frontier-api", "output_usd_per_mtok", 9.5, dt.date(2027, 1, 5), problems)
+    frontier = next(a for a in later.apis if a.id == "frontier-api")
+    assert (frontier.output_usd_per_mtok, frontier.source, frontier.as_of, problems) == (
+        9.5,
+        "entered by the user on 2027-01-05",
+        "2027-01-05",
+        [],
+    )
+    # typed on 5 Jan 2027, after the 1 Dec 2026 review date: flagged in the price book
+    from ui.price_book_widgets import price_frame
+
+    shown = price_frame(later, evaluate(later))
+    flagged = shown.loc[shown["Status"] == "⚠ dated after the review date", "Offer"]
+    assert set(flagged) == {"Frontier API (Claude Sonnet 4.5)"}

@@ -51,3 +51,34 @@ def test_node_price_edit_states_delta_moved_route_and_nodes() -> None:
     assert f"lower: {before} → {after}." in text
     assert abs(number(text.split("The monthly bill is ")[1].split(" lower")[0]) - (number(before) - number(after))) <= 1
     assert any("Modified from the preset" in str(c.value) for c in at.sidebar.caption)
+
+
+def test_typed_api_rate_applies_with_its_source_and_a_bad_one_gets_a_message() -> None:
+    at = run_page("2_cost_per_token")
+    key = "api_mercury-api_output_usd_per_mtok"
+    assert at.text_input(key=key).value == "$0.75"
+    at.text_input(key=key).set_value("nine").run()
+    assert not at.exception
+    assert any("Output [$/Mtok]: “nine” is not an amount" in str(e.value).replace("\\", "") for e in at.error)
+    at.text_input(key=key).set_value("$7.50").run()
+    assert not at.exception
+    assert not at.error
+    mercury = next(a for a in at.session_state["_scenario"].apis if a.id == "mercury-api")
+    assert mercury.output_usd_per_mtok == 7.5
+    assert mercury.source.startswith("entered by the user on ")
+    assert mercury.price_id is None
+    # code completion stays on Mercury and pays $6.75/Mtok more on 0.5 req/s × 40 output tokens × 730 h × 3,600 s
+    # = 52.56 Mtok a month: $354.78 more (by hand)
+    at.switch_page("app.py").run()
+    text = _banner(at).replace("\\", "")
+    assert "The monthly bill is $354.78 higher" in text
+    assert "No route moved." in text
+
+
+def test_a_percentage_sets_the_batch_tier() -> None:
+    at = run_page("2_cost_per_token")
+    at.text_input(key="api_frontier-api_batch_discount_fraction").set_value("30%").run()
+    assert not at.exception
+    assert not at.error
+    frontier = next(a for a in at.session_state["_scenario"].apis if a.id == "frontier-api")
+    assert frontier.batch_discount_fraction == 0.30

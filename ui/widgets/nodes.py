@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, NamedTuple
 
 import streamlit as st
@@ -13,6 +14,7 @@ from pydantic import ValidationError
 
 from economics._errors import error_items, field_path
 from economics.offers import NodeOffer, RentedNode
+from economics.price_text import typed_source
 from ui import format as fmt
 from ui import state
 from ui.widgets.common import bounds, describe
@@ -114,3 +116,14 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
             + "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
         )
         return node
+
+
+def typed(before: NodeOffer, after: NodeOffer, today: dt.date | None = None) -> NodeOffer:
+    """``after`` with its source set to "entered by the user on <today>" when the user changed a price."""
+    if after == before:
+        return after
+    day = today or dt.date.today()
+    update: dict[str, object] = {"source": typed_source(day), "as_of": day.isoformat()}
+    if isinstance(after, RentedNode):
+        update["price_id"] = None
+    return after.model_copy(update=update)
