@@ -21,6 +21,7 @@ from economics.costs import (
     node_cost_fixed_and_variable,
 )
 from economics.hardware import Deployment
+from economics.measured import measured_capacity
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode
 from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
@@ -196,8 +197,9 @@ def _owned_variant(
         ttft_max_s=unique[:, 3],
         deadline_s=unique[:, 4],
     )
-    lam_max = cap.max_arrival_rate_per_s[inverse]
-    feasible = np.asarray(cap.feasible[inverse], dtype=bool)
+    lam_max, feasible = measured_capacity(  # the user's benchmark, where given, replaces the model's capacity
+        option.measured, w.output_tokens, cap.max_arrival_rate_per_s[inverse], np.asarray(cap.feasible[inverse], bool)
+    )
     plan = replicas_for_peak(
         w.peak,
         np.where(feasible, lam_max, 0.0),

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from economics._base import Frozen
 from economics.hardware import GPU, Efficiency, Precision
+from economics.measured import MeasuredThroughput
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
@@ -40,6 +41,11 @@ class OwnedOption(Frozen):
         default=None, description="speculative decoding available to an AR option (used where it helps)"
     )
     quality: float = Field(default=0.90, ge=0, le=1, description="probability an output is acceptable q [1]")
+    measured: MeasuredThroughput | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent, not null: files and links without a benchmark are unchanged
+        description="the user's benchmark of one replica; replaces the model's capacity [-]",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> OwnedOption:

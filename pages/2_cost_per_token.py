@@ -40,11 +40,12 @@ for node_cost in compute.node_costs(s):
 
 st.subheader("2 · Throughput")
 workload_id = workload_select(s)
-measured = throughput_inputs(s)
+s = throughput_inputs(s, workload_id)
+state.update(s)
 st.subheader("3 · Utilization → effective cost")
 
 
-a = compute.cost(s, cost_inputs(workload_id, measured))
+a = compute.cost(s, cost_inputs(workload_id))
 compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
 
 

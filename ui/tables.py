@@ -56,6 +56,7 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     kinds = option_kinds(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
+    measured = {o.id for o in scenario.owned_options if o.measured is not None}
     rows = []
     for o in result.options:
         rows.append(
@@ -77,6 +78,7 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "GPUs": o.gpus,
                 "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
                 "Capacity per replica [req/s]": _finite(o.capacity_requests_per_s),
+                "Throughput from": "" if o.kind == "api" else ("measured" if o.option_id in measured else "model"),
                 "Speculation on": o.speculation_on,
                 "API batch tier": o.batch_tier,
             }

@@ -82,3 +82,24 @@ def test_a_percentage_sets_the_batch_tier() -> None:
     assert not at.error
     frontier = next(a for a in at.session_state["_scenario"].apis if a.id == "frontier-api")
     assert frontier.batch_discount_fraction == 0.30
+
+
+def test_measured_throughput_on_a_speculative_option_changes_the_overview() -> None:
+    at = run_page()
+    before = metrics(at)["Recommended, $/month"]
+    at.switch_page("pages/2_cost_per_token.py").run()
+    # owned 70B runs AR + EAGLE speculation; a benchmark of 500 output tok/s per 8-GPU replica
+    at.number_input(key="measured_owned-70b-ar_tok_s").set_value(500.0).run()
+    assert not at.exception
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert metrics(at)["Recommended, $/month"] != before
+    options = next(d.value for d in at.dataframe if "Throughput from" in d.value.columns)
+    kyc = options[
+        (options["Workload"] == "Overnight KYC document batch") & (options["Option"].str.startswith("Owned 70B"))
+    ]
+    # KYC: 800 output tokens → 500/800 = 0.625 req/s per replica; peak 1.4 req/s at 80% target utilization
+    # needs ceil(1.4 / (0.625 × 0.8)) = ceil(2.8) = 3 replicas (by hand)
+    assert kyc["Replicas"].iloc[0] == 3
+    assert kyc["Throughput from"].iloc[0] == "measured"
+    assert any("**measured** throughput" in str(c.value) for c in at.caption)

@@ -80,15 +80,22 @@ def test_cost_page_halving_utilization_doubles_cost_per_token() -> None:
 
 def test_cost_page_measured_throughput_replaces_the_model() -> None:
     at = run_page("2_cost_per_token")
-    at.radio(key="v_cost_source").set_value("measured").run()
-    at.number_input(key="v_cost_measured").set_value(1000.0).run()
+    at.number_input(key="measured_owned-70b-ar_tok_s").set_value(1000.0).run()
     assert not at.exception
     curve = chart(at, "Effective cost per token")
     measured = [t for t in curve["data"] if "(measured throughput)" in str(t.get("name"))]
-    assert len(measured) == 1
+    assert len(measured) == 2  # plain AR and with speculation: the benchmark measured the option as deployed
     # one replica of 8 GPUs = the whole $17.557/h node; at U = 100%: 17.557e6/(3600·1000) = $4.877 per Mtok
     assert measured[0]["y"][-1] == pytest.approx(17.557065 * 1e6 / 3600 / 1000, rel=1e-4)
-    assert at.session_state["_view"].cost_measured == 1000.0  # what the share link and the URL carry
+    option = next(o for o in at.session_state["_scenario"].owned_options if o.id == "owned-70b-ar")
+    assert option.measured.output_tokens_per_s == 1000.0  # part of the scenario: the share link carries it
+
+
+def test_an_old_link_with_a_measured_view_setting_moves_it_into_the_scenario() -> None:
+    at = run_page(query={"cost_source": "measured", "cost_measured": "1000.0", "cost_option": "owned-8b-ar"})
+    option = next(o for o in at.session_state["_scenario"].owned_options if o.id == "owned-8b-ar")
+    assert option.measured.output_tokens_per_s == 1000.0
+    assert at.session_state["_view"].cost_source == "model"
 
 
 def test_break_even_page_prices_the_api_for_the_workload() -> None:
