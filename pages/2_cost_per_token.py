@@ -46,7 +46,9 @@ st.subheader("3 · Utilization → effective cost")
 
 
 a = compute.cost(s, cost_inputs(workload_id))
-compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
+compute.chart(
+    charts.cost_curve_figure, a, tables.you_are_here(compute.evaluate(s), workload_id), key="chart_cost_curve"
+)
 
 
 @st.fragment

@@ -86,6 +86,17 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def you_are_here(result: Result, workload_id: str) -> tuple[str, float] | None:
+    """(owned option id, its utilization [1]) where the workload runs today: its chosen route when owned,
+    else its cheapest feasible owned option; None without one."""
+    rows = [o for o in result.options if o.workload_id == workload_id and o.kind != "api" and o.feasible]
+    if not rows:
+        return None
+    chosen = next((d.chosen_option_id for d in result.decisions if d.workload_id == workload_id), None)
+    row = next((o for o in rows if o.option_id == chosen), min(rows, key=lambda o: o.expected_cost_usd_per_request))
+    return row.option_id, row.utilization
+
+
 def fleet_savings(fleet: FleetSummary) -> float | None:
     """All-API cost minus the recommended routes' cost [USD/month]; None when no all-API figure exists."""
     if fleet.all_api_cost_usd_per_month is None:

@@ -2,7 +2,7 @@
 
 Colors are the Okabe–Ito palette (distinguishable with the common color-vision deficiencies). Owned options
 are blues and green, APIs are warm colors, so "owned vs API" reads at a glance. When two options share a kind
-(two frontier APIs), they share the color and differ by dash and marker.
+(two owned AR options), the second takes another shade of the kind's family and differs by dash and marker too.
 """
 
 from __future__ import annotations
@@ -25,6 +25,16 @@ KIND_COLOR: dict[DisplayKind, str] = {
     "api-frontier": "#D55E00",  # vermillion
     "api-hosted-open": "#E69F00",  # orange
     "api-diffusion": "#CC79A7",  # reddish purple
+}
+#: Further colors for a second, third … option of the same kind (two owned AR + speculation options must not
+#: both be sky blue): darker or shifted shades from Paul Tol's muted palette, still within the kind's family.
+KIND_SHADES: dict[DisplayKind, tuple[str, ...]] = {
+    "owned-ar": (KIND_COLOR["owned-ar"], "#332288", "#6699CC"),  # blue, indigo, light steel blue
+    "owned-ar-spec": (KIND_COLOR["owned-ar-spec"], "#1A4E7A", "#88CCEE"),  # sky blue, dark navy, cyan
+    "owned-diffusion": (KIND_COLOR["owned-diffusion"], "#117733", "#44AA99"),  # greens and teal
+    "api-frontier": (KIND_COLOR["api-frontier"], "#882255", "#AA4466"),  # vermillion, wine, rose
+    "api-hosted-open": (KIND_COLOR["api-hosted-open"], "#997700", "#DDAA33"),  # orange, ochre, sand
+    "api-diffusion": (KIND_COLOR["api-diffusion"], "#AA4499", "#EE99AA"),  # purples and pink
 }
 KIND_LABEL: dict[DisplayKind, str] = {
     "owned-ar": "owned AR",
@@ -56,7 +66,8 @@ def option_styles(scenario: Scenario) -> dict[str, tuple[str, str, str]]:
     for option_id, kind in option_kinds(scenario).items():
         rank = seen.get(kind, 0)
         seen[kind] = rank + 1
-        styles[option_id] = (KIND_COLOR[kind], DASHES[rank % len(DASHES)], SYMBOLS[rank % len(SYMBOLS)])
+        shades = KIND_SHADES[kind]
+        styles[option_id] = (shades[rank % len(shades)], DASHES[rank % len(DASHES)], SYMBOLS[rank % len(SYMBOLS)])
     return styles
 
 

@@ -195,4 +195,21 @@ def test_invalid_view_parameter_is_reported_and_reset() -> None:
     shown = [w.value.replace("\\", "") for w in at.warning]
     assert any("bt_batch='lots'" in w for w in shown), shown
     at.switch_page("pages/4_batching.py").run()
-    assert at.number_input(key="v_bt_batch").value == 16  # the default, not the bad value
+    assert at.number_input(key="v_bt_batch").value == 32  # the default, not the bad value
+
+
+def test_batching_opens_at_a_batch_showing_the_essays_swing() -> None:
+    at = run_page("4_batching")
+    swing = next(v for k, v in metrics(at).items() if k.startswith("Swing"))
+    # the essay: cost per token swings 10–30× between batch 1 and a realistic batch
+    assert 10 <= number(swing) <= 30
+
+
+def test_cost_page_marks_where_the_workload_runs_today() -> None:
+    at = run_page("2_cost_per_token")
+    curve = chart(at, "Effective cost per token")
+    here = [t for t in curve["data"] if str(t.get("name", "")).startswith("you are here")]
+    assert len(here) == 1
+    # the Overview's KYC card: "the replica runs at 18% of its capacity" on Owned 70B
+    assert 17.5 <= here[0]["x"][0] <= 18.5
+    assert "Owned 70B" in here[0]["name"]
