@@ -33,6 +33,12 @@ decide = [
     st.Page("pages/3_break_even.py", title="Break-even", icon=":material/balance:", url_path="break_even"),
     st.Page("pages/4_batching.py", title="Batching and the memory wall", icon=":material/memory:", url_path="batching"),
     st.Page("pages/5_workloads.py", title="Workloads and routing", icon=":material/alt_route:", url_path="workloads"),
+    st.Page(
+        "pages/8_argument.py",
+        title="The argument, with your numbers",
+        icon=":material/fact_check:",
+        url_path="argument",
+    ),
 ]
 reviews = [
     st.Page(f"pages/{file}", title=title, icon=icon, url_path=path)

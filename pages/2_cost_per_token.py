@@ -75,3 +75,6 @@ table(
         "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
     },
 )
+
+with st.expander("Glossary: the symbols engineers use"):
+    st.markdown(fmt.GLOSSARY)

@@ -60,3 +60,6 @@ if inputs is not None:
         "MBU, MFU and the per-pass overhead. Diffusion speeds of closed models are vendor claims at low "
         "concurrency; the diffusion curves here come from the same roofline as AR."
     )
+
+with st.expander("Glossary: the symbols engineers use"):
+    st.markdown(fmt.GLOSSARY)

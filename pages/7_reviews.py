@@ -101,3 +101,6 @@ st.caption(
     "One self-contained HTML file (interactive charts, tables, assumptions, price dates, the link) and a CSV zip."
 )
 rv.meeting_pack(subject, comparison, tornado, mc, ranges)
+
+with st.expander("Glossary: the symbols engineers use"):
+    st.markdown(fmt.GLOSSARY)

@@ -138,3 +138,20 @@ _UNIT_WORDS = {"usd": "$", "mtok": "Mtok", "per": "per", "s": "seconds", "kwh": 
 def _field_words(name: str) -> str:
     """A model field name in words: ``output_usd_per_mtok`` → "output $ per Mtok"."""
     return " ".join(_UNIT_WORDS.get(part, part) for part in name.split("_"))
+
+
+#: The symbols engineers use, in words: for the glossary expanders (pages keep symbols out of labels).
+GLOSSARY = """
+| symbol | in words | unit |
+|:--|:--|:--|
+| β (batchability) | requests in flight at once at peak, at batch-1 speed; below 1 no batch can form | requests |
+| J | expected cost per task: inference cost plus the expected cost of failures | $ per task |
+| TTFT | time to the first token of an answer | s |
+| TPOT | time per output token after the first | ms |
+| SLO | latency target a workload must meet (TTFT or TPOT) | s, ms |
+| MBU | memory bandwidth used ÷ the GPU's peak bandwidth | % |
+| MFU | arithmetic done ÷ the GPU's peak arithmetic | % |
+| FLOP/byte | arithmetic per byte read from GPU memory; low means the GPU waits on memory | FLOP/byte |
+| Mtok | one million tokens (a token is about ¾ of a word) | tokens |
+| utilization | busy share of the hours paid for | % |
+"""

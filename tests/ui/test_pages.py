@@ -213,3 +213,11 @@ def test_cost_page_marks_where_the_workload_runs_today() -> None:
     # the Overview's KYC card: "the replica runs at 18% of its capacity" on Owned 70B
     assert 17.5 <= here[0]["x"][0] <= 18.5
     assert "Owned 70B" in here[0]["name"]
+
+
+def test_argument_page_states_every_claim_with_a_verdict_and_a_link() -> None:
+    at = run_page("8_argument")
+    text = " ".join(str(m.value) for m in at.markdown).replace("\\", "")
+    assert "memory-bound" in text
+    assert text.count("**holds**") == 9
+    assert len(at.get("page_link")) == 9
