@@ -115,6 +115,7 @@ _PLAIN: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bTPOT\b"), "time per token"),
     (re.compile(r"\bTTFT\b"), "time to first token"),
     (re.compile(r"\b(\w+)\(s\)"), r"\1s"),
+    (re.compile(r"\b([a-z]+(?:_[a-z0-9]+)+)\b"), r"⟨\1⟩"),  # any other field name: in words below
     (re.compile(r"\b1 (node|GPU|price|row|problem|workload)s\b"), r"1 \1"),
 )
 

@@ -360,11 +360,11 @@ class Chart:
 
 def _dollars_on_every_log_tick(axis: dict[str, object]) -> None:
     """plotly leaves ``tickprefix`` off the 2s and 5s of a "D2" log axis ("$100, 50, 20, $10"); d3's
-    currency flag (``$~g``) puts "$" on every label."""
+    currency flag (``$,~g``) puts "$" on every label, with thousands separators."""
     wanted = {"tickformat": "~g", "tickprefix": "$"}
     if all(axis.get(k) == v for k, v in wanted.items()):
         axis.pop("tickprefix")
-        axis["tickformat"] = "$~g"
+        axis["tickformat"] = "$,~g"  # ",": $1,000 not $1000
 
 
 AXIS_NAME = re.compile(r"[xy]axis\d*")

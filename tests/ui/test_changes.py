@@ -37,7 +37,7 @@ def test_node_price_edit_states_delta_moved_route_and_nodes() -> None:
     at = run_page()
     before = metrics(at)["Recommended, $/month"]
     at.switch_page("pages/2_cost_per_token.py").run()
-    at.number_input(key=CAPEX).set_value(20_000).run()
+    at.text_input(key=CAPEX).set_value("$20,000").run()
     assert not at.exception
     # AppTest runs a switched-to page without app.py, which draws the banner: back to the app's own run
     at.switch_page("app.py").run()
@@ -103,3 +103,16 @@ def test_measured_throughput_on_a_speculative_option_changes_the_overview() -> N
     assert kyc["Replicas"].iloc[0] == 3
     assert kyc["Throughput from"].iloc[0] == "measured"
     assert any("**measured** throughput" in str(c.value) for c in at.caption)
+
+
+def test_a_node_price_typed_as_on_the_invoice_or_badly() -> None:
+    at = run_page("2_cost_per_token")
+    assert at.text_input(key=CAPEX).value == "$280,000"
+    at.text_input(key=CAPEX).set_value("280 thousand").run()
+    assert not at.exception
+    assert any("is not an amount" in str(e.value) for e in at.error)
+    assert at.session_state["_scenario"].nodes[0].capex_usd == 280_000
+    at.text_input(key=CAPEX).set_value("250000").run()
+    node = at.session_state["_scenario"].nodes[0]
+    assert node.capex_usd == 250_000
+    assert node.source.startswith("entered by the user on ")

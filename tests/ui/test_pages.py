@@ -61,7 +61,7 @@ def test_cost_page_node_breakdown_follows_capex() -> None:
     # CRF(8%, 4) = 0.08·1.08⁴/(1.08⁴ − 1) = 0.301921; capital 280000·0.301921/8760 = $9.650/h; ops
     # 0.08·280000/8760 = $2.557/h; power 10.2·0.7·1.3·0.20 = $1.856/h; colocation 250·10.2/730 = $3.493/h.
     assert "$17.56 per node-hour" in _node_title(at)
-    at.number_input(key="node_sg-h100-node_capex_usd").set_value(350_000.0).run()
+    at.text_input(key="node_sg-h100-node_capex_usd").set_value("$350,000").run()
     assert not at.exception
     # capital 350000·0.301921/8760 = $12.063/h, ops 0.08·350000/8760 = $3.196/h: total $20.61/h
     assert "$20.61 per node-hour" in _node_title(at)

@@ -144,12 +144,12 @@ def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
 def node_cost_figure(node: NodeCost) -> go.Figure:
     """One node's $/h, stacked by component (capital, power, facility, operations)."""
     c = Chart(
-        f"{node.name}: ${node.total_usd_per_hour:,.2f} per node-hour "
+        f"{node.name}<br>${node.total_usd_per_hour:,.2f} per node-hour "
         f"(${node.usd_per_gpu_hour:,.2f} per GPU-hour), at full load",
         "cost [USD per node-hour]",
         "",
-        height=180,
-        legend_rows=2,
+        height=250,
+        legend_rows=len(node.components_usd_per_hour),  # a narrow window stacks the legend one per row
     )
     for (label, value), color in zip(node.components_usd_per_hour, BREAKDOWN_COLORS, strict=False):
         c.add(
@@ -166,5 +166,5 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     c.axis("xaxis", tickprefix="$")
     c.axis("yaxis", visible=False)
-    c.axis("margin", t=50)
+    c.axis("margin", t=75)
     return c.figure()

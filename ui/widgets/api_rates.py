@@ -22,6 +22,8 @@ def money_text(x: float | None) -> str:
     """A price as it is shown in a text field: $3.00, $0.075, '' for none."""
     if x is None:
         return ""
+    if x >= 1000 and x == round(x):
+        return f"${x:,.0f}"
     return f"${x:,.2f}" if x >= 0.1 or x == 0 else f"${x:.4g}"
 
 
