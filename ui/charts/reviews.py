@@ -40,13 +40,19 @@ def _height(rows: int) -> int:
 
 
 def base_figure(title: str, x_title: str, y_title: str, *, height: int) -> go.Figure:
-    """An empty figure in the house template (``ui.theme``) with a title and unit-bearing axis titles."""
+    """An empty figure in the house template (``ui.theme``) with a title and unit-bearing axis titles; an
+    axis in USD shows $ and thousands separators on every tick."""
+
+    def axis(text: str) -> dict[str, object]:
+        money = {"tickprefix": "$", "tickformat": ",~s"} if "USD" in text else {}
+        return {"title": {"text": text}, **money}
+
     return go.Figure(
         layout={
             "template": TEMPLATE_NAME,
             "title": {"text": title},
-            "xaxis": {"title": {"text": x_title}},
-            "yaxis": {"title": {"text": y_title}},
+            "xaxis": axis(x_title),
+            "yaxis": axis(y_title),
             "height": height,
             "margin": {"b": 110},
         }
@@ -277,7 +283,7 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario) -> go.Figure:
             col=1,
         )
         fig.update_yaxes(autorange="reversed", row=row, col=1)
-        fig.update_xaxes(type="log", row=row, col=1)
+        fig.update_xaxes(type="log", tickformat="$,~g", row=row, col=1)
     fig.update_xaxes(title_text="cost [USD/Mtok output, log]", row=len(counts), col=1)
     fig.update_layout(
         template=TEMPLATE_NAME,
