@@ -136,7 +136,7 @@ def test_batching_page_batch_size_moves_throughput_and_cost() -> None:
     at.number_input(key="v_bt_batch").set_value(1).run()
     m1 = metrics(at)
     # MODEL_SPEC §3.3: a dense model at batch 1 in BF16 does ≈ 2 FLOP per 2-byte weight: ≈ 1 FLOP/B
-    assert number(m1["FLOP/B, memory-bound"]) == pytest.approx(1.0, abs=0.5)
+    assert number(m1["FLOP per byte read (memory-bound)"]) == pytest.approx(1.0, abs=0.5)
     assert m1["Swing, batch 1 → 1"] == "÷1.0"
     at.number_input(key="v_bt_batch").set_value(64).run()
     m64 = metrics(at)
