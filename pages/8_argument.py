@@ -16,17 +16,17 @@ st.caption(
 PAGES = {
     "overview": ("Overview", "pages/1_overview.py"),
     "cost_per_token": ("Cost per token", "pages/2_cost_per_token.py"),
-    "batching": ("Batching and the memory wall", "pages/4_batching.py"),
-    "workloads": ("Workloads and routing", "pages/5_workloads.py"),
+    "batching": ("Batching", "pages/4_batching.py"),
+    "workloads": ("Workloads", "pages/5_workloads.py"),
 }
 VERDICT = {True: ("holds", ":material/check_circle:"), False: ("does not hold here", ":material/cancel:")}
 for claim in compute.argument(s):
     with st.container(border=True):
         words, icon = VERDICT.get(claim.holds, ("cannot be tested with this scenario", ":material/help:"))
-        left, right = st.columns([5, 2], vertical_alignment="center")
+        left, right = st.columns([3, 1], vertical_alignment="center")
         left.markdown(f"**{fmt.md_escape(claim.claim)}**  \n{fmt.md_escape(claim.figure)}")
         right.markdown(f"{icon} **{words}**")
         label, path = PAGES[claim.page]
-        right.page_link(path, label=f"See it: {label}", icon=":material/arrow_forward:")
+        right.page_link(path, label=label, icon=":material/arrow_forward:", help="The page that shows it")
 with st.expander("Glossary: the symbols engineers use"):
     st.markdown(fmt.GLOSSARY)

@@ -150,15 +150,22 @@ def _money(text: str) -> float | None:
 
 
 def _remove_and_undo(s: Scenario) -> None:
-    c = st.columns([3, 1, 1], vertical_alignment="bottom")
+    c = st.columns([2.2, 1, 1], vertical_alignment="bottom")
     names = {w.id: w.name for w in s.workloads}
     victim = c[0].selectbox(
-        "Remove a workload", list(names), format_func=names.__getitem__, index=None, key=state.key("wl_remove_pick")
+        "Remove a workload",
+        list(names),
+        format_func=names.__getitem__,
+        index=None,
+        placeholder="Pick a workload",
+        key=state.key("wl_remove_pick"),
     )
     if c[1].button("Remove", key=state.key("wl_remove"), disabled=victim is None or len(names) < 2):
         _apply(s, tuple(w for w in s.workloads if w.id != victim), f"Removed “{names[str(victim)]}”.")
     undo: list[tuple[Workload, ...]] = st.session_state.get(_UNDO, [])
-    if c[2].button("Undo last change", key=state.key("wl_undo"), icon=":material/undo:", disabled=not undo):
+    if c[2].button(
+        "Undo", key=state.key("wl_undo"), icon=":material/undo:", disabled=not undo, help="Undo the last change"
+    ):
         previous = undo.pop()
         new = Scenario.model_validate({**s.model_dump(), "workloads": [w.model_dump() for w in previous]})
         state.replace(new)
