@@ -10,10 +10,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import memory, state
+from ui import layout, memory, state
 from ui.defaults import default_scenario
 from ui.format import md_escape
-from ui.widgets import scenario_panel
+from ui.widgets import changes, scenario_panel
 
 HERE = Path(__file__).resolve().parent
 
@@ -24,6 +24,7 @@ st.set_page_config(
     initial_sidebar_state="expanded",
 )
 state.init(default_scenario)
+layout.narrow_window_styles()
 memory.freeze_startup_objects()  # once per process: later collections skip what start-up loaded
 
 decide = [
@@ -34,6 +35,12 @@ decide = [
     st.Page("pages/5_workloads.py", title="Workloads and routing", icon=":material/alt_route:", url_path="workloads"),
     st.Page("pages/8_accuracy.py", title="Accuracy", icon=":material/straighten:", url_path="accuracy"),
     st.Page("pages/8_horizon.py", title="Horizon", icon=":material/timeline:", url_path="horizon"),
+    st.Page(
+        "pages/8_argument.py",
+        title="The argument, with your numbers",
+        icon=":material/fact_check:",
+        url_path="argument",
+    ),
 ]
 # "/" opens the Overview through a hidden default entry, so the visible Overview keeps its own path: a default
 # page is served at "/" only, and a deep link to its url_path showed "Page not found" (issue 15).
@@ -55,5 +62,8 @@ if notice is not None:
     (st.error if notice.level == "error" else st.warning)(body, icon=":material/link_off:")
     st.button("Dismiss this message", key="dismiss_notice", on_click=state.dismiss_notice)
 state.sync_url()
+banner = st.empty()  # filled after the page ran, so it reports the edit the page just applied
 page.run()
+changes.banner(state.scenario(), banner)
+scenario_panel.status(state.scenario())
 state.sync_url()  # view settings the page changed; a fragment rerun leaves the URL to the next full run

@@ -32,6 +32,7 @@ The floor, and the ratio (same widget type on both sides)
 
 Usage
     .venv/bin/python benchmarks/browser_latency.py --suite            # every dashboard page, n=20, warmup 3
+    .venv/bin/python benchmarks/browser_latency.py --suite --only scenario   # the scenario inputs finance types
     .venv/bin/python benchmarks/browser_latency.py                    # Batching page, batch size, its cost chart
     .venv/bin/python benchmarks/browser_latency.py --page-url-path cost_per_token --input-key v_cost_util \\
         --keys ArrowRight,ArrowLeft --watch chart_cost_at_u
@@ -130,6 +131,7 @@ class Target:
     compare: str = "text"
     widget: str = "number"  # the input's widget type: the trivial page it is compared with uses the same
     floor: bool = False  # the trivial page: the floor for the target after it
+    click: tuple[float, float] | None = None  # a data editor: click this cell [px from its top left], then type
 
 
 #: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
@@ -152,6 +154,16 @@ TRIVIAL: dict[str, Target] = {
         keys=["ArrowRight", "ArrowLeft"],
         watch_keys=("chart",),
         widget="slider",
+        floor=True,
+    ),
+    "text": Target(
+        name="trivial (text input)",
+        app=TRIVIAL_APP,
+        url_path="",
+        input_key="text",
+        watch_keys=("chart",),
+        expect="text = {value}",
+        widget="text",
         floor=True,
     ),
     "select": Target(
@@ -189,6 +201,27 @@ SUITE: tuple[Target, ...] = (
     ),
     Target(
         "Batching (batch size)", ROOT / "app.py", "batching", input_key="v_bt_batch", watch_keys=("chart_batch_cost",)
+    ),
+    # the scenario inputs finance types: a node price and an API rate (typed text, compared with the trivial
+    # page's text input). A workloads-table cell is not driven yet: a click on the grid's canvas is intercepted
+    # by its scroller (``Target.click`` is the start of that driver)
+    Target(
+        "Cost per token (node price, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="node_sg-h100-node_capex_usd",
+        values=["$281,000", "$282,000"],
+        watch_keys=("chart_node_sg-h100-node",),
+        widget="text",
+    ),
+    Target(
+        "Cost per token (API output rate, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="api_mercury-api_output_usd_per_mtok",
+        values=["$0.80", "$0.85"],
+        watch_keys=("chart_cost_curve",),
+        widget="text",
     ),
     Target(
         "Workloads (region workload)",
@@ -233,6 +266,8 @@ class Result:
 
 
 def locate_input(page: Page, target: Target) -> Locator:
+    if target.click is not None:  # a data editor: the grid itself
+        return page.locator(f"{FRESH_CONTAINER}.st-key-{target.input_key}").first
     if target.input_key is not None:
         inner = ':is(input, textarea, [role="slider"])'
         key = f".st-key-{target.input_key}"
@@ -259,7 +294,11 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
     count = page.evaluate(_INSTALL_JS, [fresh, any_run, expect, target.compare, trigger])
     if count == 0:
         raise RuntimeError(f"{target.name}: nothing matches the watched selector {any_run!r}")
-    if target.keys:
+    if target.click is not None:
+        field.click(position={"x": target.click[0], "y": target.click[1]})
+        for key in sequence:
+            page.keyboard.press(key)
+    elif target.keys:
         field.focus()
         for key in sequence:
             page.keyboard.press(key)
@@ -344,6 +383,7 @@ def report(results: list[Result], reps: int) -> str:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--suite", action="store_true", help="every dashboard page with its representative input")
+    p.add_argument("--only", help="with --suite: only the entries whose name contains this text, e.g. 'scenario'")
     p.add_argument("--app", default="app.py", help="Streamlit script of the target, relative to the repo root")
     p.add_argument("--page-url-path", default="", help="URL path of the page, e.g. 'pricing' (default: '/')")
     p.add_argument("--input-key", help="the input widget's key= (default: 'v_bt_batch' if no other input option)")
@@ -397,7 +437,7 @@ def targets_from(args: argparse.Namespace) -> list[Target]:
     """The measurement plan: the trivial page before every target (unless skipped), measured interleaved
     with it, so each ratio compares two medians taken over the same seconds of the same machine's load."""
     if args.suite:
-        pages = list(SUITE)
+        pages = [t for t in SUITE if args.only is None or args.only in t.name]
     else:
         css = args.watch.startswith(("[", ".", "#"))
         pages = [

@@ -23,6 +23,7 @@ from economics.costs import (
 from economics.demand import day_demand
 from economics.finance.rental import billing_reasons
 from economics.hardware import Deployment
+from economics.measured import measured_capacity
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, OwnedNode
 from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
@@ -198,8 +199,9 @@ def _owned_variant(
         ttft_max_s=unique[:, 3],
         deadline_s=unique[:, 4],
     )
-    lam_max = cap.max_arrival_rate_per_s[inverse]
-    feasible = np.asarray(cap.feasible[inverse], dtype=bool)
+    lam_max, feasible = measured_capacity(  # the user's benchmark, where given, replaces the model's capacity
+        option.measured, w.output_tokens, cap.max_arrival_rate_per_s[inverse], np.asarray(cap.feasible[inverse], bool)
+    )
     plan = replicas_for_peak(
         w.peak,
         np.where(feasible, lam_max, 0.0),

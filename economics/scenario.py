@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from economics._base import Frozen
 from economics.finance.settings import FinanceSettings
 from economics.hardware import GPU, Efficiency, Precision
+from economics.measured import MeasuredThroughput
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
@@ -45,6 +46,11 @@ class OwnedOption(Frozen):
     prefix_caching: bool = Field(
         default=False,
         description="the engine caches prompt prefixes: the workload's cached share skips prefill (shorter TTFT) [-]",
+    )
+    measured: MeasuredThroughput | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent, not null: files and links without a benchmark are unchanged
+        description="the user's benchmark of one replica; replaces the model's capacity [-]",
     )
 
     @model_validator(mode="after")

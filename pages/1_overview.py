@@ -65,8 +65,8 @@ if p and p.nodes_to_buy:
 if p and p.solver_status != "optimal":
     st.warning(f"Plan: {fmt.md_escape(p.solver_status)} (gap {fmt.pct(p.mip_gap)}).")
 if r.warnings:
-    with st.expander(f"{len(r.warnings)} things to check", icon=":material/warning:"):
-        st.markdown("\n".join(f"- {fmt.md_escape(w)}" for w in r.warnings))
+    with st.expander(f"{fmt.plural(len(r.warnings), 'point')} to check", icon=":material/warning:"):
+        st.markdown("\n".join(f"- {fmt.md_escape(fmt.plain(w))}" for w in r.warnings))
 
 st.subheader("What to do")
 st.caption(

@@ -11,8 +11,9 @@ from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
 from ui.energy import energy_frame
+from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
-from ui.widgets.nodes import node_inputs
+from ui.widgets.nodes import node_inputs, typed
 from ui.widgets.table import money, number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
@@ -22,7 +23,7 @@ st.caption(
     "whatever the load; an owned or rented node charges per hour whether it works or not."
 )
 
-st.subheader("1 · Node price")
+st.subheader("1 · Node price and API rates")
 defaults = {n.id: n for n in default_scenario().nodes}
 if not s.nodes:  # an API-only scenario: no node to price, the curves below show the APIs alone
     st.info(
@@ -34,12 +35,13 @@ tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 els
 edited_nodes = []
 for tab, node in zip(tabs, s.nodes, strict=True):
     with tab:
-        edited = node_inputs(node, defaults.get(node.id))
+        edited = typed(node, node_inputs(node, defaults.get(node.id)))
         s = state.with_item(s, "nodes", edited) if edited != node else s
         edited_nodes.append((edited.id, st.container()))
-        st.caption(
-            f"As of {fmt.md_escape(node.as_of or 'undated')}. Source: {fmt.md_escape(node.source or 'not given')}"
-        )
+        st.caption(source_caption(edited.source, edited.as_of, s.review_date))
+if s.apis:
+    st.markdown("**API rates** — type them as on the invoice: $9.50, 9.50 or 30%")
+    s = api_rate_inputs(s)
 state.update(s)
 for node_cost in compute.node_costs(s):
     where = dict(edited_nodes)[node_cost.node_id]
@@ -47,12 +49,15 @@ for node_cost in compute.node_costs(s):
 
 st.subheader("2 · Throughput")
 workload_id = workload_select(s)
-measured = throughput_inputs(s)
+s = throughput_inputs(s, workload_id)
+state.update(s)
 st.subheader("3 · Utilization → effective cost")
 
 
-a = compute.cost(s, cost_inputs(workload_id, measured))
-compute.chart(charts.cost_curve_figure, a, key="chart_cost_curve")
+a = compute.cost(s, cost_inputs(workload_id))
+compute.chart(
+    charts.cost_curve_figure, a, tables.you_are_here(compute.evaluate(s), workload_id), key="chart_cost_curve"
+)
 
 
 @st.fragment
@@ -97,3 +102,5 @@ st.caption(
     )
 )
 table(energy_frame(s, compute.evaluate(s), workload_id, rate), key="energy_carbon", file_name="energy_carbon.csv")
+with st.expander("Glossary: the symbols engineers use"):
+    st.markdown(fmt.GLOSSARY)

@@ -36,7 +36,7 @@ def break_even_view() -> None:
     if inputs is not None:
         a = compute.break_even(s, inputs)
         if not a.feasible:
-            st.warning(fmt.md_escape(a.reason))
+            st.warning(fmt.md_escape(fmt.plain(a.reason)))
         else:
             if not a.api_allowed:
                 st.info(

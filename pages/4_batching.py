@@ -34,9 +34,12 @@ if inputs is not None:
         key_figures(
             [
                 (f"AR tok/s at batch {p.batch}", fmt.count(p.tokens_per_s)),
-                ("AR, USD/Mtok while busy", fmt.usd(p.cost_usd_per_mtok)),
+                ("AR cost per Mtok while busy", fmt.usd(p.cost_usd_per_mtok)),
                 (f"Swing, batch 1 → {p.batch}", f"÷{p.cost_swing:,.1f}"),
-                (f"FLOP/B, {'compute' if p.compute_bound else 'memory'}-bound", f"{p.intensity_flop_per_byte:,.0f}"),
+                (
+                    f"FLOP per byte read ({'compute' if p.compute_bound else 'memory'}-bound)",
+                    f"{p.intensity_flop_per_byte:,.0f}",
+                ),
                 (f"KV cache, batch {p.batch}", fmt.gb(p.kv_bytes)),
             ],
             title=f"Autoregressive replica at batch {p.batch}",
@@ -60,3 +63,6 @@ if inputs is not None:
         "MBU, MFU and the per-pass overhead. Diffusion speeds of closed models are vendor claims at low "
         "concurrency; the diffusion curves here come from the same roofline as AR."
     )
+
+with st.expander("Glossary: the symbols engineers use"):
+    st.markdown(fmt.GLOSSARY)

@@ -14,14 +14,14 @@ s = state.scenario()  # first: a deep link's very first run must not draw before
 st.title("Workloads and routing")
 st.caption(
     "Each workload goes where its expected cost per task is lowest: inference cost plus the cost of failures. "
-    "Two things decide it: whether requests arrive fast enough to batch (batchability β) and how much a wrong "
+    "Two things decide it: whether requests arrive fast enough to batch (batchability) and how much a wrong "
     "answer costs per token (value). Sovereign data never leaves owned hardware."
 )
 
 st.subheader("Workloads")
 st.caption(
-    "Edit cells, add rows at the bottom, delete rows with the checkbox at the left. "
-    "Changes apply when every row is valid."
+    "Edit cells in place; add a workload with the form below the table, remove one by name, and undo any "
+    "change. Changes apply when every row is valid."
 )
 s = workloads_editor(s)
 state.update(s)

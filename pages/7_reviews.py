@@ -32,10 +32,11 @@ if subject.review is not None:
     st.caption(fmt.md_escape(rv.provenance(summary)))
 f = subject.result.fleet
 m = st.columns(4)
-m[0].metric("Total cost [USD/month]", fmt.usd(f.total_cost_usd_per_month))
-m[1].metric("All movable work on APIs [USD/month]", fmt.usd(f.all_api_cost_usd_per_month))
-m[2].metric("Savings vs all-API [USD/month]", fmt.usd(tables.fleet_savings(f)))
+m[0].metric("Total cost, $/month", fmt.usd(f.total_cost_usd_per_month))
+m[1].metric("All movable work on APIs, $/month", fmt.usd(f.all_api_cost_usd_per_month))
+m[2].metric("Savings vs all-API, $/month", fmt.usd(tables.fleet_savings(f)))
 m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
+st.caption(rv.bill_in_words(subject.result))
 
 with st.expander("Save the current scenario as a review", icon=":material/save:", expanded=not reviews):
     rv.save_form(current, reviews)
@@ -46,9 +47,10 @@ st.subheader("What changed")
 comparison = rv.comparison_picker(subject, current, reviews)
 if comparison is not None:
     c = st.columns(3)
-    c[0].metric("Fleet cost change [USD/month]", fmt.usd(comparison.total_change_usd_per_month))
+    c[0].metric("Fleet cost change, $/month", fmt.usd(comparison.total_change_usd_per_month))
     c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
     c[2].metric("Prices that changed", f"{len(comparison.prices)}")
+    rv.change_in_words()
     compute.chart(charts.comparison_chart, comparison, key="rv_chart_comparison")
     changes = pack_tables.workload_changes_display(comparison)
     table(changes, key="rv_workload_changes", file_name="workload_changes.csv", column_config=rv.money_columns(changes))
@@ -101,3 +103,6 @@ st.caption(
     "One self-contained HTML file (interactive charts, tables, assumptions, price dates, the link) and a CSV zip."
 )
 rv.meeting_pack(subject, comparison, tornado, mc, ranges, build=pack_downloads)
+
+with st.expander("Glossary: the symbols engineers use"):
+    st.markdown(fmt.GLOSSARY)

@@ -4,8 +4,9 @@
     .venv/bin/python scripts/screenshots.py / pricing fleet   # several URL paths
     .venv/bin/python scripts/screenshots.py --app benchmarks/trivial_app.py --out /tmp/shots
 
-Starts its own ``streamlit run`` on a free port (tests/browser/server.py), opens every path in headless
-chromium at 1440×900 and 1920×1080, waits until the script run has finished and the charts are drawn, and
+Starts its own ``streamlit run`` on a free port (tests/browser/server.py), opens every path in
+headless chromium at 1440×900 and 1024×768 (the narrow window finance uses), waits until the script
+run has finished and the charts are drawn, and
 saves one PNG per path and viewport. Prints the files it wrote; exit code 1 if a page shows an exception.
 """
 
@@ -26,7 +27,7 @@ from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
 from tests.browser.streamlit_page import goto_app  # noqa: E402
 
-VIEWPORTS: tuple[tuple[int, int], ...] = ((1440, 900), (1920, 1080))
+VIEWPORTS: tuple[tuple[int, int], ...] = ((1440, 900), (1024, 768))
 #: Streamlit scrolls inside this element, not the document; full-page shots must grow the viewport to it.
 SCROLLER_JS = """
 () => Math.max(

@@ -116,7 +116,7 @@ def dollars_on_every_log_tick(axis: dict[str, object]) -> None:
     wanted = {"tickformat": "~g", "tickprefix": "$"}
     if all(axis.get(k) == v for k, v in wanted.items()):
         axis.pop("tickprefix")
-        axis["tickformat"] = "$~g"
+        axis["tickformat"] = "$,~g"  # ",": $1,000 not $1000
 
 
 AXIS_NAME = re.compile(r"[xy]axis\d*")

@@ -18,6 +18,8 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from economics.argument import Claim
+from economics.argument import argument as argument_claims
 from economics.evaluate import evaluate as evaluate_scenario
 from economics.result import Result
 from economics.scenario import Scenario
@@ -173,3 +175,13 @@ def chart(builder: Callable[..., go.Figure], *args: Any, key: str, where: Any = 
     (where or st).plotly_chart(
         figure(builder, *args), key=key, theme=None, config={"displaylogo": False}, width="stretch"
     )
+
+
+@st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
+def _argument(scenario_json: str, _scenario: Scenario) -> tuple[Claim, ...]:
+    return argument_claims(_scenario, evaluate(_scenario))
+
+
+def argument(scenario: Scenario) -> tuple[Claim, ...]:
+    """:func:`economics.argument.argument` of the scenario, cached per scenario."""
+    return _argument(canonical_json(scenario), scenario)

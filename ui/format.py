@@ -93,3 +93,83 @@ def money(
         return usd(x_usd, inf_text=inf_text)
     text = usd(x_usd * units_per_usd, inf_text=inf_text)
     return text.replace("$", CURRENCY_PREFIX.get(code, f"{code} "), 1) if code != "USD" else text
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` with the word in the right number: 1 workload, 3 workloads, 2 batches (``many``)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def duration(seconds: float | None) -> str:
+    """A duration in the unit a person uses: 30 ms, 1.5 s, 12 min, 8 h, 3 days."""
+    if seconds is None or not math.isfinite(seconds):
+        return _none(seconds, "no limit")
+    for size, unit in ((86_400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s")):
+        if seconds >= size:
+            value = seconds / size
+            text = f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
+            return f"{text} {'day' if unit == 'days' and text == '1' else unit}"
+    return f"{seconds * 1000:.3g} ms"
+
+
+#: Symbols and code words in texts the economics package writes, and the words a finance reader uses.
+#: Applied at the display edge only (the economics texts keep their notation for engineers and the CLI).
+_PLAIN: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+(?:\.[a-z_]+)* \(([^()]+)\)"), r"\1"),
+    (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+\.([a-z_]+)"), r"⟨\1⟩"),
+    (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+:?\s*"), ""),
+    (
+        re.compile(r"\(β = ([^<≥)]+?) < 1: no batch forms\)"),
+        r"(too few requests at once to share a batch: \1 in flight)",
+    ),
+    (re.compile(r"\(β = ([^<≥)]+?) ≥ 1\)"), r"(enough requests at once to share a batch: \1 in flight)"),
+    (re.compile(r"β ?= ?"), "batchability "),
+    (re.compile(r"\bJ = "), "expected cost "),
+    (re.compile(r"\bTPOT SLO\b"), "per-token latency target"),
+    (re.compile(r"\bTTFT SLO\b"), "first-token latency target"),
+    (re.compile(r"\bSLO capacity\b"), "capacity within its latency targets"),
+    (re.compile(r"\bSLOs?\b"), "latency target"),
+    (re.compile(r"\bTPOT\b"), "time per token"),
+    (re.compile(r"\bTTFT\b"), "time to first token"),
+    (re.compile(r"\b(\w+)\(s\)"), r"\1s"),
+    (re.compile(r"\b([a-z]+(?:_[a-z0-9]+)+)\b"), r"⟨\1⟩"),  # any other field name: in words below
+    (re.compile(r"\b1 (node|GPU|price|row|problem|workload)s\b"), r"1 \1"),
+)
+
+
+def plain(text: str) -> str:
+    """A sentence from the economics package in a finance reader's words: no field paths (``nodes.0``),
+    no symbols (β, J, TPOT, SLO), no "node(s)".
+
+    >>> plain("nodes.0 (Owned 8×H100): the chosen routes need 1 node(s), β = 0.87 < 1")
+    'Owned 8×H100: the chosen routes need 1 node, batchability 0.87 < 1'
+    """
+    for pattern, repl in _PLAIN:
+        text = pattern.sub(repl, text)
+    return _FIELD.sub(lambda m: _field_words(m.group(1)), text)
+
+
+_FIELD = re.compile(r"⟨([a-z_]+)⟩")
+_UNIT_WORDS = {"usd": "$", "mtok": "Mtok", "per": "per", "s": "seconds", "kwh": "kWh", "kw": "kW", "gpu": "GPU"}
+
+
+def _field_words(name: str) -> str:
+    """A model field name in words: ``output_usd_per_mtok`` → "output $ per Mtok"."""
+    return " ".join(_UNIT_WORDS.get(part, part) for part in name.split("_"))
+
+
+#: The symbols engineers use, in words: for the glossary expanders (pages keep symbols out of labels).
+GLOSSARY = """
+| symbol | in words | unit |
+|:--|:--|:--|
+| β (batchability) | requests in flight at once at peak, at batch-1 speed; below 1 no batch can form | requests |
+| J | expected cost per task: inference cost plus the expected cost of failures | $ per task |
+| TTFT | time to the first token of an answer | s |
+| TPOT | time per output token after the first | ms |
+| SLO | latency target a workload must meet (TTFT or TPOT) | s, ms |
+| MBU | memory bandwidth used ÷ the GPU's peak bandwidth | % |
+| MFU | arithmetic done ÷ the GPU's peak arithmetic | % |
+| FLOP/byte | arithmetic per byte read from GPU memory; low means the GPU waits on memory | FLOP/byte |
+| Mtok | one million tokens (a token is about ¾ of a word) | tokens |
+| utilization | busy share of the hours paid for | % |
+"""

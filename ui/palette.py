@@ -22,6 +22,16 @@ KIND_COLOR: dict[DisplayKind, str] = {
     "api-hosted-open": "#E69F00",  # orange
     "api-diffusion": "#CC79A7",  # reddish purple
 }
+#: Further colors for a second, third … option of the same kind (two owned AR + speculation options must not
+#: both be sky blue): darker or shifted shades from Paul Tol's muted palette, still within the kind's family.
+KIND_SHADES: dict[DisplayKind, tuple[str, ...]] = {
+    "owned-ar": (KIND_COLOR["owned-ar"], "#332288", "#6699CC"),  # blue, indigo, light steel blue
+    "owned-ar-spec": (KIND_COLOR["owned-ar-spec"], "#1A4E7A", "#88CCEE"),  # sky blue, dark navy, cyan
+    "owned-diffusion": (KIND_COLOR["owned-diffusion"], "#117733", "#44AA99"),  # greens and teal
+    "api-frontier": (KIND_COLOR["api-frontier"], "#882255", "#AA4466"),  # vermillion, wine, rose
+    "api-hosted-open": (KIND_COLOR["api-hosted-open"], "#997700", "#DDAA33"),  # orange, ochre, sand
+    "api-diffusion": (KIND_COLOR["api-diffusion"], "#AA4499", "#EE99AA"),  # purples and pink
+}
 KIND_LABEL: dict[DisplayKind, str] = {
     "owned-ar": "owned AR",
     "owned-ar-spec": "owned AR + speculation",
@@ -52,7 +62,8 @@ def option_styles(scenario: Scenario) -> dict[str, tuple[str, str, str]]:
     for option_id, kind in option_kinds(scenario).items():
         rank = seen.get(kind, 0)
         seen[kind] = rank + 1
-        styles[option_id] = (KIND_COLOR[kind], DASHES[rank % len(DASHES)], SYMBOLS[rank % len(SYMBOLS)])
+        shades = KIND_SHADES[kind]
+        styles[option_id] = (shades[rank % len(shades)], DASHES[rank % len(DASHES)], SYMBOLS[rank % len(SYMBOLS)])
     return styles
 
 

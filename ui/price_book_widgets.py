@@ -24,12 +24,14 @@ from economics.price_book import (
     price_book_frame,
 )
 from economics.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
+from economics.price_text import PriceTextError, parse_money, parse_percent, typed_source
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import md_escape
+from ui.format import md_escape, plain, plural
+from ui.tables import csv_bytes
+from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
-from ui.widgets.table import table
 
 _FLASH = "_price_book_flash"
 _APPLIED_FILE = "_price_book_applied_file"
@@ -65,65 +67,164 @@ def stale_policy(s: Scenario, container: Any) -> Scenario:
     return s.model_copy(update={"policy": s.policy.model_copy(update={"stale_after_days": int(days)})})
 
 
+#: Price book items in words, and the offer field each one edits.
+ITEM_WORDS: dict[str, tuple[str, str]] = {
+    "gpu_hour": ("Rental price per GPU-hour", "price_usd_per_gpu_hour"),
+    "node_capex": ("Purchase price per node", "capex_usd"),
+    "electricity": ("Electricity per kWh", "electricity_usd_per_kwh"),
+    "colocation": ("Colocation per kW-month", "colocation_usd_per_kw_month"),
+    "api_input": ("Input tokens, per million", "input_usd_per_mtok"),
+    "api_cached_input": ("Cached input tokens, per million", "cached_input_usd_per_mtok"),
+    "api_output": ("Output tokens, per million", "output_usd_per_mtok"),
+}
+_UNIT_WORDS = {"USD/GPU-h": "$ per GPU-hour", "USD": "$", "USD/kWh": "$ per kWh", "USD/(kW·month)": "$ per kW-month"}
+_LIST = "List price (type to change)"
+
+
+def _status(stale: bool, age_days: float | None) -> str:
+    if age_days is not None and not pd.isna(age_days) and age_days < 0:
+        return "⚠ dated after the review date"
+    return "⚠ stale" if stale else ""
+
+
 def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
-    """Every price with its source, as-of date, age and stale flag, for display and CSV."""
+    """Every price with its source, as-of date, age and stale flag, for display and CSV (no ids: the offer's
+    and the price's names; the index holds (offer id, item) for edits)."""
     f = price_book_frame(s, r)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
-            "Status": ["⚠ stale" if x else "" for x in f["stale"]],
             "Offer": f["offer_name"],
-            "Offer id": f["offer_id"],
-            "Price": f["item"],
-            "Unit": f["unit"],
-            "List": f["list_value"],
+            "Price": [ITEM_WORDS.get(i, (i.replace("_", " "), ""))[0] for i in f["item"]],
+            _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
             "In use": f["value"],
+            "Unit": [_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
+            "Status": [_status(bool(x), a) for x, a in zip(f["stale"], f["age_days"], strict=True)],
             "Negotiated": f["negotiated"],
             "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
             "Age [days]": f["age_days"],
-            "Source": f["source"],
+            "Source": [plain(str(x)) for x in f["source"]],
             "Feeds a chosen route": f["in_chosen_route"],
         }
     )
+    frame.index = pd.Index([f"{o}\t{i}" for o, i in zip(f["offer_id"], f["item"], strict=True)], name="key")
+    return frame
 
 
-def price_table(shown: pd.DataFrame) -> None:
-    """The price frame as a table with its CSV download."""
-    table(
+def price_table(s: Scenario, shown: pd.DataFrame) -> Scenario:
+    """The price frame as a table whose list prices can be typed over ("$9.50", "9.50"), with its CSV
+    download; returns the scenario with the typed prices applied (entered by the user today)."""
+    edited = st.data_editor(
         shown,
-        key="price_book",
-        file_name="price_book.csv",
+        hide_index=True,
+        key=state.key("pb_in_use"),
+        disabled=[c for c in shown.columns if c != _LIST],
         column_config={
-            "Status": st.column_config.TextColumn(help="Older than the threshold above, or undated"),
+            "Offer": st.column_config.TextColumn(pinned=True),
+            _LIST: st.column_config.TextColumn(help="Type a new price as on the invoice: $9.50 or 9.50"),
+            "In use": st.column_config.NumberColumn(format="dollar", help="After the negotiated discount"),
+            "Status": st.column_config.TextColumn(
+                help="Older than the threshold above, undated, or dated after the review date"
+            ),
             "Discount": st.column_config.NumberColumn(format="percent"),
             "Source": st.column_config.TextColumn(width="large"),
         },
     )
+    st.download_button(
+        f"Download this table [CSV, {plural(len(shown), 'row')}]",
+        data=csv_bytes(shown),
+        file_name="price_book.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        key="csv_price_book",
+    )
+    problems: list[str] = []
+    today = dt.date.today()
+    for key, before, after in zip(shown.index, shown[_LIST], edited[_LIST], strict=True):
+        offer_id, item = str(key).split("\t")
+        if after == before or item not in ITEM_WORDS:
+            continue
+        label, field = ITEM_WORDS[item]
+        try:
+            value = parse_money(str(after or ""), label, maximum=1e8)
+        except PriceTextError as exc:
+            problems.append(str(exc))
+            continue
+        s = _typed_price(s, str(offer_id), field, value, today, problems)
+    if problems:
+        st.error("Not applied:\n\n" + "\n".join(f"- {md_escape(p)}" for p in problems), icon=":material/error:")
+    return s
+
+
+def _typed_price(s: Scenario, offer_id: str, field: str, value: float, today: dt.date, problems: list[str]) -> Scenario:
+    """``s`` with one offer's price replaced by a typed one (source and date stamped); a value out of the
+    offer's bounds is reported in ``problems`` instead."""
+    group = "apis" if any(a.id == offer_id for a in s.apis) else "nodes"
+    offer = next(o for o in getattr(s, group) if o.id == offer_id)
+    update: dict[str, Any] = {field: value, "source": typed_source(today), "as_of": today.isoformat()}
+    if "price_id" in type(offer).model_fields:
+        update["price_id"] = None
+    try:
+        return state.with_item(s, group, type(offer).model_validate({**offer.model_dump(), **update}))
+    except ValidationError as exc:
+        problems.append(f"{offer.name}: " + "; ".join(plain(str(e["msg"])) for e in exc.errors(include_url=False)))
+        return s
 
 
 def summary(s: Scenario, shown: pd.DataFrame) -> None:
     """Counts of prices, stale and negotiated ones, and a warning naming the offers with stale prices."""
-    is_stale = shown["Status"] != ""
+    is_stale = shown["Status"] == "⚠ stale"
     m = st.columns(3)
     m[0].metric("Prices in use", f"{len(shown)}")
     m[1].metric(
         "Stale or undated", f"{int(is_stale.sum())}", help=f"Older than {s.policy.stale_after_days} days, or undated"
     )
     m[2].metric("Negotiated", f"{int(shown['Negotiated'].sum())}")
+    later = shown["Status"].str.contains("after the review")
+    if later.any():
+        st.warning(
+            f"{plural(int(later.sum()), 'price')} dated after the review date ({s.review_date:%d %b %Y}): "
+            f"{md_escape(', '.join(sorted(set(shown.loc[later, 'Offer']))))}. Move the review date or check "
+            "that these prices were known on it.",
+            icon=":material/event_busy:",
+        )
     if is_stale.any():
         offers = ", ".join(sorted(set(shown.loc[is_stale, "Offer"])))
         st.warning(
-            f"{int(is_stale.sum())} price(s) are older than {s.policy.stale_after_days} days or undated; check them "
-            f"before the review: {md_escape(offers)}.",
+            f"{plural(int(is_stale.sum()), 'price')} older than {s.policy.stale_after_days} days or undated; "
+            f"check them before the review: {md_escape(offers)}.",
             icon=":material/schedule:",
         )
 
 
-def _offers(s: Scenario) -> list[str]:
-    return [n.id for n in s.nodes] + [a.id for a in s.apis]
+def _offers(s: Scenario) -> dict[str, str]:
+    """Offer display name → id (the editor shows names; the negotiated price stores the id)."""
+    return {n.name: n.id for n in s.nodes} | {a.name: a.id for a in s.apis}
 
 
-def _rows_to_prices(frame: pd.DataFrame) -> tuple[list[NegotiatedPrice], list[str]]:
+#: Negotiable item in words → its code.
+_ITEM_BY_WORDS = {rule.help[:1].upper() + rule.help[1:]: name for name, rule in NEGOTIABLE_ITEMS.items()}
+
+
+def _value(text: Any, i: int, problems: list[str]) -> float | None:
+    """A typed value: "30%" → 0.30, "$9.50" or "9.50" → 9.5; a bad text is a problem naming the row."""
+    if text is None or (isinstance(text, float) and math.isnan(text)) or str(text).strip() == "":
+        return None
+    if isinstance(text, (int, float)):
+        return float(text)
+    try:
+        if str(text).strip().endswith("%"):
+            return parse_percent(str(text), f"row {i}, value")
+        return parse_money(str(text), f"row {i}, value", maximum=1e8)
+    except PriceTextError as exc:
+        problems.append(str(exc))
+        return math.nan
+
+
+def _rows_to_prices(
+    frame: pd.DataFrame, offers: dict[str, str] | None = None
+) -> tuple[list[NegotiatedPrice], list[str]]:
     prices: list[NegotiatedPrice] = []
     problems: list[str] = []
     for i, row in enumerate(frame.to_dict("records"), start=1):
@@ -132,10 +233,15 @@ def _rows_to_prices(frame: pd.DataFrame) -> tuple[list[NegotiatedPrice], list[st
         as_of = row.get("as_of")
         if isinstance(as_of, dt.datetime):  # pandas hands dates back as Timestamps
             as_of = as_of.date()
+        value = _value(row.get("value"), i, problems)
+        if value is not None and math.isnan(value):
+            continue
+        offer = row.get("offer_id") or ""
+        item = row.get("item") or ""
         data: dict[str, Any] = {
-            "offer_id": row.get("offer_id") or "",
-            "item": row.get("item") or "",
-            "value": row.get("value"),
+            "offer_id": (offers or {}).get(offer, offer),
+            "item": _ITEM_BY_WORDS.get(item, item),
+            "value": value,
             "as_of": as_of if isinstance(as_of, dt.date) else None,
             "source": row.get("source") or "",
         }
@@ -143,8 +249,8 @@ def _rows_to_prices(frame: pd.DataFrame) -> tuple[list[NegotiatedPrice], list[st
             prices.append(NegotiatedPrice.model_validate(data))
         except ValidationError as exc:
             for err in exc.errors(include_url=False):
-                field = ".".join(str(p) for p in err["loc"])
-                problems.append(f"row {i}, {field}: {err['msg']}")
+                field = {"offer_id": "offer", "as_of": "as of"}.get(str(err["loc"][0]), str(err["loc"][0]))
+                problems.append(f"row {i}, {field}: {plain(str(err['msg']))}")
     return prices, problems
 
 
@@ -154,7 +260,7 @@ def negotiated_editor(s: Scenario) -> None:
         {
             "offer_id": pd.Series(dtype="object"),
             "item": pd.Series(dtype="object"),
-            "value": pd.Series(dtype="float64"),
+            "value": pd.Series(dtype="object"),
             "as_of": pd.Series(dtype="object"),
             "source": pd.Series(dtype="object"),
         }
@@ -165,18 +271,22 @@ def negotiated_editor(s: Scenario) -> None:
         hide_index=True,
         key=state.key("pb_editor"),
         column_config={
-            "offer_id": st.column_config.SelectboxColumn("Offer", options=_offers(s), required=True),
+            "offer_id": st.column_config.SelectboxColumn("Offer", options=list(_offers(s)), required=True),
             "item": st.column_config.SelectboxColumn(
-                "Item", options=list(NEGOTIABLE_ITEMS), required=True, help=_items_help()
+                "Price", options=list(_ITEM_BY_WORDS), required=True, help=_items_help()
             ),
-            "value": st.column_config.NumberColumn("Value", help="USD, or a fraction for discounts (0.2 = 20 %)"),
-            "as_of": st.column_config.DateColumn("As of", help="Date of the agreement; empty = the review date"),
+            "value": st.column_config.TextColumn(
+                "Value", help="As on the contract: $9.50, 9.50, or 30% for a discount"
+            ),
+            "as_of": st.column_config.DateColumn(
+                "As of", format="YYYY-MM-DD", help="Date of the agreement; empty = the review date"
+            ),
             "source": st.column_config.TextColumn("Source", help="Contract or quote reference"),
         },
     )
     if not st.button("Apply these negotiated prices", key=state.key("pb_apply"), icon=":material/done_all:"):
         return
-    prices, problems = _rows_to_prices(edited)
+    prices, problems = _rows_to_prices(edited, _offers(s))
     if not problems and not prices:
         st.info("Add at least one row first.")
         return
@@ -186,7 +296,7 @@ def negotiated_editor(s: Scenario) -> None:
         except NegotiatedPriceError as exc:
             problems = list(exc.problems)
         else:
-            _applied(new, f"Applied {len(prices)} negotiated price(s).")
+            _applied(new, f"Applied {plural(len(prices), 'negotiated price')}.")
     st.error(
         "Nothing was applied; fix these rows:\n\n" + "\n".join(f"- {md_escape(p)}" for p in problems),
         icon=":material/error:",
@@ -194,7 +304,7 @@ def negotiated_editor(s: Scenario) -> None:
 
 
 def _items_help() -> str:
-    return "; ".join(f"{name}: {rule.help} [{rule.unit}]" for name, rule in NEGOTIABLE_ITEMS.items())
+    return "; ".join(f"{words} [{NEGOTIABLE_ITEMS[name].unit}]" for words, name in _ITEM_BY_WORDS.items())
 
 
 def csv_import(s: Scenario) -> None:
@@ -217,16 +327,17 @@ def csv_import(s: Scenario) -> None:
     result = read_negotiated_csv(uploaded.getvalue(), s)
     if not result.ok:
         st.error(
-            f"{md_escape(uploaded.name)}: {len(result.problems)} problem(s); nothing was applied.",
+            f"{md_escape(uploaded.name)}: {plural(len(result.problems), 'problem')}; nothing was applied.",
             icon=":material/error:",
         )
         problems = pd.DataFrame([{"Line": p.line, "Column": p.column, "Reason": p.reason} for p in result.problems])
         st.dataframe(problems, hide_index=True, key="pb_problems", column_config={"Reason": {"width": "large"}})
         return
-    st.success(f"{md_escape(uploaded.name)}: {result.rows_read} row(s), all valid.", icon=":material/task_alt:")
+    st.success(f"{md_escape(uploaded.name)}: {plural(result.rows_read, 'row')}, all valid.", icon=":material/task_alt:")
     st.dataframe(pd.DataFrame([p.model_dump() for p in result.prices]), hide_index=True, key="pb_preview")
     if st.session_state.get(_APPLIED_FILE) == uploaded.file_id:
         return
-    if st.button(f"Apply the {len(result.prices)} imported price(s)", key=state.key("pb_apply_csv")):
+    if st.button(f"Apply the {plural(len(result.prices), 'imported price')}", key=state.key("pb_apply_csv")):
         st.session_state[_APPLIED_FILE] = uploaded.file_id
-        _applied(result.applied_to(s), f"Imported {len(result.prices)} negotiated price(s) from {uploaded.name}.")
+        applied = plural(len(result.prices), "negotiated price")
+        _applied(result.applied_to(s), f"Imported {applied} from {uploaded.name}.")

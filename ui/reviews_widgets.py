@@ -20,8 +20,10 @@ import streamlit as st
 from pydantic import ValidationError
 
 from economics.catalog import load_catalog
-from economics.compare import Comparison, Snapshot, compare, compare_with_prices
+from economics.changes import what_changed
+from economics.compare import Comparison, Snapshot, compare
 from economics.price_book import price_book
+from economics.pricing import reprice
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.scenarios import ScenarioError
@@ -32,10 +34,14 @@ from economics.uncertainty import monte_carlo as _monte_carlo
 from economics.uncertainty import tornado as _tornado
 from storage import reviews as store
 from ui import auth, compute, state
-from ui.format import md_escape
+from ui.format import md_escape, plain, plural
+from ui.format import usd as fmt_usd
+from ui.widgets.changes import sentences
 
 CURRENT = 0  # subject id of the current, unsaved scenario
 _SUBJECT = "rv_subject"
+_KEPT_SUBJECT = "_rv_subject_kept"  # survives other pages (Streamlit drops a widget's key when it is not drawn)
+_EFFECT = "_rv_effect"
 _NEXT_SUBJECT = "_rv_next_subject"  # set by an action; applied before the picker is drawn on the next run
 _FLASH = "_reviews_flash"
 
@@ -101,9 +107,12 @@ def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) 
     labels = {CURRENT: f"Current scenario (unsaved): {current.name}"} | {r.id: _label(r) for r in reviews}
     if _NEXT_SUBJECT in st.session_state:
         st.session_state[_SUBJECT] = st.session_state.pop(_NEXT_SUBJECT)
+    if _SUBJECT not in st.session_state and _KEPT_SUBJECT in st.session_state:
+        st.session_state[_SUBJECT] = st.session_state[_KEPT_SUBJECT]
     if st.session_state.get(_SUBJECT) not in labels:
         st.session_state[_SUBJECT] = CURRENT
     chosen = st.selectbox("Review", list(labels), format_func=labels.__getitem__, key=_SUBJECT)
+    st.session_state[_KEPT_SUBJECT] = chosen
     if chosen != CURRENT:
         try:
             review = store.load_review(int(chosen))
@@ -189,7 +198,7 @@ def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> N
     review = subject.review
     c = st.columns([1, 1, 2])
     if c[0].button("Open as the current scenario", key="rv_open", icon=":material/open_in_browser:"):
-        state.replace(review.scenario)
+        state.replace(review.scenario, f"review #{review.id} “{review.name}”")
         _done(f"Opened review #{review.id} as the current scenario; every page now shows it.")
     confirm = c[2].checkbox(f"Yes, delete review #{review.id}", key=f"rv_confirm_{review.id}")
     if c[1].button("Delete", key="rv_delete", icon=":material/delete:", disabled=not confirm):
@@ -225,18 +234,43 @@ def comparison_picker(
     if how == "catalog prices as of a date":
         as_of = st.date_input("Prices as of", value=dt.date.today(), key="rv_compare_date")
         try:
-            return compare_with_prices(subject.snapshot, load_catalog(), as_of)
+            repriced = Snapshot.evaluated(reprice(subject.scenario, load_catalog(), as_of), f"prices as of {as_of}")
         except ScenarioError as exc:
             st.error("No catalog price for that date:\n\n" + "\n".join(f"- {md_escape(p)}" for p in exc.problems))
             return None
+        return _diff(subject.snapshot, repriced)
     if how == "another saved review":
         labels = {r.id: _label(r) for r in others}
         other_id = st.selectbox("Baseline review", list(labels), format_func=labels.__getitem__, key="rv_baseline")
-        return compare(Snapshot.from_review(store.load_review(int(other_id))), subject.snapshot)
+        return _diff(Snapshot.from_review(store.load_review(int(other_id))), subject.snapshot)
     if how == "the current scenario":
-        return compare(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
+        return _diff(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
     assert subject.review is not None  # the choice exists only for a saved review
-    return compare(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+    return _diff(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+
+
+def _diff(before: Snapshot, after: Snapshot) -> Comparison:
+    """:func:`economics.compare.compare`, and the same change in words for :func:`change_in_words`."""
+    st.session_state[_EFFECT] = what_changed(before.result, after.result, reference_label=before.label)
+    return compare(before, after)
+
+
+def change_in_words() -> None:
+    """The comparison just drawn, reconciled in words: the bill's change, the routes that moved, the nodes."""
+    effect = st.session_state.get(_EFFECT)
+    if effect is not None:
+        st.markdown("\n".join(f"- {line}" for line in sentences(effect)))
+
+
+def bill_in_words(result: Result) -> str:
+    """The fleet total reconciled with its line items, in one sentence (markdown-escaped)."""
+    f = result.fleet
+    idle = f" ({fmt_usd(f.idle_cost_usd_per_month)} of it pays for idle GPUs)" if f.owned_nodes else ""
+    return (
+        f"The bill of {fmt_usd(f.total_cost_usd_per_month)} a month is the owned fleet of "
+        f"{plural(f.owned_nodes, 'node')}, {fmt_usd(f.owned_cost_usd_per_month)}{idle}, plus rented nodes "
+        f"{fmt_usd(f.rented_cost_usd_per_month)}, plus API spend {fmt_usd(f.api_cost_usd_per_month)}."
+    )
 
 
 def ranges_editor() -> tuple[UncertaintyRanges, int, int]:
@@ -275,7 +309,8 @@ def uncertainty(scenario: Scenario, ranges: UncertaintyRanges, draws: int, seed:
 def flip_sentences(result: Result) -> None:
     """Per workload, its route and one sentence per driver that can flip it."""
     for d in result.decisions:
-        texts = [f.text for f in d.flips if f.threshold is not None] or ["No driver in range changes this route."]
+        texts = [plain(f.text) for f in d.flips if f.threshold is not None]
+        texts = texts or ["No driver in range changes this route."]
         st.markdown(
             f"**{md_escape(d.workload_name)}** — {md_escape(d.route_label)}\n"
             + "\n".join(f"- {md_escape(t)}" for t in texts)
@@ -284,6 +319,7 @@ def flip_sentences(result: Result) -> None:
 
 def flips_frame(result: Result) -> pd.DataFrame:
     """One row per workload and driver that can flip its route, with the sentence for the meeting."""
+    names = {o.option_id: o.option_name for o in result.options}
     rows = [
         {
             "Workload": d.workload_name,
@@ -293,8 +329,8 @@ def flips_frame(result: Result) -> pd.DataFrame:
             "Threshold": f.threshold,
             "Now": f.current,
             "Unit": f.unit,
-            "Moves to": f.new_option_id or "",
-            "In words": f.text,
+            "Moves to": names.get(f.new_option_id or "", ""),
+            "In words": plain(f.text),
         }
         for d in result.decisions
         for f in d.flips

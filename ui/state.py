@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from streamlit.runtime.pages_manager import PagesManager
 
 from economics import share
+from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
 from ui import view
 
@@ -27,6 +28,7 @@ _SCENARIO = "_scenario"
 _LINK = "_scenario_link"
 _EPOCH = "_scenario_epoch"
 _NOTICE = "_scenario_notice"
+_ORIGIN = "_scenario_origin"
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,32 @@ def init(default: Callable[[], Scenario]) -> None:
             notice = Notice("error", "The link could not be opened.", decoded.messages + view_messages)
     if notice is None and view_messages:
         notice = Notice("warning", "Some settings in the link were not valid and were reset.", view_messages)
+    loaded = _measured_from_view(loaded)
     st.session_state[_EPOCH] = 0
     st.session_state[_NOTICE] = notice
+    st.session_state[_ORIGIN] = (
+        loaded,
+        f"the preset “{loaded.name}”" if token is None else f"the shared link “{loaded.name}”",
+    )
     _store(loaded)
+
+
+def _measured_from_view(s: Scenario) -> Scenario:
+    """Links made before measured throughput was part of the scenario carried it as a view setting of the
+    Cost-per-token page (``cost_source=measured``, ``cost_measured``): move it onto its owned option."""
+    v = view.get()
+    if v.cost_source != "measured" or v.cost_measured <= 0 or not s.owned_options:
+        return s
+    option = next((o for o in s.owned_options if o.id == v.cost_option), s.owned_options[0])
+    workload = next((w for w in s.workloads if w.id == v.cost_workload), s.workloads[0])
+    view.set_value("cost_source", "model")
+    view.set_value("cost_measured", 0.0)
+    if option.measured is not None:
+        return s
+    measured = MeasuredThroughput(
+        output_tokens_per_s=v.cost_measured, input_tokens=workload.input_tokens, output_tokens=workload.output_tokens
+    )
+    return with_item(s, "owned_options", option.model_copy(update={"measured": measured}))
 
 
 def require_app() -> None:
@@ -117,10 +142,19 @@ def update(new: Scenario) -> bool:
     return True
 
 
-def replace(new: Scenario) -> None:
-    """Store a whole new scenario (upload, reset) and recreate every widget from it."""
+def replace(new: Scenario, origin: str | None = None) -> None:
+    """Store a whole new scenario (upload, reset) and recreate every widget from it; ``origin`` names it
+    ("the file x.json") as what later edits are compared with when no review is saved."""
+    if origin is not None:
+        st.session_state[_ORIGIN] = (new, origin)
     _store(new)
     st.session_state[_EPOCH] = int(st.session_state[_EPOCH]) + 1
+
+
+def origin() -> tuple[Scenario, str]:
+    """The scenario this session started from (preset, shared link, uploaded file, reset) and its name."""
+    value: tuple[Scenario, str] = st.session_state[_ORIGIN]
+    return value
 
 
 def key(name: str) -> str:

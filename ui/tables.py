@@ -16,13 +16,15 @@ from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
 from economics.views.kinds import option_kinds
+from ui.format import plain
 from ui.theme import KIND_LABEL
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """A table as UTF-8 CSV for download, every text cell safe to open in a spreadsheet (a cell starting with
-    ``= + - @``, tab or CR is prefixed with ``'``; see :func:`economics.safe_io.csv_safe`)."""
-    return csv_text(frame).encode("utf-8")
+    ``= + - @``, tab or CR is prefixed with ``'``; see :func:`economics.safe_io.csv_safe`), floats rounded to
+    6 decimals (no 2.0999999999999996)."""
+    return csv_text(frame.round(6)).encode("utf-8")
 
 
 def _finite(x: float | None) -> float | None:
@@ -45,7 +47,7 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
             "Workload": d.workload_name,
             "Route": d.route_label,
             "Runs on": names.get(d.chosen_option_id or "", "—"),
-            "Why": d.reason,
+            "Why": plain(d.reason),
             "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
             "Cost of route [USD/month]": d.monthly_cost_usd,
             "On its best API [USD/month]": d.all_api_monthly_cost_usd,
@@ -62,6 +64,7 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     kinds = option_kinds(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
+    measured = {o.id for o in scenario.owned_options if o.measured is not None}
     rows = []
     for o in result.options:
         rows.append(
@@ -71,23 +74,35 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "Kind": KIND_LABEL[kinds[o.option_id]] if o.option_id in kinds else o.kind,
                 "Chosen": chosen.get(o.workload_id) == o.option_id,
                 "Feasible": o.feasible,
-                "Why not": o.reason,
+                "Why not": plain(o.reason),
                 "Cost [USD/Mtok output]": _finite(o.cost_usd_per_mtok_output),
                 "Cost [USD/Mtok in+out]": _finite(o.cost_usd_per_mtok_total),
                 "Cost [USD/task]": _finite(o.cost_usd_per_request),
                 "Expected cost with failures [USD/task]": _finite(o.expected_cost_usd_per_request),
                 "Quality [%]": 100 * o.quality,
-                "TPOT [ms]": _finite(o.tpot_s / MS),
-                "TTFT [ms]": _finite(o.ttft_s / MS),
+                "Time per token [ms]": _finite(o.tpot_s / MS),
+                "Time to first token [ms]": _finite(o.ttft_s / MS),
                 "Replicas": o.replicas,
                 "GPUs": o.gpus,
                 "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
                 "Capacity per replica [req/s]": _finite(o.capacity_requests_per_s),
+                "Throughput from": "" if o.kind == "api" else ("measured" if o.option_id in measured else "model"),
                 "Speculation on": o.speculation_on,
                 "API batch tier": o.batch_tier,
             }
         )
     return pd.DataFrame(rows)
+
+
+def you_are_here(result: Result, workload_id: str) -> tuple[str, float] | None:
+    """(owned option id, its utilization [1]) where the workload runs today: its chosen route when owned,
+    else its cheapest feasible owned option; None without one."""
+    rows = [o for o in result.options if o.workload_id == workload_id and o.kind != "api" and o.feasible]
+    if not rows:
+        return None
+    chosen = next((d.chosen_option_id for d in result.decisions if d.workload_id == workload_id), None)
+    row = next((o for o in rows if o.option_id == chosen), min(rows, key=lambda o: o.expected_cost_usd_per_request))
+    return row.option_id, row.utilization
 
 
 def fleet_savings(fleet: FleetSummary) -> float | None:
@@ -108,7 +123,7 @@ def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
                 "Option": c.label,
                 "Kind": KIND_LABEL[c.kind],
                 "Feasible": c.feasible,
-                "Why not": c.reason,
+                "Why not": plain(c.reason),
                 "Throughput source": c.source,
                 "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
                 "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,

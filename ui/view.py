@@ -42,7 +42,9 @@ class View(BaseModel):
     bt_ar: str = Field(default="", max_length=64, pattern=_ID, description="owned AR option studied [-]")
     bt_diff: str = Field(default="", max_length=64, pattern=_ID, description="owned diffusion option studied [-]")
     bt_workload: str = Field(default="", max_length=64, pattern=_ID, description="request shape [-]")
-    bt_batch: int = Field(default=16, ge=1, le=8192, description="batch size marked on the charts [sequences]")
+    bt_batch: int = Field(
+        default=32, ge=1, le=8192, description="batch size marked on the charts; 32 shows the 10–30× swing [sequences]"
+    )
     rt_workload: str = Field(default="", max_length=64, pattern=_ID, description="workload whose regions are drawn [-]")
 
 

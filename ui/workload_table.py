@@ -49,23 +49,26 @@ _MS = _opt(MS)
 _HOUR = _opt(SECONDS_PER_HOUR)
 _PCT = _opt(0.01)
 
+#: Key columns first (what a finance reader sets), then the engineering details (:data:`DETAIL_LABELS`).
 COLUMNS: tuple[Column, ...] = (
-    Column("id", "ID", _same, _same),
     Column("name", "Name", _same, _same),
     Column("avg_requests_per_s", "Average [req/s]", _same, _same),
     Column("peak_requests_per_s", "Peak [req/s]", _same, _same),
     Column("input_tokens", "Prompt [tokens]", _same, _same),
     Column("output_tokens", "Output [tokens]", _same, _same),
-    Column("ttft_slo_s", "TTFT SLO [s]", _same, _same),
-    Column("tpot_slo_s", "TPOT SLO [ms/token]", *_MS),
+    Column("failure_cost_usd", "Failure cost [USD/task]", _same, _same),
+    Column("sovereign", "Sovereign data", _same, _same),
+    Column("id", "ID", _same, _same),
+    Column("ttft_slo_s", "First-token target [s]", _same, _same),
+    Column("tpot_slo_s", "Per-token target [ms/token]", *_MS),
     Column("deadline_s", "Deadline [h]", *_HOUR),
     Column("prompt_cache_hit_rate", "Cached prompt [%]", *_PCT),
-    Column("sovereign", "Sovereign", _same, _same),
-    Column("failure_cost_usd", "Failure cost [USD/task]", _same, _same),
     Column("min_quality", "Min quality [%]", *_PCT),
     Column("max_attempts", "Attempts [count]", _same, _same),
     Column("notes", "Notes", _same, _same),
 )
+KEY_LABELS: tuple[str, ...] = tuple(c.label for c in COLUMNS[:7])
+DETAIL_LABELS: tuple[str, ...] = tuple(c.label for c in COLUMNS[7:])
 LABEL = {c.field: c.label for c in COLUMNS}
 _FIELD_RE = re.compile("|".join(sorted((re.escape(f) for f in LABEL), key=len, reverse=True)))
 
@@ -131,14 +134,19 @@ def read_workloads(frame: pd.DataFrame, previous: Sequence[Workload]) -> tuple[t
             data[key] = data[key] or ""
         for key in ("max_attempts",):
             data[key] = 1 if data[key] is None else data[key]
-        for key in ("prompt_cache_hit_rate", "failure_cost_usd"):
-            data[key] = 0.0 if data[key] is None else data[key]
+        data["prompt_cache_hit_rate"] = data["prompt_cache_hit_rate"] or 0.0
+        where = f"Row {i}" + (f" ({str(name)[:40]!r})" if name else "")
+        if data["failure_cost_usd"] is None:  # asked for, never silently $0: it decides API vs owned quality
+            messages.append(
+                f"{where}, column {LABEL['failure_cost_usd']!r}: enter what a failed task costs the business "
+                "(rework, escalation); type 0 if nothing"
+            )
+            continue
         for key in ("input_tokens", "output_tokens", "max_attempts"):
             if isinstance(data[key], float) and data[key].is_integer():
                 data[key] = int(data[key])
         data["quality_overrides"] = overrides.get(str(data.get("id")), {})
         data.update(kept.get(str(data.get("id")), {}))  # day profile and data rule are not table columns
-        where = f"Row {i}" + (f" ({str(name)[:40]!r})" if name else "")
         try:
             workload = Workload.model_validate(data)
         except ValidationError as exc:

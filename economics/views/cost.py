@@ -221,13 +221,17 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
     for cap in capacities:
         option = next(o for o in scenario.owned_options if o.id == cap.option_id)
         fixed, var = replica_cost_split(scenario, option)
-        measured = (
-            inputs.measured_option_id == option.id
-            and inputs.measured_tokens_per_s is not None
-            and cap.kind != "owned-ar-spec"
+        # the scenario's benchmark (OwnedOption.measured) replaces every variant, as in evaluate(); the page's
+        # one-off measured input (older links) replaces plain decoding only
+        typed = inputs.measured_tokens_per_s if inputs.measured_option_id == option.id else None
+        tok_s = (
+            option.measured.output_tokens_per_s
+            if option.measured is not None
+            else (typed if cap.kind != "owned-ar-spec" else None)
         )
+        measured = tok_s is not None
         feasible = measured or cap.feasible
-        x_cap = (inputs.measured_tokens_per_s or 0.0) if measured else (cap.output_tokens_per_s if feasible else 0.0)
+        x_cap = (tok_s or 0.0) if measured else (cap.output_tokens_per_s if feasible else 0.0)
         if cheapest is None:
             u_star = float("nan")
         elif not feasible:

@@ -67,7 +67,7 @@ def test_batch_size_redraws_the_cost_chart(page: Page, app_url: str) -> None:
     goto_app(page, app_url)
     open_page(page, "Batching and the memory wall")
     chart = fresh(page, "stPlotlyChart").filter(has_text="Cost per token while busy")
-    expect(chart).to_contain_text("batch 16")
+    expect(chart).to_contain_text("batch 32")
     history = page.evaluate("history.length")
     set_number_input(page, 64, key="v_bt_batch")
     expect(fresh(page, "stPlotlyChart").filter(has_text="Cost per token while busy")).to_contain_text("batch 64")

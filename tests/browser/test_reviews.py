@@ -104,7 +104,7 @@ def test_price_book_csv_import_lists_bad_rows_then_applies_a_clean_file(
     page.get_by_test_id("stTabs").locator('input[type="file"]').set_input_files(
         files=[{"name": "bad.csv", "mimeType": "text/csv", "buffer": BAD_CSV}]
     )
-    expect(fresh(page, "stAlert").filter(has_text="2 problem(s); nothing was applied")).to_be_visible(timeout=30_000)
+    expect(fresh(page, "stAlert").filter(has_text="2 problems; nothing was applied")).to_be_visible(timeout=30_000)
     problems = fresh(page, "stDataFrame").last
     expect(problems).to_contain_text("not a number: 'abc'")
     expect(problems).to_contain_text("unknown offer id 'nope'")

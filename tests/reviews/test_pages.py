@@ -40,7 +40,11 @@ def test_price_book_lists_every_price_and_flags_stale_ones() -> None:
     assert (m["Prices in use"], m["Stale or undated"], m["Negotiated"]) == ("13", "10", "0")
     assert "older than 90 days" in at.warning[0].body
     table = at.dataframe[0].value
-    assert set(table.loc[table["Status"] != "", "Offer id"]) == {"frontier-api", "hosted-70b-api", "mercury-api"}
+    assert set(table.loc[table["Status"] != "", "Offer"]) == {
+        "Frontier API (Claude Sonnet 4.5)",
+        "Hosted Llama-70B API (Together)",
+        "Mercury 2 API (diffusion)",
+    }
 
 
 def test_a_longer_stale_threshold_clears_the_flags() -> None:
@@ -124,11 +128,11 @@ def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
     at = run_page("7_reviews")
     at.selectbox(key="rv_subject").set_value(summary.id).run()
     _no_exception(at)
-    assert metrics(at)["Total cost [USD/month]"] == "$1,000"
+    assert metrics(at)["Total cost, $/month"] == "$1,000"
     # "A recomputation with today's code" is the explicit way to see the difference.
     at.radio(key="rv_compare_how").set_value("a recomputation with today's code").run()
     _no_exception(at)
-    assert metrics(at)["Fleet cost change [USD/month]"] == f"${result.fleet.total_cost_usd_per_month - 1000.0:,.0f}"
+    assert metrics(at)["Fleet cost change, $/month"] == f"${result.fleet.total_cost_usd_per_month - 1000.0:,.0f}"
 
 
 def test_compare_two_saved_reviews_shows_the_flip() -> None:
@@ -179,3 +183,44 @@ def test_an_unreadable_store_is_a_message_not_a_crash(data_dir: Path) -> None:
     (data_dir / "reviews.sqlite3").write_bytes(b"not a database" * 100)
     at = run_page("7_reviews")
     assert "review store cannot be read" in at.error[0].body
+
+
+def test_the_selected_review_is_kept_when_the_user_comes_back() -> None:
+    s = default_scenario()
+    saved = store.save_review(s, evaluate(s), name="Q3 review", notes="")
+    at = run_page("7_reviews")
+    at.selectbox(key="rv_subject").set_value(saved.id).run()
+    _no_exception(at)
+    at.switch_page("pages/1_overview.py").run()
+    at.switch_page("pages/7_reviews.py").run()
+    _no_exception(at)
+    assert at.selectbox(key="rv_subject").value == saved.id
+    # the fleet total is reconciled with its line items in words
+    assert any("The bill of" in str(c.value) and "plus API spend" in str(c.value) for c in at.caption)
+
+
+def test_a_list_price_typed_in_the_price_book_applies_with_its_source_and_date_flag() -> None:
+    at = run_page("6_price_book")
+    frame = at.dataframe[0].value
+    row = list(frame["Price"]).index("Output tokens, per million")
+    assert frame["List price (type to change)"].iloc[row] == "$15.00"
+    # AppTest cannot type into a data editor: the parsing is tested in tests/economics/test_price_text.py and
+    # the stamping here
+    s = default_scenario()
+    from ui.price_book_widgets import _typed_price
+
+    problems: list[str] = []
+    later = _typed_price(s, "frontier-api", "output_usd_per_mtok", 9.5, dt.date(2027, 1, 5), problems)
+    frontier = next(a for a in later.apis if a.id == "frontier-api")
+    assert (frontier.output_usd_per_mtok, frontier.source, frontier.as_of, problems) == (
+        9.5,
+        "entered by the user on 2027-01-05",
+        "2027-01-05",
+        [],
+    )
+    # typed on 5 Jan 2027, after the 1 Dec 2026 review date: flagged in the price book
+    from ui.price_book_widgets import price_frame
+
+    shown = price_frame(later, evaluate(later))
+    flagged = shown.loc[shown["Status"] == "⚠ dated after the review date", "Offer"]
+    assert set(flagged) == {"Frontier API (Claude Sonnet 4.5)"}

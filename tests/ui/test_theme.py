@@ -47,5 +47,5 @@ def test_dollar_log_axes_put_the_sign_on_every_label() -> None:
     c.add(x=[1, 2], y=[0.5, 500.0])
     c.axis("yaxis", tickprefix="$")
     fig = c.figure()
-    assert fig.layout.yaxis.tickformat == "$~g"
+    assert fig.layout.yaxis.tickformat == "$,~g"  # $1,000 with its thousands separator
     assert not fig.layout.yaxis.tickprefix

@@ -13,7 +13,7 @@ WORKLOADS = default_scenario().workloads
 def test_round_trip_is_exact_in_display_units() -> None:
     frame = workloads_frame(WORKLOADS)
     # the onboarding TPOT SLO of 0.03 s shows as 30 ms/token; the KYC deadline of 28,800 s as 8 h
-    assert frame.loc[1, "TPOT SLO [ms/token]"] == 30
+    assert frame.loc[1, "Per-token target [ms/token]"] == 30
     assert frame.loc[0, "Deadline [h]"] == 8
     workloads, messages = read_workloads(frame, WORKLOADS)
     assert messages == []
@@ -36,7 +36,8 @@ def test_added_row_gets_an_id_from_its_name_and_defaults() -> None:
     frame = workloads_frame(WORKLOADS)
     new = {c: None for c in frame.columns}
     new.update({"Name": "Chat assistant", "Average [req/s]": 1.0, "Peak [req/s]": 3.0})
-    new.update({"Prompt [tokens]": 500, "Output [tokens]": 200, "TPOT SLO [ms/token]": 40})
+    new.update({"Prompt [tokens]": 500, "Output [tokens]": 200, "Per-token target [ms/token]": 40})
+    new["Failure cost [USD/task]"] = 0.5
     frame = pd.concat([frame, pd.DataFrame([new])], ignore_index=True)
     workloads, messages = read_workloads(frame, WORKLOADS)
     assert messages == []
@@ -55,3 +56,14 @@ def test_duplicate_ids_and_an_empty_table_are_refused() -> None:
     assert messages == ["Row 2 ('Real-time onboarding checks'), column 'ID': 'kyc-overnight' is already used by row 1"]
     _, messages = read_workloads(frame.iloc[0:0], WORKLOADS)
     assert messages == ["The table is empty: a scenario needs at least one workload."]
+
+
+def test_a_blank_failure_cost_is_asked_for_not_taken_as_zero() -> None:
+    frame = workloads_frame(WORKLOADS)
+    frame.loc[0, "Failure cost [USD/task]"] = None
+    workloads, messages = read_workloads(frame, WORKLOADS)
+    assert workloads is None
+    assert messages == [
+        "Row 1 ('Overnight KYC document batch'), column 'Failure cost [USD/task]': enter what a failed task costs "
+        "the business (rework, escalation); type 0 if nothing"
+    ]

@@ -40,7 +40,7 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             y=np.minimum(roof.effective_flops_per_s, x * roof.effective_bandwidth_bytes_per_s) / TFLOPS,
             mode="lines",
             line={"color": "#999999", "width": 1.5, "dash": "dash"},
-            name=f"{roof.gpu_name} achievable (MFU × peak, MBU × bandwidth)",
+            name=f"{roof.gpu_name} achievable (after compute and memory efficiency)",
             hovertemplate="intensity %{x:.3g} FLOP/B<br>%{y:,.0f} TFLOP/s<extra>%{fullData.name}</extra>",
         )
         c.vline(
@@ -52,7 +52,10 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             text=f"{roof.gpu_name} ridge point: {roof.ridge_flop_per_byte:,.0f} FLOP/B",
             position="bottom right",
         )
-    for label in dict.fromkeys(p.label for p in a.points):
+    # each series labels its points on its own side, so AR, AR + speculation and diffusion at similar
+    # intensities do not write over each other
+    sides = ("top left", "bottom right", "top right", "bottom left")
+    for rank, label in enumerate(dict.fromkeys(p.label for p in a.points)):
         pts = [p for p in a.points if p.label == label]
         color = KIND_COLOR[pts[0].kind]
         c.add(
@@ -61,7 +64,7 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             mode="markers+text",
             marker={"color": color, "size": 12, "line": {"color": "white", "width": 1}},
             text=[f"B={p.batch}" if i in (0, len(pts) - 1) else "" for i, p in enumerate(pts)],
-            textposition="top left",
+            textposition=sides[rank % len(sides)],
             textfont={"color": color, "size": 12},
             name=label,
             customdata=[["compute-bound" if p.compute_bound else "memory-bound", p.batch] for p in pts],
@@ -204,6 +207,7 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
             a.crossover_concurrency,
             log_x=True,
             text=f"AR overtakes diffusion at {a.crossover_concurrency:,.0f} clients",
+            position="bottom right",
             xref="x2",
             yref="y2",
         )

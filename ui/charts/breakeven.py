@@ -44,7 +44,7 @@ def utilization_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
         line={"color": OWNED_WINS_COLOR, "width": 3},
         fill="tozeroy",
         fillcolor="rgba(213,94,0,0.10)",
-        name="break-even utilization U* (the API is cheaper in the shaded area)",
+        name="break-even utilization (the API is cheaper in the shaded area)",
         hovertemplate="API $%{x:,.3g}/Mtok<br>owned cheaper above %{y:.1f}% utilization<extra></extra>",
     )
     c.add(
@@ -83,7 +83,7 @@ def demand_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
         y=np.where(np.isfinite(a.curve_break_even_demand), a.curve_break_even_demand, np.nan),
         mode="lines",
         line={"color": OWNED_WINS_COLOR, "width": 3},
-        name="break-even demand λ* (missing: never within one replica)",
+        name="break-even demand (missing: never within one replica)",
         hovertemplate="node $%{x:,.2f}/h<br>owned cheaper above %{y:,.3g} req/s<extra></extra>",
     )
     if math.isfinite(a.replica_demand_limit) and a.replica_demand_limit > 0:

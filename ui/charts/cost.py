@@ -8,17 +8,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from economics.views.cost import CostAnalysis, CostAtUtilization, NodeCost
-from ui.theme import DASHES, KIND_COLOR, LIMIT_COLOR, Chart
+from economics.views.kinds import DisplayKind
+from ui.theme import DASHES, KIND_COLOR, KIND_SHADES, LIMIT_COLOR, Chart
 
 BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
 
 
-def cost_curve_figure(a: CostAnalysis) -> go.Figure:
-    """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens.
-    Independent of the marked utilization, so moving the marker does not redraw it."""
+def cost_curve_figure(a: CostAnalysis, here: tuple[str, float] | None = None) -> go.Figure:
+    """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens; and
+    "you are here" on the curve of ``here`` = (option id, the workload's actual utilization [1]) from the
+    evaluated scenario. Independent of the marked utilization, so moving the marker does not redraw it."""
     c = Chart(
         f"Effective cost per token vs utilization: {a.workload_name}",
-        "utilization of the replica's SLO capacity [%]",
+        "utilization: busy share of the replica's capacity within latency targets [%]",
         "effective cost [USD per Mtok output] (log)",
         height=520,
         legend_rows=len(a.curves) + len(a.apis) + 1,  # long names: plotly puts one per row
@@ -35,7 +37,7 @@ def cost_curve_figure(a: CostAnalysis) -> go.Figure:
             x=100 * curve.utilization,
             y=curve.cost_usd_per_mtok,
             mode="lines",
-            line={"color": KIND_COLOR[curve.kind], "width": 3, "dash": DASHES[rank % len(DASHES)]},
+            line={"color": shade(curve.kind, rank), "width": 3, "dash": DASHES[rank % len(DASHES)]},
             name=f"{curve.label}{' (measured throughput)' if curve.source == 'measured' else ''}",
             customdata=np.full(len(curve.utilization), curve.capacity_tokens_per_s),
             hovertemplate=(
@@ -68,12 +70,41 @@ def cost_curve_figure(a: CostAnalysis) -> go.Figure:
                 text=[f"{cv.label}: owned cheaper above {100 * cv.break_even_utilization:.0f}%" for cv in marks],
                 hovertemplate="%{text}<extra></extra>",
             )
+    if here is not None:
+        _you_are_here(c, a, *here)
     if finite:
         lo, hi = max(min(finite) / 2, 1e-4), max(finite) * 1.5
         c.axis("yaxis", range=[math.log10(lo), math.log10(min(hi * 20, max(lo * 1e4, hi)))])
     c.axis("yaxis", tickprefix="$")
     c.axis("xaxis", range=[0, 100], ticksuffix="%")
     return c.figure()
+
+
+def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float) -> None:
+    """A marker at the workload's actual utilization on the cheapest feasible curve of ``option_id``."""
+    curves = [cv for cv in a.curves if cv.option_id == option_id and cv.feasible]
+    if not curves or not 0 < utilization <= 1:
+        return
+    u = a.curves[0].utilization
+    i = int(np.argmin(np.abs(u - utilization)))
+    curve = min(curves, key=lambda cv: float(cv.cost_usd_per_mtok[i]))
+    c.add(
+        x=[100 * utilization],
+        y=[float(curve.cost_usd_per_mtok[i])],
+        mode="markers+text",
+        marker={"symbol": "star", "size": 18, "color": "#111111", "line": {"color": "white", "width": 1.5}},
+        text=[f"you are here: {100 * utilization:.0f}%"],
+        textposition="top right",
+        textfont={"size": 13, "color": "#111111"},
+        name=f"you are here: {curve.label} at {100 * utilization:.0f}% utilization",
+        hovertemplate=f"{curve.label}<br>actual utilization %{{x:.1f}}%<br>$%{{y:,.3g}} per Mtok output<extra></extra>",
+    )
+
+
+def shade(kind: DisplayKind, rank: int) -> str:
+    """The kind's color for the option ranked ``rank``: two owned options never share a color."""
+    shades = KIND_SHADES[kind]
+    return shades[rank % len(shades)]
 
 
 def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
@@ -113,12 +144,12 @@ def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
 def node_cost_figure(node: NodeCost) -> go.Figure:
     """One node's $/h, stacked by component (capital, power, facility, operations)."""
     c = Chart(
-        f"{node.name}: ${node.total_usd_per_hour:,.2f} per node-hour "
+        f"{node.name}<br>${node.total_usd_per_hour:,.2f} per node-hour "
         f"(${node.usd_per_gpu_hour:,.2f} per GPU-hour), at full load",
         "cost [USD per node-hour]",
         "",
-        height=180,
-        legend_rows=2,
+        height=250,
+        legend_rows=len(node.components_usd_per_hour),  # a narrow window stacks the legend one per row
     )
     for (label, value), color in zip(node.components_usd_per_hour, BREAKDOWN_COLORS, strict=False):
         c.add(
@@ -135,5 +166,5 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     c.axis("xaxis", tickprefix="$")
     c.axis("yaxis", visible=False)
-    c.axis("margin", t=50)
+    c.axis("margin", t=75)
     return c.figure()

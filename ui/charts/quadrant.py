@@ -43,7 +43,7 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
     """x: batchability β (log), y: value at risk per 1,000 output tokens (log); regions of one workload."""
     c = Chart(
         f"Routing quadrant: regions computed for “{q.region_workload_name}”",
-        "batchability β = peak rate × output tokens × batch-1 time per token [concurrent requests] (log)",
+        "batchability: requests in flight at once at peak [count] (log)",
         "value at risk [USD per 1,000 output tokens] (log)",
         height=560,
         legend_rows=2,
@@ -105,12 +105,13 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
             for p, b, v in zip(q.points, beta, value, strict=True)
         ],
         hovertemplate=(
-            "<b>%{text}</b><br>route: %{customdata[0]}<br>β %{customdata[2]:.3g}, $%{customdata[3]:,.3g} per 1k tokens"
+            "<b>%{text}</b><br>route: %{customdata[0]}<br>batchability %{customdata[2]:.3g}, "
+            "$%{customdata[3]:,.3g} per 1k tokens"
             "<br>margin over runner-up $%{customdata[1]:,.4f}/task<extra></extra>"
         ),
         name="workloads (color: their route)",
     )
-    c.vline(0.0, log_x=False, width=1, text="β = 1: batches can form", position="bottom right")  # log10(1)
+    c.vline(0.0, log_x=False, width=1, text="1 in flight: batches can form", position="bottom right")  # log10(1)
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
     c.axis("xaxis", **log10_axis(float(xs[0]) / half_x, float(xs[-1]) * half_x))
     c.axis("yaxis", **log10_axis(float(ys[0]) / half_y, float(ys[-1]) * half_y, prefix="$"))

@@ -6,7 +6,7 @@ import streamlit as st
 
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
-from ui import view
+from ui import compute, view
 from ui.widgets.common import view_select
 
 AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]
@@ -27,7 +27,8 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
         help_text="Its request shape, SLOs and demand set the owned option's capacity and utilization.",
         container=c[0],
     )
-    opt_names = {o.id: o.name for o in s.owned_options}
+    opt_ids, api_ids = route_first(s, workload_id)
+    opt_names = {i: next(o.name for o in s.owned_options if o.id == i) for i in opt_ids}
     option_id = view_select(
         "Owned option",
         "be_option",
@@ -36,7 +37,7 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
         help_text="Its node's cost per hour and its SLO capacity (with speculation where it helps).",
         container=c[1],
     )
-    api_names = {a.id: a.name for a in s.apis}
+    api_names = {i: next(a.name for a in s.apis if a.id == i) for i in api_ids}
     api_id = view_select(
         "API compared",
         "be_api",
@@ -47,6 +48,17 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
     )
     x, y = view.get().be_x, view.get().be_y
     return BreakEvenInputs(workload_id=workload_id, option_id=option_id, api_id=api_id, x=x, y=y)
+
+
+def route_first(s: Scenario, workload_id: str) -> tuple[list[str], list[str]]:
+    """Owned option ids and API ids, each ordered cheapest first for the workload (expected cost per task;
+    infeasible last), so the page opens on the workload's chosen route against its runner-up of the other
+    kind."""
+    rows = [o for o in compute.evaluate(s).options if o.workload_id == workload_id]
+    cost = {o.option_id: (not o.feasible, o.expected_cost_usd_per_request) for o in rows}
+    owned = sorted((o.id for o in s.owned_options), key=lambda i: cost.get(i, (True, float("inf"))))
+    apis = sorted((a.id for a in s.apis), key=lambda i: cost.get(i, (True, float("inf"))))
+    return owned, apis
 
 
 def map_axes(inputs: BreakEvenInputs) -> BreakEvenInputs:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import streamlit as st
 
+from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
 from economics.views.cost import CostInputs
-from ui import state, view
-from ui.widgets.common import view_number, view_select
+from ui import compute, state, view
+from ui import format as fmt
+from ui.widgets.common import view_select
 
 
 def workload_select(s: Scenario) -> str:
@@ -18,55 +22,104 @@ def workload_select(s: Scenario) -> str:
         "cost_workload",
         list(names),
         names.__getitem__,
-        help_text="Its prompt and output lengths [tokens] and latency SLOs set each option's throughput "
-        "(SLO capacity of one replica). Edit workloads on the Workloads page.",
+        help_text="Its prompt and output lengths [tokens] and latency targets set each option's throughput "
+        "(capacity of one replica within those targets; engineers say SLO capacity). Edit workloads on the "
+        "Workloads page.",
     )
 
 
-def throughput_inputs(s: Scenario) -> tuple[str | None, float | None]:
-    """(option id, measured tok/s) when the user types a measured throughput, else (None, None)."""
-    ids = [o.id for o in s.owned_options]
-    if not ids:
-        return None, None
-    c = st.columns([2, 3, 2])
-    source = c[0].radio(
-        "Throughput source",
-        ["model", "measured"],
-        index=["model", "measured"].index(view.get().cost_source),
-        format_func={"model": "from the model", "measured": "a measured number"}.__getitem__,
-        key=state.key("v_cost_source"),
-        help="'From the model': SLO capacity of one replica from the roofline and serving model. 'A measured "
-        "number': your own benchmark of one replica at the workload's SLO replaces the model for one option.",
-        horizontal=True,
-    )
-    view.set_value("cost_source", source)
-    if source != "measured":
-        return None, None
-    names = {o.id: o.name for o in s.owned_options}
+def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
+    """A measured throughput for any owned option (speculative ones included), stored in the scenario
+    (``OwnedOption.measured``), with the model's estimate for the priced workload beside it. Returns the
+    scenario with the benchmark set, changed or cleared (0 tok/s)."""
+    if not s.owned_options:
+        return s
+    names = {o.id: o.name + (" (measured)" if o.measured is not None else "") for o in s.owned_options}
+    c = st.columns([3, 2, 1, 1, 1])
     option_id = view_select(
-        "Option measured",
+        "Owned option benchmarked",
         "cost_option",
-        ids,
+        list(names),
         names.__getitem__,
-        help_text="The owned option your benchmark measured (its plain decoding; speculation keeps the model).",
-        container=c[1],
+        help_text="Your own benchmark of one replica replaces the model's throughput for this option everywhere: "
+        "capacity, cost and routing on every page, the command line and saved reviews. With speculation it "
+        "replaces the option as deployed.",
+        container=c[0],
     )
-    measured = view_number(
+    option = next(o for o in s.owned_options if o.id == option_id)
+    m = option.measured
+    tok_s = c[1].number_input(
         "Measured throughput [output tok/s per replica]",
-        "cost_measured",
+        min_value=0.0,
+        max_value=1e7,
+        value=float(m.output_tokens_per_s) if m else 0.0,
         step=50.0,
-        fmt="%.0f",
-        help_text="Output tokens per second one replica sustains while meeting the workload's SLOs. "
-        "0 = not given (the model is used).",
-        container=c[2],
+        format="%.0f",
+        key=state.key(f"measured_{option_id}_tok_s"),
+        help="Output tokens per second one replica sustained within the workload's latency targets "
+        "(engineers: SLO goodput). 0 = no benchmark: the model is used.",
     )
-    return (option_id, measured) if measured > 0 else (None, None)
+    concurrency = c[2].number_input(
+        "At concurrency [requests]",
+        min_value=1,
+        max_value=100_000,
+        value=m.concurrency if m else 1,
+        step=1,
+        key=state.key(f"measured_{option_id}_conc"),
+        help="Batch size or concurrent requests of the benchmark.",
+    )
+    prompt = c[3].number_input(
+        "Prompt [tokens]",
+        min_value=0,
+        max_value=10_000_000,
+        value=m.input_tokens if m else _shape(s, workload_id)[0],
+        step=100,
+        key=state.key(f"measured_{option_id}_in"),
+        help="Prompt length of the benchmark's requests.",
+    )
+    output = c[4].number_input(
+        "Output [tokens]",
+        min_value=1,
+        max_value=10_000_000,
+        value=m.output_tokens if m else _shape(s, workload_id)[1],
+        step=50,
+        key=state.key(f"measured_{option_id}_out"),
+        help="Output length of the benchmark's requests.",
+    )
+    estimate = max(
+        (v.output_tokens_per_s for v in compute.capacities(s, workload_id) if v.option_id == option_id and v.feasible),
+        default=0.0,
+    )
+    st.caption(
+        f"Model estimate for this workload: **{fmt.count(estimate)} output tok/s per replica** "
+        + ("(the model finds no feasible setting)" if estimate == 0 else "")
+        + (f" · in use: **{fmt.count(m.output_tokens_per_s)} tok/s, measured**" if m else " · in use: the model")
+    )
+    new = (
+        MeasuredThroughput(
+            output_tokens_per_s=float(tok_s),
+            concurrency=int(concurrency),
+            input_tokens=int(prompt),
+            output_tokens=int(output),
+            measured_on=m.measured_on if m else dt.date.today().isoformat(),
+        )
+        if tok_s > 0
+        else None
+    )
+    if new == m:
+        return s
+    return state.with_item(s, "owned_options", option.model_copy(update={"measured": new}))
+
+
+def _shape(s: Scenario, workload_id: str) -> tuple[int, int]:
+    wl = next(w for w in s.workloads if w.id == workload_id)
+    return wl.input_tokens, wl.output_tokens
 
 
 def utilization_slider() -> float:
     """The utilization marked on the chart, shown in percent, stored as a fraction [1]."""
     percent = st.slider(
-        "Utilization marked [% of SLO capacity]",
+        "Utilization marked [% of capacity]",
         min_value=1,
         max_value=100,
         value=round(100 * view.get().cost_util),
@@ -79,7 +132,6 @@ def utilization_slider() -> float:
     return percent / 100
 
 
-def cost_inputs(workload_id: str, measured: tuple[str | None, float | None]) -> CostInputs:
-    """The validated inputs model of the page."""
-    option_id, tok_s = measured
-    return CostInputs(workload_id=workload_id, measured_option_id=option_id, measured_tokens_per_s=tok_s)
+def cost_inputs(workload_id: str) -> CostInputs:
+    """The validated inputs model of the page (a benchmark lives in the scenario, not here)."""
+    return CostInputs(workload_id=workload_id)

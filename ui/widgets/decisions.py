@@ -25,6 +25,7 @@ ROUTE_BADGE: dict[str, BadgeColor] = {
 def decision_cards(result: Result, scenario: Scenario) -> None:
     """Draw one card per workload, in the scenario's order."""
     names = option_names(scenario)
+    measured = {o.id for o in scenario.owned_options if o.measured is not None}
     workloads = {w.id: w for w in scenario.workloads}
     for d in result.decisions:
         wl = workloads[d.workload_id]
@@ -35,8 +36,11 @@ def decision_cards(result: Result, scenario: Scenario) -> None:
                 st.badge(d.route_label, color=ROUTE_BADGE.get(d.route_label, "gray"))
                 if wl.sovereign:
                     st.badge("sovereign data", icon=":material/lock:", color="gray")
-            left.caption(f"Runs on: {fmt.md_escape(names.get(d.chosen_option_id or '', 'nothing feasible'))}")
-            mid.markdown(fmt.md_escape(d.reason))
+            runs_on = fmt.md_escape(names.get(d.chosen_option_id or "", "nothing feasible"))
+            left.caption(
+                f"Runs on: {runs_on}" + (" · **measured** throughput" if d.chosen_option_id in measured else "")
+            )
+            mid.markdown(fmt.md_escape(fmt.plain(d.reason)))
             right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, its share of the plan")
             if d.chosen_kind == "api":
                 right.caption("pay per token: no owned capacity needed")

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, NamedTuple
 
 import streamlit as st
@@ -13,8 +14,10 @@ from pydantic import ValidationError
 
 from economics._errors import error_items, field_path
 from economics.offers import NodeOffer, RentedNode
+from economics.price_text import PriceTextError, parse_money, typed_source
 from ui import format as fmt
 from ui import state
+from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
 
 
@@ -37,6 +40,8 @@ def _number(
     if default is not None and hasattr(default, name):
         note = f"Default {show.format(float(getattr(default, name)) * scale)}, as of {default.as_of or 'undated'}."
     help_text = f"{describe(type(node), name)}. {note}".strip()
+    if show.startswith("$"):  # a price: typed as on the invoice ("$280,000", "280000", "$0.20")
+        return _money_input(node, name, label, value, lo, hi, help_text, where)
     out = where.number_input(
         label,
         min_value=None if lo is None else lo * scale,
@@ -48,6 +53,33 @@ def _number(
         help=help_text,
     )
     return float(out) / scale
+
+
+def _money_input(
+    node: NodeOffer,
+    name: str,
+    label: str,
+    value: float,
+    lo: float | None,
+    hi: float | None,
+    help_text: str,
+    where: Any,
+) -> float:
+    """A price as text ("$280,000", "280000"); an unreadable or out-of-range text keeps the old value and says
+    why, naming the field."""
+    shown = money_text(value)
+    text = where.text_input(label, value=shown, key=state.key(f"node_{node.id}_{name}"), help=help_text)
+    if text == shown:
+        return value
+    try:
+        typed = parse_money(text, label.split(" [")[0], maximum=hi if hi is not None else 1e9)
+    except PriceTextError as exc:
+        where.error(fmt.md_escape(str(exc)))
+        return value
+    if lo is not None and typed <= lo and not (lo == 0 and typed == 0):
+        where.error(fmt.md_escape(f"{label.split(' [')[0]}: must be more than {money_text(lo)}"))
+        return value
+    return typed
 
 
 class _Field(NamedTuple):
@@ -111,6 +143,17 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
     except ValidationError as exc:
         st.error(
             f"{fmt.md_escape(node.name)}: not applied. "
-            + "; ".join(f"{field_path(loc)}: {msg}" for loc, _, msg in error_items(exc))
+            + "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
         )
         return node
+
+
+def typed(before: NodeOffer, after: NodeOffer, today: dt.date | None = None) -> NodeOffer:
+    """``after`` with its source set to "entered by the user on <today>" when the user changed a price."""
+    if after == before:
+        return after
+    day = today or dt.date.today()
+    update: dict[str, object] = {"source": typed_source(day), "as_of": day.isoformat()}
+    if isinstance(after, RentedNode):
+        update["price_id"] = None
+    return after.model_copy(update=update)

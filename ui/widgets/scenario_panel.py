@@ -16,10 +16,12 @@ import streamlit as st
 from economics import share
 from economics.scenario import Scenario
 from ui import state, view
-from ui.format import md_escape
+from ui.format import md_escape, plural
+from ui.widgets.changes import modified_from
 
 _APPLIED_UPLOAD = "_applied_upload"
 _UPLOAD_RESULT = "_upload_result"
+_STATUS_SLOT = "_status_slot"
 
 
 def share_link() -> str:
@@ -36,6 +38,11 @@ def _slug(text: str) -> str:
 def share_dialog() -> None:
     """The link (with a copy button) and the scenario as a JSON file, as of this moment."""
     s = state.scenario()
+    modified = modified_from(s)
+    if modified is not None:
+        st.caption(
+            f"This scenario is **{md_escape(modified[0].lower() + modified[1:])}**; the link carries every edit."
+        )
     if share.fits_in_link(state.token()):
         st.caption(
             "This link opens the dashboard on this page with every input of every page as it is now. "
@@ -72,7 +79,7 @@ def _upload() -> None:
         if parsed is None:
             st.session_state[_UPLOAD_RESULT] = ("error", uploaded.name, messages)
         else:
-            state.replace(parsed)
+            state.replace(parsed, f"the file “{uploaded.name}”")
             st.session_state[_UPLOAD_RESULT] = ("success", uploaded.name, ())
             st.rerun()
     level, name, messages = st.session_state.get(_UPLOAD_RESULT, ("", "", ()))
@@ -89,12 +96,22 @@ def render(default: Callable[[], Scenario]) -> None:
     s = state.scenario()
     with st.sidebar:
         st.markdown(f"**Scenario:** {md_escape(s.name)}")
-        st.caption(f"Prices reviewed as of {s.review_date:%d %b %Y} · {len(s.workloads)} workloads")
+        st.caption(f"Prices reviewed as of {s.review_date:%d %b %Y} · {plural(len(s.workloads), 'workload')}")
+        st.session_state[_STATUS_SLOT] = st.empty()
         if st.button("Share this scenario", key="share_open", icon=":material/link:", width="stretch"):
             share_dialog()
         with st.expander("Load or reset a scenario", icon=":material/upload_file:"):
             _upload()
             if st.button("Reset to the default scenario", key="scenario_reset", icon=":material/restart_alt:"):
-                state.replace(default())
+                preset = default()
+                state.replace(preset, f"the preset “{preset.name}”")
                 st.session_state.pop(_UPLOAD_RESULT, None)
                 st.rerun()
+
+
+def status(s: Scenario) -> None:
+    """After the page ran: "Modified from …" under the scenario's name when an edit changed it."""
+    slot = st.session_state.get(_STATUS_SLOT)
+    text = modified_from(s)
+    if slot is not None and text is not None:
+        slot.caption(f":orange-badge[:material/edit: {md_escape(text)}]")

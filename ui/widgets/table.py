@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ui.format import plural
 from ui.tables import csv_bytes
 
 
@@ -19,9 +20,11 @@ def table(
     height: int | str = "auto",
 ) -> None:
     """``st.dataframe`` without the index, and a "Download … [CSV]" button with the same columns."""
-    st.dataframe(df, hide_index=True, column_config=column_config, height=height, key=f"table_{key}")
+    # the first column (the row's name) stays in view while a wide table scrolls sideways
+    config = {df.columns[0]: st.column_config.Column(pinned=True), **(column_config or {})} if len(df.columns) else None
+    st.dataframe(df, hide_index=True, column_config=config, height=height, key=f"table_{key}")
     st.download_button(
-        f"Download this table [CSV, {len(df)} rows]",
+        f"Download this table [CSV, {plural(len(df), 'row')}]",
         data=csv_bytes(df),
         file_name=file_name,
         mime="text/csv",

@@ -1,0 +1,257 @@
+"""The essay's argument, recomputed from a scenario: each claim in one line, its figure under these numbers,
+whether it holds, and the dashboard page that shows it (the "argument" page).
+
+:func:`argument` is the one entry point. A claim that does not hold under the scenario's numbers says so
+(``holds=False`` with the figure that breaks it); a claim the scenario cannot test (no diffusion option, no
+sovereign workload) is ``holds=None`` with the reason.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from economics._base import Frozen
+from economics.costs import cost_per_mtok_capacity_form
+from economics.result import Result
+from economics.scenario import OwnedOption, Scenario
+from economics.views.batching import BatchingAnalysis, BatchingInputs, batch_point, batching_analysis
+from economics.views.cost import CostInputs, cost_analysis, variant_capacities
+
+__all__ = ["Claim", "argument"]
+
+#: A batch a busy AR server reaches for batchable work; the swing is read from batch 1 to here [sequences].
+SWING_BATCH = 32
+#: The essay's range for the cost swing between batch 1 and a realistic batch [1].
+SWING_RANGE = (10.0, 30.0)
+#: Owned fleet utilization below which "bought GPUs sit idle" holds [1].
+IDLE_UTILIZATION = 0.5
+#: Per-stream speed-up over plain AR at one client that makes diffusion "efficient at batch one" [1].
+DIFFUSION_EDGE = 1.5
+
+
+class Claim(Frozen):
+    """One claim of the essay under the scenario's numbers."""
+
+    claim: str = Field(description="the essay's claim in one line [-]")
+    figure: str = Field(description="the number behind it, from this scenario [-]")
+    holds: bool | None = Field(description="True/False under these numbers; None when the scenario cannot tell [-]")
+    page: str = Field(description="url path of the page that shows it [-]")
+
+
+def _money(x: float) -> str:
+    return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.2g}%"
+
+
+def _study(s: Scenario) -> BatchingInputs | None:
+    """The Batching page's default study: the AR option closest in size to the first diffusion option."""
+    ar = [o for o in s.owned_options if o.scheme.kind == "ar"]
+    diff = [o for o in s.owned_options if o.scheme.kind == "diffusion"]
+    if not ar:
+        return None
+    if diff:
+        ref = s.model(diff[0].model_id).params_total
+        ar.sort(key=lambda o: abs(s.model(o.model_id).params_total - ref))
+    first: OwnedOption = ar[0]
+    spec = first if first.speculation is not None else None
+    spec = spec or next((o for o in ar if o.speculation is not None and o.model_id == first.model_id), None)
+    latency = [w for w in s.workloads if w.tpot_slo_s is not None or w.ttft_slo_s is not None]
+    return BatchingInputs(
+        ar_option_id=first.id,
+        speculation_option_id=None if spec is None else spec.id,
+        diffusion_option_id=diff[0].id if diff else None,
+        workload_id=(latency or list(s.workloads))[0].id,
+    )
+
+
+def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
+    p1 = batch_point(s, inputs, 1, a)
+    ridge = a.roofs[0].effective_flops_per_s / a.roofs[0].effective_bandwidth_bytes_per_s
+    return Claim(
+        claim="At batch one, autoregressive decoding is memory-bound: about 1 FLOP per byte read.",
+        figure=f"{p1.intensity_flop_per_byte:,.1f} FLOP/byte at batch 1; the GPU needs {ridge:,.0f} to be busy",
+        holds=not p1.compute_bound and p1.intensity_flop_per_byte < 4,
+        page="batching",
+    )
+
+
+def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
+    p = batch_point(s, inputs, SWING_BATCH, a)
+    lo, hi = SWING_RANGE
+    return Claim(
+        claim=f"Cost per token swings {lo:.0f}–{hi:.0f}× with batch size.",
+        figure=f"÷{p.cost_swing:,.1f} from batch 1 to batch {SWING_BATCH} "
+        f"({_money(p.cost_usd_per_mtok)}/Mtok while busy)",
+        holds=p.cost_swing >= lo,  # a larger swing makes the point more strongly
+        page="batching",
+    )
+
+
+def _latency_bound(s: Scenario, r: Result) -> Claim:
+    bound = [d for d in r.decisions if d.batchability < 1]
+    if not bound:
+        return Claim(
+            claim="Latency-bound work cannot wait for a batch, so owned GPUs that serve it sit mostly idle.",
+            figure="no workload here has fewer than one request in flight at peak",
+            holds=None,
+            page="workloads",
+        )
+    util = {(o.workload_id, o.option_id): o.utilization for o in r.options}
+    owned = [(d, util.get((d.workload_id, d.chosen_option_id or ""), 0.0)) for d in bound if d.chosen_kind != "api"]
+    shown = "; ".join(f"{d.workload_name}: {d.batchability:.2g} in flight, replica {_pct(u)} busy" for d, u in owned)
+    return Claim(
+        claim="Latency-bound work cannot wait for a batch, so owned GPUs that serve it sit mostly idle.",
+        figure=shown or f"{len(bound)} latency-bound workloads, all on APIs (they pay per token, not for idle time)",
+        holds=all(u < IDLE_UTILIZATION for _, u in owned),
+        page="workloads",
+    )
+
+
+def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
+    series = {c.kind: c for c in a.concurrency_series}
+    diff, ar, spec = series.get("owned-diffusion"), series.get("owned-ar"), series.get("owned-ar-spec")
+    if diff is None or ar is None:
+        missing = Claim(
+            claim="Text diffusion stays efficient at batch one: a narrow fix for latency-bound work.",
+            figure="the scenario has no owned diffusion option to test",
+            holds=None,
+            page="batching",
+        )
+        fair = missing.model_copy(
+            update={"claim": "The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR."}
+        )
+        return missing, fair
+    edge = float(diff.per_stream_tokens_per_s[0] / ar.per_stream_tokens_per_s[0])
+    point = next((p for p in a.points if p.kind == "owned-diffusion" and p.batch == 1), None)
+    bound = (
+        ""
+        if point is None
+        else f"; {point.intensity_flop_per_byte:,.0f} FLOP/byte, "
+        + ("compute-bound" if point.compute_bound else "still memory-bound")
+    )
+    cross = a.crossover_concurrency
+    narrow = f"; AR catches up at {cross:,.0f} clients" if cross != float("inf") else "; AR never catches up here"
+    efficient = Claim(
+        claim="Text diffusion stays efficient at batch one: a narrow fix for latency-bound work.",
+        figure=f"{diff.per_stream_tokens_per_s[0]:,.0f} tok/s per stream at one client, {edge:,.1f}× plain AR"
+        f"{bound}{narrow}",
+        holds=edge >= DIFFUSION_EDGE and cross != float("inf"),
+        page="batching",
+    )
+    if spec is None:
+        fair = Claim(
+            claim="The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR.",
+            figure=f"no AR + speculation option for this model: diffusion's {edge:,.1f}× is against plain AR only",
+            holds=None,
+            page="batching",
+        )
+    else:
+        fair_edge = float(diff.per_stream_tokens_per_s[0] / spec.per_stream_tokens_per_s[0])
+        fair = Claim(
+            claim="The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR.",
+            figure=f"diffusion's edge at one client: {edge:,.1f}× over plain AR, "
+            f"{fair_edge:,.1f}× over AR + speculation",
+            holds=fair_edge < edge,
+            page="batching",
+        )
+    return efficient, fair
+
+
+def _formula(s: Scenario, r: Result) -> Claim:
+    owned = [d for d in r.decisions if d.chosen_kind in ("owned-ar", "owned-diffusion")]
+    if not owned:
+        return Claim(
+            claim="Effective cost per token = node cost per hour ÷ (throughput × utilization).",
+            figure="no workload runs on owned hardware here",
+            holds=None,
+            page="cost_per_token",
+        )
+    d = owned[0]
+    a = cost_analysis(s, CostInputs(workload_id=d.workload_id), variant_capacities(s, d.workload_id))
+    curve = min(
+        (c for c in a.curves if c.option_id == d.chosen_option_id and c.feasible),
+        key=lambda c: float(c.cost_usd_per_mtok[-1]),
+    )
+    o = next(o for o in r.options if o.workload_id == d.workload_id and o.option_id == d.chosen_option_id)
+    c_h = curve.replica_fixed_usd_per_hour + curve.replica_variable_usd_per_hour * o.utilization
+    value = float(cost_per_mtok_capacity_form(c_h, curve.capacity_tokens_per_s, o.utilization))
+    return Claim(
+        claim="Effective cost per token = node cost per hour ÷ (throughput × utilization).",
+        figure=f"{d.workload_name}: {_money(c_h)}/h ÷ ({curve.capacity_tokens_per_s:,.0f} tok/s × "
+        f"{_pct(o.utilization)}) = {_money(value)}/Mtok output",
+        holds=True,
+        page="cost_per_token",
+    )
+
+
+def _routing(r: Result) -> Claim:
+    labels = {d.route_label for d in r.decisions}
+    return Claim(
+        claim="Route each workload by batchability × value per token.",
+        figure=f"{_count(len(r.decisions), 'workload')} on {_count(len(labels), 'route')}: "
+        + ", ".join(sorted(labels)),
+        holds=len(labels) > 1,
+        page="workloads",
+    )
+
+
+def _sovereignty(s: Scenario, r: Result) -> Claim:
+    sovereign = {w.id for w in s.workloads if w.sovereign}
+    if not sovereign:
+        return Claim(
+            claim="Sovereignty keeps regulated data on owned hardware, whatever the API price.",
+            figure="no workload here is marked sovereign",
+            holds=None,
+            page="overview",
+        )
+    on_api = [d.workload_name for d in r.decisions if d.workload_id in sovereign and d.chosen_kind == "api"]
+    return Claim(
+        claim="Sovereignty keeps regulated data on owned hardware, whatever the API price.",
+        figure=f"{len(sovereign)} sovereign workloads, "
+        + ("all on owned hardware" if not on_api else f"on an API: {', '.join(on_api)}"),
+        holds=not on_api,
+        page="overview",
+    )
+
+
+def _idle(r: Result) -> Claim:
+    f = r.fleet
+    if f.owned_nodes == 0:
+        return Claim(
+            claim="Bought GPUs sit idle: the owned fleet is paid for every hour, busy or not.",
+            figure="no owned nodes in this plan",
+            holds=None,
+            page="overview",
+        )
+    return Claim(
+        claim="Bought GPUs sit idle: the owned fleet is paid for every hour, busy or not.",
+        figure=f"{_pct(f.owned_utilization)} of paid GPU-hours busy; {_money(f.idle_cost_usd_per_month)}/month "
+        "pays for idle GPUs",
+        holds=f.owned_utilization < IDLE_UTILIZATION,
+        page="overview",
+    )
+
+
+def argument(scenario: Scenario, result: Result) -> tuple[Claim, ...]:
+    """Every claim of the essay, recomputed from ``scenario`` and its evaluated ``result``.
+
+    The batching claims read the Batching page's default study (the AR option closest in size to the first
+    diffusion option, the request shape of the first latency-bound workload); the others read ``result``.
+    """
+    claims: list[Claim] = []
+    inputs = _study(scenario)
+    if inputs is not None:
+        a = batching_analysis(scenario, inputs)
+        claims += [_memory_wall(scenario, inputs, a), _swing(scenario, inputs, a)]
+    claims.append(_latency_bound(scenario, result))
+    if inputs is not None:
+        claims += list(_diffusion(batching_analysis(scenario, inputs)))
+    claims += [_formula(scenario, result), _routing(result), _sovereignty(scenario, result), _idle(result)]
+    return tuple(claims)

@@ -1,0 +1,118 @@
+"""The "what changed" banner: an edit states its effect on the bill, the routes and the owned nodes.
+
+Expected values are read from the page itself (the Overview's headline before and after the edit), never
+from ``economics.changes``; the moved route was found by hand: at a node price of $20,000 the owned 8B option
+undercuts the Mercury 2 API for code completion, and a second owned node is needed to carry it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storage import reviews as store
+from tests.ui.helpers import metrics, number, run_page
+
+CAPEX = "node_sg-h100-node_capex_usd"
+
+
+@pytest.fixture(autouse=True)
+def _empty_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No saved review: the banner compares with the preset the session started from."""
+    monkeypatch.setenv(store.DATA_DIR_ENV, str(tmp_path))
+
+
+def _banner(at: object) -> str:
+    texts = [str(i.value) for i in at.info if "Compared with" in str(i.value)]  # type: ignore[attr-defined]
+    return texts[0] if texts else ""
+
+
+def test_no_banner_before_any_edit() -> None:
+    at = run_page("2_cost_per_token")
+    assert _banner(at) == ""
+
+
+def test_node_price_edit_states_delta_moved_route_and_nodes() -> None:
+    at = run_page()
+    before = metrics(at)["Recommended, $/month"]
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key=CAPEX).set_value("$20,000").run()
+    assert not at.exception
+    # AppTest runs a switched-to page without app.py, which draws the banner: back to the app's own run
+    at.switch_page("app.py").run()
+    assert not at.exception
+    text = _banner(at).replace("\\", "")
+    assert "the preset" in text
+    assert "1 route moved: Code completion for 300 developers moves from Mercury 2 API (diffusion) to Owned 8B" in text
+    assert "1 more owned node to buy (1 → 2)" in text
+    after = metrics(at)["Recommended, $/month"]
+    # the banner's figures are the headline's own, before and after the edit, and the delta is their difference
+    assert f"lower: {before} → {after}." in text
+    assert abs(number(text.split("The monthly bill is ")[1].split(" lower")[0]) - (number(before) - number(after))) <= 1
+    assert any("Modified from the preset" in str(c.value) for c in at.sidebar.caption)
+
+
+def test_typed_api_rate_applies_with_its_source_and_a_bad_one_gets_a_message() -> None:
+    at = run_page("2_cost_per_token")
+    key = "api_mercury-api_output_usd_per_mtok"
+    assert at.text_input(key=key).value == "$0.75"
+    at.text_input(key=key).set_value("nine").run()
+    assert not at.exception
+    assert any("Output [$/Mtok]: “nine” is not an amount" in str(e.value).replace("\\", "") for e in at.error)
+    at.text_input(key=key).set_value("$7.50").run()
+    assert not at.exception
+    assert not at.error
+    mercury = next(a for a in at.session_state["_scenario"].apis if a.id == "mercury-api")
+    assert mercury.output_usd_per_mtok == 7.5
+    assert mercury.source.startswith("entered by the user on ")
+    assert mercury.price_id is None
+    # code completion stays on Mercury and pays $6.75/Mtok more on 0.5 req/s × 40 output tokens × 730 h × 3,600 s
+    # = 52.56 Mtok a month: $354.78 more (by hand)
+    at.switch_page("app.py").run()
+    text = _banner(at).replace("\\", "")
+    assert "The monthly bill is $354.78 higher" in text
+    assert "No route moved." in text
+
+
+def test_a_percentage_sets_the_batch_tier() -> None:
+    at = run_page("2_cost_per_token")
+    at.text_input(key="api_frontier-api_batch_discount_fraction").set_value("30%").run()
+    assert not at.exception
+    assert not at.error
+    frontier = next(a for a in at.session_state["_scenario"].apis if a.id == "frontier-api")
+    assert frontier.batch_discount_fraction == 0.30
+
+
+def test_measured_throughput_on_a_speculative_option_changes_the_overview() -> None:
+    at = run_page()
+    before = metrics(at)["Recommended, $/month"]
+    at.switch_page("pages/2_cost_per_token.py").run()
+    # owned 70B runs AR + EAGLE speculation; a benchmark of 500 output tok/s per 8-GPU replica
+    at.number_input(key="measured_owned-70b-ar_tok_s").set_value(500.0).run()
+    assert not at.exception
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert metrics(at)["Recommended, $/month"] != before
+    options = next(d.value for d in at.dataframe if "Throughput from" in d.value.columns)
+    kyc = options[
+        (options["Workload"] == "Overnight KYC document batch") & (options["Option"].str.startswith("Owned 70B"))
+    ]
+    # KYC: 800 output tokens → 500/800 = 0.625 req/s per replica; peak 1.4 req/s at 80% target utilization
+    # needs ceil(1.4 / (0.625 × 0.8)) = ceil(2.8) = 3 replicas (by hand)
+    assert kyc["Replicas"].iloc[0] == 3
+    assert kyc["Throughput from"].iloc[0] == "measured"
+    assert any("**measured** throughput" in str(c.value) for c in at.caption)
+
+
+def test_a_node_price_typed_as_on_the_invoice_or_badly() -> None:
+    at = run_page("2_cost_per_token")
+    assert at.text_input(key=CAPEX).value == "$280,000"
+    at.text_input(key=CAPEX).set_value("280 thousand").run()
+    assert not at.exception
+    assert any("is not an amount" in str(e.value) for e in at.error)
+    assert at.session_state["_scenario"].nodes[0].capex_usd == 280_000
+    at.text_input(key=CAPEX).set_value("250000").run()
+    node = at.session_state["_scenario"].nodes[0]
+    assert node.capex_usd == 250_000
+    assert node.source.startswith("entered by the user on ")

@@ -1,0 +1,97 @@
+"""API rates typed where they are read: input, output and cached-input prices and the batch-tier discount of
+every API, as text ("$9.50", "9.50", "30%"), parsed by :mod:`economics.price_text`.
+
+A typed rate replaces the list price: the API's source becomes "entered by the user on <date>", its as-of
+date today, and its catalog price id is dropped (a review repricing from the catalog keeps it as typed).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import streamlit as st
+
+from economics.offers import ApiOffer
+from economics.price_text import PriceTextError, parse_money, parse_percent, typed_source
+from economics.scenario import Scenario
+from ui import format as fmt
+from ui import state
+
+
+def money_text(x: float | None) -> str:
+    """A price as it is shown in a text field: $3.00, $0.075, '' for none."""
+    if x is None:
+        return ""
+    if x >= 1000 and x == round(x):
+        return f"${x:,.0f}"
+    return f"${x:,.2f}" if x >= 0.1 or x == 0 else f"${x:.4g}"
+
+
+def _fields(api: ApiOffer) -> tuple[tuple[str, str, str, str], ...]:
+    """(field, label, shown text, help) of the typed rates of one API."""
+    return (
+        ("input_usd_per_mtok", "Input [$/Mtok]", money_text(api.input_usd_per_mtok), "Price of prompt tokens."),
+        ("output_usd_per_mtok", "Output [$/Mtok]", money_text(api.output_usd_per_mtok), "Price of output tokens."),
+        (
+            "cached_input_usd_per_mtok",
+            "Cached input [$/Mtok]",
+            money_text(api.cached_input_usd_per_mtok),
+            "Price of prompt tokens served from the provider's cache; empty = no cache discount.",
+        ),
+        (
+            "batch_discount_fraction",
+            "Batch tier discount [%]",
+            f"{100 * api.batch_discount_fraction:g}%",
+            "Discount of the provider's batch tier (results within a day); 0% = no batch tier.",
+        ),
+    )
+
+
+def _parse(field: str, label: str, text: str) -> float | None:
+    if field == "batch_discount_fraction":
+        return min(parse_percent(text, label), 0.99)
+    if field == "cached_input_usd_per_mtok" and not text.strip():
+        return None
+    return parse_money(text, label, maximum=1000)
+
+
+def api_rate_inputs(s: Scenario, today: dt.date | None = None) -> Scenario:
+    """Text fields for every API's rates; returns the scenario with the typed rates applied (only when every
+    field of an API parses; otherwise that API is unchanged and the message names the field)."""
+    today = today or dt.date.today()
+    for api in s.apis:
+        columns = st.columns([2.2, 1, 1, 1, 1], vertical_alignment="bottom")
+        columns[0].markdown(f"**{fmt.md_escape(api.name)}**")
+        changes: dict[str, float | None] = {}
+        problems: list[str] = []
+        for (field, label, shown, help_text), where in zip(_fields(api), columns[1:], strict=True):
+            text = where.text_input(label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text)
+            if text == shown:
+                continue
+            try:
+                changes[field] = _parse(field, label, text)
+            except PriceTextError as exc:
+                problems.append(str(exc))
+        if problems:
+            st.error(f"{fmt.md_escape(api.name)}: not applied. " + " ".join(fmt.md_escape(p) for p in problems))
+            continue
+        changed = {k: v for k, v in changes.items() if v != getattr(api, k)}
+        if changed:
+            update = {**changed, "source": typed_source(today), "as_of": today.isoformat(), "price_id": None}
+            s = state.with_item(s, "apis", ApiOffer.model_validate({**api.model_dump(), **update}))
+        shown_api = next(a for a in s.apis if a.id == api.id)
+        st.caption(source_caption(shown_api.source, shown_api.as_of, s.review_date))
+    return s
+
+
+def source_caption(source: str, as_of: str, review_date: dt.date) -> str:
+    """ "As of … · Source: …", flagged when the price is dated after the review date (markdown-escaped)."""
+    flag = ""
+    try:
+        if as_of and dt.date.fromisoformat(as_of[:10]) > review_date:
+            flag = f" · :orange[dated after the review date ({review_date:%d %b %Y})]"
+    except ValueError:
+        pass
+    return (
+        f"As of {fmt.md_escape(as_of or 'undated')} · Source: {fmt.md_escape(fmt.plain(source) or 'not given')}{flag}"
+    )

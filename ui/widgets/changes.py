@@ -1,0 +1,110 @@
+"""The "what changed" banner: after every edit, the effect against the last saved review (or the scenario the
+session started from when none is saved), and the sidebar's "modified from …" line.
+
+The figures come from :func:`economics.changes.what_changed`; this module only chooses the reference and
+words the result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from economics.changes import WhatChanged, what_changed
+from economics.result import Result
+from economics.scenario import Scenario
+from storage import reviews as store
+from ui import compute, state
+from ui import format as fmt
+
+_REFERENCE = "_changes_reference"
+
+
+def _last_review() -> tuple[int, str, Result] | None:
+    """(id, label, result as saved) of the most recently saved review; None without one or a readable store."""
+    try:
+        reviews = store.list_reviews()
+    except store.StoreError:
+        return None
+    if not reviews:
+        return None
+    last = max(reviews, key=lambda r: (r.saved_at, r.id))
+    cached = st.session_state.get(_REFERENCE)
+    if cached is not None and cached[0] == last.id:
+        return tuple(cached)  # type: ignore[return-value]
+    try:
+        review = store.load_review(last.id)
+    except store.StoreError:
+        return None
+    value = (last.id, f"the last saved review “{last.name}” ({last.review_date:%d %b %Y})", review.result)
+    st.session_state[_REFERENCE] = value
+    return value
+
+
+def reference() -> tuple[str, Result, Scenario | None]:
+    """(label, result, scenario or None) the current scenario is compared with."""
+    review = _last_review()
+    if review is not None:
+        return review[1], review[2], None
+    origin, label = state.origin()
+    return label, compute.evaluate(origin), origin
+
+
+def effect(current: Scenario) -> WhatChanged | None:
+    """The change against the reference, or None when the scenario is exactly the session's starting one and
+    no review is saved (nothing was edited)."""
+    label, ref_result, ref_scenario = reference()
+    if ref_scenario is not None and ref_scenario == current:
+        return None
+    return what_changed(ref_result, compute.evaluate(current), reference_label=label)
+
+
+def sentences(c: WhatChanged) -> list[str]:
+    """The change in a finance reader's words, one sentence per fact (markdown-escaped)."""
+    out: list[str] = []
+    delta = c.bill_change_usd_per_month
+    if abs(delta) < 0.5:
+        out.append(f"The monthly bill is unchanged at {fmt.usd(c.bill_after_usd_per_month)}.")
+    else:
+        word = "higher" if delta > 0 else "lower"
+        out.append(
+            f"The monthly bill is {fmt.usd(abs(delta))} {word}: {fmt.usd(c.bill_before_usd_per_month)} → "
+            f"{fmt.usd(c.bill_after_usd_per_month)}."
+        )
+    if c.moved:
+        moves = "; ".join(
+            f"{fmt.md_escape(m.workload_name)} moves from {fmt.md_escape(m.before or 'nothing feasible')} to "
+            f"{fmt.md_escape(m.after or 'nothing feasible')}"
+            for m in c.moved
+        )
+        out.append(f"{fmt.plural(len(c.moved), 'route')} moved: {moves}.")
+    else:
+        out.append("No route moved.")
+    n = c.nodes_to_buy
+    if n > 0:
+        out.append(f"{fmt.plural(n, 'more owned node')} to buy ({c.owned_nodes_before} → {c.owned_nodes_after}).")
+    elif n < 0:
+        out.append(f"{fmt.plural(-n, 'owned node')} no longer needed ({c.owned_nodes_before} → {c.owned_nodes_after}).")
+    if c.added_workloads:
+        out.append(f"New workloads: {fmt.md_escape(', '.join(c.added_workloads))}.")
+    if c.removed_workloads:
+        out.append(f"Removed workloads: {fmt.md_escape(', '.join(c.removed_workloads))}.")
+    return out
+
+
+def banner(current: Scenario, where: Any) -> None:
+    """Draw the banner in ``where`` (a placeholder at the top of the page) when the scenario differs."""
+    c = effect(current)
+    if c is None or c.unchanged:
+        return
+    where.info(
+        f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(sentences(c)),
+        icon=":material/compare_arrows:",
+    )
+
+
+def modified_from(current: Scenario) -> str | None:
+    """ "Modified from the preset “…”" when the scenario differs from the one the session started from."""
+    origin, label = state.origin()
+    return None if origin == current else f"Modified from {label}"
