@@ -16,7 +16,7 @@ def test_empty_and_bom_uploads(browser: Browser, app_url: str) -> None:
     page.get_by_test_id("stTabs").locator('input[type="file"]').set_input_files(
         files=[{"name": "empty.csv", "mimeType": "text/csv", "buffer": b""}]
     )
-    expect(fresh(page, "stAlert").filter(has_text="empty.csv: 1 problem(s); nothing was applied")).to_be_visible(
+    expect(fresh(page, "stAlert").filter(has_text="empty.csv: 1 problem; nothing was applied")).to_be_visible(
         timeout=30_000
     )
     expect(fresh(page, "stDataFrame").last).to_contain_text("the file is empty")

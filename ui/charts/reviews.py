@@ -229,6 +229,7 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario) -> go.Figure:
         legend_rows=0,
         x_log=True,
     )
+    chart.axis("xaxis", tickprefix="$")  # money: $ on every log tick (axes.dollars_on_every_log_tick)
     every_label = [f"{n} (not allowed) ◀ chosen" for n in opts["option_name"]]
     chart.layout["margin"] = {"l": left_margin(every_label, has_title=False), "t": 100, "b": 60}
     chart.layout["showlegend"] = False
