@@ -498,7 +498,10 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
     nodes = plan_nodes(s, p, sol, acc, lens)
     total = acc.total_usd
     power = float(acc.power_usd.sum())
-    rented = float(sum(acc.node_cash_usd[k] for k, n in enumerate(s.nodes) if isinstance(n, RentedNode)))
+    # a rented node's "power" is a serverless replica's billed seconds: rent too
+    rented = float(
+        sum(acc.node_cash_usd[k] + acc.power_usd[k] for k, n in enumerate(s.nodes) if isinstance(n, RentedNode))
+    )
     api_total = float(acc.api_usd.sum())
     cash = float(acc.node_cash_usd.sum()) + power + api_total
     full = float(acc.node_full_usd.sum()) + power + api_total

@@ -18,7 +18,8 @@ Constraints
     GPUs of a node offer are shared: ``Σ_o r[o]·N_o ≤ n[k]·unit_k``;
     data rules, SLOs and the quality floor enter as which ``(w, o)`` pairs exist at all.
 
-Objective [USD/month]: APIs' bills (retries included), owned replicas' power above idle, the cost per
+Objective [USD/month]: APIs' bills (retries included), owned replicas' power above idle (a serverless replica's
+billed seconds: busy, warm idle and cold starts, :mod:`economics.finance.serverless`), the cost per
 month of every node unit (capital recovery plus fixed costs for owned nodes, the rent for rented ones) and
 the expected failure cost ``(1 − q)^m·C_fail`` per task. Bought nodes enter as a lower bound on ``n`` in
 the cash lens (their cost is then a constant, removed from the reported money) and as ordinary nodes in
@@ -87,6 +88,9 @@ class PlanProblem:
     split: BoolArray  # (W,) may split between options, hour by hour [-]
     target_utilization: float  # u_target [1]
     time_limit_s: float  # [s]
+    #: (W, O) what a serverless option bills per request beyond its busy time: warm idle, cold starts, billing
+    #: increments (economics.finance.serverless); None = no serverless option [USD]
+    serverless_usd: FloatArray | None = None
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
@@ -98,6 +102,8 @@ class PlanProblem:
         (the objective's coefficient per request of volume) [USD]."""
         busy_s = self.busy_seconds_per_request()
         power = busy_s * self.replica_variable_usd_per_hour[None, :] / SECONDS_PER_HOUR
+        if self.serverless_usd is not None:
+            power = power + self.serverless_usd
         return np.asarray(self.api_cost_usd * self.attempts + power + self.failure_usd, dtype=np.float64)
 
     def busy_seconds_per_request(self) -> FloatArray:

@@ -16,6 +16,8 @@ from numpy.typing import NDArray
 
 from economics.costs import node_cost_fixed_and_variable
 from economics.demand import DayDemand
+from economics.finance.serverless import serverless_extra_usd_per_request
+from economics.finance.terms import RentalTerms
 from economics.offers import OwnedNode, RentedNode
 from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts, money_usd_per_month
 from economics.quality import expected_attempts, failure_probability
@@ -86,7 +88,28 @@ def plan_problem(
         split=np.asarray(s.policy.allow_split & ~t.sovereign, dtype=bool),
         target_utilization=s.policy.target_utilization,
         time_limit_s=s.policy.solver_time_limit_s,
+        serverless_usd=_serverless_usd(s, t, demand, np.asarray(attempts, dtype=np.float64)),
     )
+
+
+def _serverless_usd(s: Scenario, t: OptionTable, demand: DayDemand, attempts: FloatArray) -> FloatArray | None:
+    """(W, O) what each serverless option bills per request beyond its busy time, over the workload's day
+    profile (:func:`economics.finance.serverless.serverless_extra_usd_per_request`); None without one [USD]."""
+    nodes = {n.id: n for n in s.nodes}
+    out = np.zeros(t.feasible.shape)
+    found = False
+    for o, opt in enumerate(s.owned_options):
+        node = nodes[opt.node_id]
+        if not (isinstance(node, RentedNode) and node.pricing_type == "serverless"):
+            continue
+        found = True
+        terms = node.billing or RentalTerms()
+        for w in np.flatnonzero(t.feasible[:, o] & (t.capacity_requests_per_s[:, o] > 0)):
+            busy_s = float(attempts[w, o] / t.capacity_requests_per_s[w, o])
+            out[w, o] = serverless_extra_usd_per_request(
+                demand.bill_rate[w], busy_s, terms, float(t.replica_variable_usd_per_hour[o])
+            )
+    return out if found else None
 
 
 @dataclass(frozen=True)
@@ -122,6 +145,8 @@ def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) ->
     api = np.where(p.is_api[None, :], p.api_cost_usd * p.attempts, 0.0)
     busy_per_req = p.busy_seconds_per_request()  # replica-seconds per request
     power_wo = busy_per_req * p.replica_variable_usd_per_hour[None, :] / 3600.0 * volume
+    if p.serverless_usd is not None:  # a serverless replica's warm idle and cold starts, per request
+        power_wo = power_wo + p.serverless_usd * volume
     api_usd = (api * volume).sum(axis=1)
     failure_usd = (p.failure_usd * volume).sum(axis=1)
     owned_count = np.array([n.nodes_owned if isinstance(n, OwnedNode) else 0 for n in s.nodes], dtype=np.float64)

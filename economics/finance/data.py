@@ -54,6 +54,7 @@ class BillingTermsRow(_Provenance):
     interruption_loss_s: float = Field(default=0.0, ge=0, description="work and time lost per reclaim [s]")
     cold_start_s: float = Field(default=0.0, ge=0, description="serverless start-up after idle [s]")
     min_billing_increment_s: float = Field(default=1.0, gt=0, description="serverless billing increment [s]")
+    idle_timeout_s: float = Field(default=0.0, ge=0, description="serverless: idle time before scaling to zero [s]")
 
     def terms(self) -> RentalTerms:
         """These terms as the ``billing`` field of a :class:`~economics.offers.RentedNode`."""
@@ -64,6 +65,7 @@ class BillingTermsRow(_Provenance):
             interruption_loss_s=self.interruption_loss_s,
             cold_start_s=self.cold_start_s,
             min_billing_increment_s=self.min_billing_increment_s,
+            idle_timeout_s=self.idle_timeout_s,
         )
 
 

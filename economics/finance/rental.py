@@ -12,7 +12,7 @@ on-demand, negotiated   ``p``                                                  `
 reserved-1y/3y, block   ``p + upfront / (24·term_days)``                       ``p_eff`` / 0
 spot, no fallback       ``p / (1 − ι·L/3600)``: restarted work is paid again   ``p_eff`` / 0
 spot with fallback      ``p + ι·(L/3600)·p_fallback``                          ``p_eff`` / 0
-serverless              ``p`` per busy second, nothing while idle              0 / ``p``
+serverless              ``p`` per billed second (:mod:`.serverless`)             0 / ``p``
 ======================  =====================================================  =====================
 
 A reservation is also a *commitment*: ``committed_nodes`` are paid for the whole term whether used or not
@@ -148,7 +148,8 @@ def billing_reasons(
     """Why the billing mode of ``node`` cannot carry each workload, or ``''`` (all ``(W,)``) [-].
 
     * spot without an on-demand fallback: any workload with a latency SLO (TTFT or TPOT);
-    * serverless: a workload whose TTFT SLO the first request after idle misses (``TTFT + cold start``).
+    * serverless: a workload whose TTFT SLO the first request after idle misses (``TTFT + cold start``),
+      unless the offer is kept warm (``billing.keep_warm``: then it bills the warm hours instead).
 
     Owned nodes and the other rental modes carry everything (an all-empty array).
     """
@@ -161,7 +162,7 @@ def billing_reasons(
             "spot capacity can be reclaimed at short notice; a latency SLO needs an on-demand fallback "
             "(billing.fallback_usd_per_gpu_hour)"
         )
-    elif node.pricing_type == "serverless" and t.cold_start_s > 0:
+    elif node.pricing_type == "serverless" and t.cold_start_s > 0 and not t.keep_warm:
         late = np.asarray(ttft_s, dtype=np.float64) + t.cold_start_s > np.asarray(ttft_slo_s, dtype=np.float64)
         out[late] = f"a {t.cold_start_s:g} s cold start after idle makes the first request miss the TTFT SLO"
     return out

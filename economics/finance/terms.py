@@ -49,6 +49,18 @@ class RentalTerms(Frozen):
     min_billing_increment_s: float = Field(
         default=1.0, gt=0, le=3600, description="serverless: busy time is billed in whole increments of this [s]"
     )
+    idle_timeout_s: float = Field(
+        default=0.0,
+        ge=0,
+        le=86_400,
+        description="serverless: an idle container stays up (and billed) this long before it scales to zero; "
+        "0 = at once [s]",
+    )
+    keep_warm: bool = Field(
+        default=False,
+        description="serverless: keep one container up through every hour with demand, so no request waits "
+        "for a cold start (those hours are billed) [-]",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> RentalTerms:
