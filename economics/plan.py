@@ -80,7 +80,7 @@ class PlanProblem:
     replica_variable_usd_per_hour: FloatArray  # (O,) power above idle of one replica at full load [USD/h]
     unit_gpus: FloatArray  # (K,) GPUs per unit: a node or instance, or 1 where single GPUs are rented
     unit_usd_per_month: FloatArray  # (K,) cost of one unit per month in the plan [USD/month]
-    min_units: FloatArray  # (K,) lower bound on units (bought nodes in the cash lens) [count]
+    min_units: FloatArray  # (K,) lower bound on units (bought nodes in the cash lens, committed rentals) [count]
     capacity_rate: FloatArray  # (W, H) [req/s]
     bill_rate: FloatArray  # (W, H) [req/s]
     deferrable: BoolArray  # (W,)

@@ -40,6 +40,14 @@ def unit_of(node: OwnedNode | RentedNode) -> tuple[Literal["node", "instance", "
     return "instance", node.gpus_per_node
 
 
+def committed_units(node: OwnedNode | RentedNode) -> int:
+    """Units a rented offer's commitment pays for whether the plan uses them or not, in the plan's own units
+    (``billing.committed_nodes`` nodes, times the GPUs per node where single GPUs are rented) [count]."""
+    if not isinstance(node, RentedNode) or node.billing is None:
+        return 0
+    return node.billing.committed_nodes * (node.gpus_per_node if unit_of(node)[0] == "gpu" else 1)
+
+
 def unit_usd_per_month(node: OwnedNode | RentedNode) -> float:
     """Cost of one unit per month: an owned node's capital recovery and fixed costs (power at idle
     included, ``C_h(0)·730``), or the rent of an instance or a GPU [USD/month]."""
@@ -68,6 +76,7 @@ def plan_problem(
     node_ids = [n.id for n in s.nodes]
     option_node = np.array([node_ids.index(o.node_id) for o in s.owned_options] + [-1] * len(s.apis), dtype=np.intp)
     owned_count = np.array([n.nodes_owned if isinstance(n, OwnedNode) else 0 for n in s.nodes], dtype=np.float64)
+    committed = np.array([committed_units(n) for n in s.nodes], dtype=np.float64)
     return PlanProblem(
         allowed=allowed,
         is_api=t.is_api,
@@ -80,7 +89,7 @@ def plan_problem(
         replica_variable_usd_per_hour=np.asarray(t.replica_variable_usd_per_hour, dtype=np.float64),
         unit_gpus=np.array([unit_of(n)[1] for n in s.nodes], dtype=np.float64),
         unit_usd_per_month=np.array([unit_usd_per_month(n) for n in s.nodes], dtype=np.float64),
-        min_units=owned_count if lens == "cash" else np.zeros(len(s.nodes)),
+        min_units=np.maximum(owned_count if lens == "cash" else 0.0, committed),
         capacity_rate=demand.capacity_rate,
         bill_rate=demand.bill_rate,
         deferrable=demand.deferrable,

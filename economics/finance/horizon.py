@@ -246,7 +246,7 @@ class YearBill:
     owned_usd: float
     rented_usd: float
     api_usd: float
-    unused_commitment_usd: float
+    unused_commitment_usd: float  # committed rented nodes no replica uses, already in total_usd
     unserved_workloads: int  # workloads no option in the plan can serve [count]
 
 
@@ -282,20 +282,19 @@ class Horizon:
 
 
 def _bill(year: int, scenario: Scenario, result: Result) -> YearBill:
+    """The year's bill: the plan's monthly total × 12. Committed rented nodes are in the plan (paid whether used
+    or not); the part of them no replica uses is reported beside the total, not added to it."""
     f = result.fleet
     unused = 0.0
+    by_id = {n.node_id: n for n in result.plan.nodes}
     for node in scenario.nodes:
         if isinstance(node, RentedNode) and node.billing is not None and node.billing.committed_nodes:
-            chosen = {(d.workload_id, d.chosen_option_id) for d in result.decisions}
-            on_node = {o.id for o in scenario.owned_options if o.node_id == node.id}
-            gpus = sum(
-                o.gpus for o in result.options if (o.workload_id, o.option_id) in chosen and o.option_id in on_node
-            )
-            unused += unused_commitment_usd_per_month(node, gpus / node.gpus_per_node)
+            pn = by_id[node.id]
+            unused += unused_commitment_usd_per_month(node, pn.gpus_used / node.gpus_per_node)
     unserved = sum(d.chosen_option_id is None for d in result.decisions)
     return YearBill(
         year=year,
-        total_usd=(f.total_cost_usd_per_month + unused) * _MONTHS,
+        total_usd=f.total_cost_usd_per_month * _MONTHS,
         owned_usd=f.owned_cost_usd_per_month * _MONTHS,
         rented_usd=f.rented_cost_usd_per_month * _MONTHS,
         api_usd=f.api_cost_usd_per_month * _MONTHS,

@@ -175,3 +175,45 @@ def test_a_larger_discount_never_raises_a_reserved_options_cost(d1: float, extra
         return evaluate(s).fleet.total_cost_usd_per_month
 
     assert total(d1 + extra) <= total(d1) + 1e-6
+
+
+def _reserved_beside_on_demand(committed: int = 0) -> Scenario:
+    """The cost-only startup on RunPod, plus the same 8-GPU node reserved for a year at $2.00/GPU-h and $4,380
+    upfront per GPU, with the same options on it. No day profile: demand is flat."""
+    data = _cost_only_startup().model_dump()
+    runpod = next(n for n in data["nodes"] if n["id"] == "runpod")
+    terms = RentalTerms(upfront_usd_per_gpu=4380.0, committed_nodes=committed).model_dump()
+    reserved = {**runpod, "id": "rp-res", "pricing_type": "reserved-1y", "price_usd_per_gpu_hour": 2.0}
+    data["nodes"] = [runpod, {**reserved, "billing": terms}]
+    on_runpod = [o for o in data["owned_options"] if o["node_id"] == "runpod"]
+    data["owned_options"] = on_runpod + [{**o, "id": "res-" + o["id"], "node_id": "rp-res"} for o in on_runpod]
+    for w in data["workloads"]:
+        w["quality_overrides"] = {}
+    return Scenario.model_validate(data)
+
+
+def test_flat_demand_reserved_beats_on_demand_in_the_plan() -> None:
+    # Reserved: 2.00 + 4,380/(24·365) = 2.00 + 0.50 = $2.50/GPU-h, a node 8 · 2.50 · 730 = $14,600/month, against
+    # 8 · 3.49 · 730 = $20,381.60 on demand. Flat demand needs the same nodes every hour, so the plan puts every
+    # node it rents on the reservation and its rent is $14,600 per node.
+    result = evaluate(_reserved_beside_on_demand())
+    nodes = {n.node_id: n for n in result.plan.nodes}
+    assert result.plan.solver_status == "optimal"
+    assert nodes["runpod"].nodes_used == 0
+    n = nodes["rp-res"].nodes_used
+    assert n >= 1
+    assert result.fleet.rented_cost_usd_per_month == pytest.approx(n * 14_600.0, rel=1e-9)
+
+
+def test_committed_nodes_are_paid_in_the_plan_whether_used_or_not() -> None:
+    # One more committed node than the plan needs: it is paid all the same, $14,600 more a month, and the plan
+    # still rents nothing on demand.
+    n = next(x for x in evaluate(_reserved_beside_on_demand()).plan.nodes if x.node_id == "rp-res").nodes_used
+    result = evaluate(_reserved_beside_on_demand(committed=n + 1))
+    nodes = {x.node_id: x for x in result.plan.nodes}
+    assert nodes["rp-res"].nodes_used == n + 1
+    assert nodes["runpod"].nodes_used == 0
+    assert result.fleet.rented_cost_usd_per_month == pytest.approx((n + 1) * 14_600.0, rel=1e-9)
+    # the workloads' shares and the unallocated idle commitment still add up to the total
+    shares = sum(w.cost_usd_per_month for w in result.plan.workloads)
+    assert shares + result.plan.unallocated_usd_per_month == pytest.approx(result.fleet.total_cost_usd_per_month)
