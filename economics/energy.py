@@ -26,20 +26,25 @@ from dataclasses import dataclass
 from functools import cache
 
 from economics.catalog import load_catalog
+from economics.currency import USD, DisplayRate, to_display
 from economics.finance.data import latest_grid
 from economics.finance.settings import FinanceSettings
 from economics.offers import OwnedNode, RentedNode
 from economics.result import Result
 from economics.scenario import Scenario
+from economics.units import HOURS_PER_MONTH
 
 __all__ = [
     "EnergyRow",
     "GridFactor",
+    "PlanCarbon",
     "RentedPowerModel",
     "energy_per_token_j",
     "energy_table",
     "grid_factor",
+    "carbon_statement",
     "kwh_per_mtok",
+    "plan_carbon",
     "with_carbon_price",
 ]
 
@@ -181,3 +186,65 @@ def energy_table(scenario: Scenario, result: Result) -> tuple[EnergyRow, ...]:
         kg = kwh * factor.kg_co2e_per_kwh if factor is not None else None
         rows.append(EnergyRow(opt.workload_id, opt.option_id, j, kwh, kg, basis))
     return tuple(rows)
+
+
+@dataclass(frozen=True)
+class PlanCarbon:
+    """The owned fleet's electricity and emissions in the plan, and what the carbon price adds to its bill."""
+
+    kwh_per_month: float  # owned nodes paid in the plan, idle hours included [kWh/month]
+    kg_co2e_per_month: float | None  # None without a grid factor [kg/month]
+    carbon_price_usd_per_tonne: float  # [USD/t]
+    carbon_usd_per_month: float  # kWh · factor · price / 1000, inside the owned electricity [USD/month]
+    factor: GridFactor | None
+
+
+def plan_carbon(scenario: Scenario, result: Result) -> PlanCarbon:
+    """Electricity, emissions and carbon cost of the owned nodes the plan pays for.
+
+    ``kWh/month = Σ_nodes units · P_node · f(U) · PUE · 730`` with U the node offer's utilization in the plan;
+    ``kg = kWh · factor``; ``carbon = kg · price / 1000`` [USD/month], already inside the plan's owned
+    electricity when a carbon price is set (:func:`with_carbon_price`; in the cash lens bought nodes' idle power,
+    and so its carbon, is sunk).
+
+    >>> from economics.scenarios import default_scenario
+    >>> from economics.evaluate import evaluate
+    >>> s = default_scenario()
+    >>> plan_carbon(s, evaluate(s)).carbon_usd_per_month
+    0.0
+    """
+    factor = grid_factor(scenario.finance, scenario.review_date)
+    price = scenario.finance.carbon_price_usd_per_tonne if scenario.finance is not None else 0.0
+    kwh = 0.0
+    for n in result.plan.nodes if result.plan is not None else ():
+        node = scenario.node(n.node_id)
+        if not isinstance(node, OwnedNode):
+            continue
+        paid = max(n.nodes_used, n.nodes_owned)
+        draw_w_per_gpu, _ = _node_draw_w_per_gpu(scenario, node, n.utilization)
+        kwh += paid * node.gpus_per_node * draw_w_per_gpu / 1000.0 * HOURS_PER_MONTH
+    kg = kwh * factor.kg_co2e_per_kwh if factor is not None else None
+    carbon = (kg or 0.0) * price / 1000.0
+    return PlanCarbon(kwh, kg, price, carbon, factor)
+
+
+def carbon_statement(c: PlanCarbon, rate: DisplayRate = USD) -> str:
+    """One sentence for a reader: the owned fleet's electricity, emissions and carbon cost per month, money in
+    the display currency [-].
+
+    >>> carbon_statement(PlanCarbon(1000.0, 400.0, 50.0, 20.0, GridFactor("sg", 0.4, 2024, "EMA")))
+    'Owned nodes: 1,000 kWh and 0.4 t CO2e a month (grid 0.4 kg/kWh, sg 2024); a carbon price of USD 50/t adds USD 20 a month, included in their electricity.'
+    """
+    if c.kg_co2e_per_month is None or c.factor is None:
+        return f"Owned nodes: {c.kwh_per_month:,.0f} kWh a month; set a grid region to see emissions and price carbon."
+    text = (
+        f"Owned nodes: {c.kwh_per_month:,.0f} kWh and {c.kg_co2e_per_month / 1000:,.3g} t CO2e a month "
+        f"(grid {c.factor.kg_co2e_per_kwh:g} kg/kWh, {c.factor.region} {c.factor.year or 'entered'})"
+    )
+    if c.carbon_price_usd_per_tonne <= 0:
+        return text + "; no carbon price is set."
+    price = to_display(c.carbon_price_usd_per_tonne, rate)
+    return (
+        text + f"; a carbon price of {rate.code} {price:,.0f}/t adds {rate.code} "
+        f"{to_display(c.carbon_usd_per_month, rate):,.0f} a month, included in their electricity."
+    )

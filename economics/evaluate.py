@@ -27,6 +27,7 @@ from economics.costs import (
     cost_per_mtok,
 )
 from economics.demand import day_demand
+from economics.energy import with_carbon_price
 from economics.fleet import monthly_cost
 from economics.flips import flip_rows, plan_flips
 from economics.offers import OwnedNode, RentedNode
@@ -102,7 +103,11 @@ def _quality_matrix(scenario: Scenario, option_ids: tuple[str, ...], base: Float
 
 
 def evaluate_arrays(scenario: Scenario) -> Evaluation:
-    """The array stage of :func:`evaluate`: every option for every workload, the table and the route."""
+    """The array stage of :func:`evaluate`: every option for every workload, the table and the route.
+
+    A carbon price in the scenario's finance settings is added to owned electricity first
+    (:func:`economics.energy.with_carbon_price`), so that the plan's objective and bill include it."""
+    scenario = with_carbon_price(scenario)
     w = WorkloadArrays.of(scenario)
     arrays = [owned_option_arrays(scenario, o, w) for o in scenario.owned_options]
     arrays += [api_option_arrays(a, w) for a in scenario.apis]

@@ -8,7 +8,7 @@ Each year ``k = 0…n−1`` of the horizon is a new :class:`~economics.scenario.
   the price of the renewal year (``p·(1+ρ)^(N·⌊k/N⌋)`` for an N-year term),
 * an owned node is replaced at the end of its economic life by the same node at ``CapEx·(1+h)^k``
   (hardware refresh; ``h`` defaults to ``ρ``), its capital recovered again over a new life,
-* a carbon price, if any, is added to owned electricity (:func:`economics.energy.with_carbon_price`),
+* a carbon price, if any, is added to owned electricity (by :func:`economics.evaluate.evaluate` itself),
 
 and :func:`economics.evaluate.evaluate` (the fleet plan) is called on it as a black box. The year's bill is
 its total monthly cost × 12. The default rates ``a`` and ``ρ`` are derived from the price history in our
@@ -36,7 +36,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from economics.catalog import Catalog, load_catalog
-from economics.energy import with_carbon_price
 from economics.evaluate import evaluate
 from economics.finance.data import billing_terms
 from economics.finance.depreciation import DECISION_VIEW, OwnedBooks, owned_books
@@ -150,7 +149,7 @@ def year_scenario(
             life = max(1, math.floor(n["economic_life_years"]))
             n["capex_usd"] *= (1.0 + hardware_change) ** (life * (k // life))
     try:
-        return with_carbon_price(Scenario.model_validate(data))
+        return Scenario.model_validate(data)
     except ValidationError as e:
         raise ScenarioError(
             [f"finance.horizon: year {k + 1} cannot be built: {p}" for p in validation_problems(e)]

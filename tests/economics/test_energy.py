@@ -6,7 +6,16 @@ import datetime as dt
 
 import pytest
 
-from economics.energy import energy_per_token_j, energy_table, grid_factor, kwh_per_mtok, with_carbon_price
+from economics.currency import DisplayRate
+from economics.energy import (
+    carbon_statement,
+    energy_per_token_j,
+    energy_table,
+    grid_factor,
+    kwh_per_mtok,
+    plan_carbon,
+    with_carbon_price,
+)
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
 from economics.offers import OwnedNode
@@ -65,3 +74,28 @@ def test_rented_option_energy_uses_the_catalog_host_ratio() -> None:
     # assistant chat: 3 req/s × 400 output tokens = 1,200 tok/s → J/token = G · 1160.25 / 1200
     assert rows[("assistant-chat", "runpod-8b-ar")].j_per_output_token == pytest.approx(opt.gpus * 1160.25 / 1200.0)
     assert rows[("assistant-chat", "runpod-8b-ar")].kg_co2e_per_mtok_output is None  # no grid region set
+
+
+def test_carbon_price_enters_the_plan_and_its_bill() -> None:
+    # The bank's node draws 10.2 kW · 0.7 · PUE 1.3 = 9.282 kW busy or idle (f_idle = f_busy = 0.7), so
+    # 9.282 · 730 = 6,775.86 kWh a month per node paid; at 0.42 kg/kWh that is 2,845.86 kg, and at $50/t
+    # $142.293 a month per node. Full lens (every paid node in the bill), same routes: the bill rises by that.
+    bank = load_preset("singapore-bank")
+    full = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": "full"})})
+    settings = FinanceSettings(grid_region="sg", carbon_price_usd_per_tonne=50.0)
+    priced = full.model_copy(update={"finance": settings})
+    plain_r, priced_r = evaluate(full), evaluate(priced)
+    assert [d.chosen_option_id for d in priced_r.decisions] == [d.chosen_option_id for d in plain_r.decisions]
+    paid = sum(max(n.nodes_used, n.nodes_owned) for n in priced_r.plan.nodes if n.kind == "owned")
+    assert paid >= 1
+    c = plan_carbon(priced, priced_r)
+    assert c.kwh_per_month == pytest.approx(paid * 6775.86, rel=1e-9)
+    assert c.kg_co2e_per_month == pytest.approx(paid * 2845.8612, rel=1e-9)
+    assert c.carbon_usd_per_month == pytest.approx(paid * 142.29306, rel=1e-9)
+    rise = priced_r.fleet.total_cost_usd_per_month - plain_r.fleet.total_cost_usd_per_month
+    assert rise == pytest.approx(paid * 142.29306, rel=1e-6)
+    # the bank pays one node: USD 142/month, and in SGD at 1.3: SGD 65/t and SGD 184.98 ≈ SGD 185 a month
+    assert paid == 1
+    assert "adds USD 142 a month" in carbon_statement(c)
+    sgd = carbon_statement(c, DisplayRate("SGD", 1.3, None, "x"))
+    assert "SGD 65/t adds SGD 185 a month" in sgd
