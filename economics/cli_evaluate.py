@@ -14,9 +14,15 @@ import math
 import os
 import sys
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from economics.result import OptionResult, Result
+
+if TYPE_CHECKING:
+    from economics.currency import DisplayRate
+    from economics.energy import PlanCarbon
 
 PROG = "python -m economics evaluate"
 
@@ -54,6 +60,8 @@ def _problems(lines: tuple[str, ...] | list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from economics.catalog import CatalogError, load_catalog
+    from economics.currency import currency_statement, display_rate
+    from economics.energy import carbon_statement, plan_carbon
     from economics.evaluate import evaluate
     from economics.pricing import reprice
     from economics.scenarios import ScenarioError, load_scenario
@@ -70,8 +78,16 @@ def run(args: argparse.Namespace) -> int:
         return _problems(["(json): the file is nested too deeply to be a scenario"])
     if getattr(args, "lens", None):
         scenario = scenario.model_copy(update={"policy": scenario.policy.model_copy(update={"lens": args.lens})})
+    try:
+        rate = display_rate(scenario)
+    except ScenarioError as e:
+        return _problems(e.problems)
     result = evaluate(scenario)
-    text = json.dumps(json_document(result), indent=2) if args.format == "json" else format_table(result)
+    carbon = plan_carbon(scenario, result)
+    if args.format == "json":
+        text = json.dumps(json_document(result, rate=rate, carbon=carbon), indent=2)
+    else:
+        text = format_table(result, rate, notes=(currency_statement(rate), carbon_statement(carbon, rate)))
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
@@ -81,10 +97,36 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_document(result: Result) -> dict[str, Any]:
+def json_document(
+    result: Result, *, rate: DisplayRate | None = None, carbon: PlanCarbon | None = None
+) -> dict[str, Any]:
     """The JSON output: the typed result, with the plan's per-workload lines also under ``workloads``
-    (each with its flips, ``to_option_id`` null when no option takes over)."""
+    (each with its flips, ``to_option_id`` null when no option takes over). Amounts stay in USD (their names
+    say so); ``currency`` states the display currency, its rate and date, and the headline in it; ``carbon``
+    the owned fleet's kWh, CO2e and carbon cost."""
     doc = result.model_dump(mode="json")
+    if rate is not None:
+        f = result.fleet
+        doc["currency"] = {
+            "code": rate.code,
+            "units_per_usd": rate.units_per_usd,
+            "as_of": rate.as_of.isoformat() if rate.as_of else None,
+            "source": rate.source,
+            "total_cost_per_month": f.total_cost_usd_per_month * rate.units_per_usd,
+            "all_api_cost_per_month": None
+            if f.all_api_cost_usd_per_month is None
+            else f.all_api_cost_usd_per_month * rate.units_per_usd,
+        }
+    if carbon is not None:
+        doc["carbon"] = {
+            "owned_kwh_per_month": carbon.kwh_per_month,
+            "owned_kg_co2e_per_month": carbon.kg_co2e_per_month,
+            "grid_kg_co2e_per_kwh": carbon.factor.kg_co2e_per_kwh if carbon.factor else None,
+            "grid_region": carbon.factor.region if carbon.factor else None,
+            "grid_year": carbon.factor.year if carbon.factor else None,
+            "carbon_price_usd_per_tonne": carbon.carbon_price_usd_per_tonne,
+            "carbon_usd_per_month": carbon.carbon_usd_per_month,
+        }
     flips = {d.workload_id: [f.model_dump(mode="json") for f in d.flips] for d in result.decisions}
     plan = doc.get("plan") or {}
     doc["workloads"] = [dict(w, flips=flips.get(w["workload_id"], [])) for w in plan.get("workloads", [])]
@@ -94,10 +136,14 @@ def json_document(result: Result) -> dict[str, Any]:
 # ---- the table ---------------------------------------------------------------------------------------------------
 
 
-def _usd(x: float, digits: int = 4) -> str:
+def _usd(x: float, digits: int = 4, rate: DisplayRate | None = None) -> str:
+    """An amount computed in USD, shown in the display currency: ``$1,234`` or ``SGD 1,604`` (converted here)."""
     if not math.isfinite(x):
         return "–"
-    return f"${x:,.{digits}g}" if abs(x) < 1000 else f"${x:,.0f}"
+    identity = rate is None or rate.is_identity
+    x = x if rate is None else x * rate.units_per_usd
+    sign = "$" if identity else f"{rate.code} "
+    return f"{sign}{x:,.{digits}g}" if abs(x) < 1000 else f"{sign}{x:,.0f}"
 
 
 def _ms(x: float) -> str:
@@ -117,7 +163,8 @@ def _grid(rows: list[list[str]], right: set[int]) -> list[str]:
     return out
 
 
-def _option_row(o: OptionResult, chosen: str | None) -> list[str]:
+def _option_row(o: OptionResult, chosen: str | None, rate: DisplayRate | None = None) -> list[str]:
+    usd = partial(_usd, rate=rate)
     mark = "→" if o.option_id == chosen else " "
     if not o.feasible:
         return [mark, o.option_id, "no", "", "", "", "", "", "", "", "", o.reason]
@@ -125,9 +172,9 @@ def _option_row(o: OptionResult, chosen: str | None) -> list[str]:
         mark,
         o.option_id,
         "yes",
-        _usd(o.cost_usd_per_request),
-        _usd(o.cost_usd_per_mtok_output, 3),
-        _usd(o.expected_cost_usd_per_request),
+        usd(o.cost_usd_per_request),
+        usd(o.cost_usd_per_mtok_output, 3),
+        usd(o.expected_cost_usd_per_request),
         f"{o.quality:.2f}",
         _ms(o.tpot_s),
         _s(o.ttft_s),
@@ -137,40 +184,44 @@ def _option_row(o: OptionResult, chosen: str | None) -> list[str]:
     ]
 
 
-def _plan_lines(result: Result) -> list[str]:
+def _plan_lines(result: Result, rate: DisplayRate | None = None) -> list[str]:
+    usd = partial(_usd, rate=rate)
     p = result.plan
     assert p is not None
     lens = "cash (bought nodes are sunk)" if p.lens == "cash" else "full cost (every node carries its capital)"
     out = [
         f"Plan — lens: {lens}; solver: {p.solver_status}" + (f", gap {100 * p.mip_gap:.3g}%" if p.mip_gap > 0 else ""),
-        f"  total {_usd(p.total_cost_usd_per_month)}/month (cash {_usd(p.cash_cost_usd_per_month)}, "
-        f"full cost {_usd(p.full_cost_usd_per_month)}); with expected failure cost "
-        f"{_usd(p.objective_usd_per_month)}/month",
-        f"  sunk: {_usd(p.sunk_capital_usd)} of capital already bought, {_usd(p.sunk_usd_per_month)}/month",
+        f"  total {usd(p.total_cost_usd_per_month)}/month (cash {usd(p.cash_cost_usd_per_month)}, "
+        f"full cost {usd(p.full_cost_usd_per_month)}); with expected failure cost "
+        f"{usd(p.objective_usd_per_month)}/month",
+        f"  sunk: {usd(p.sunk_capital_usd)} of capital already bought, {usd(p.sunk_usd_per_month)}/month",
     ]
     if p.nodes_to_buy:
         out.append(
-            f"  needs {p.nodes_to_buy} more node(s): +{_usd(p.capital_to_buy_usd)} capital, "
-            f"+{_usd(p.new_nodes_usd_per_month)}/month"
+            f"  needs {p.nodes_to_buy} more node(s): +{usd(p.capital_to_buy_usd)} capital, "
+            f"+{usd(p.new_nodes_usd_per_month)}/month"
         )
     for n in p.nodes:
         out.append(
             f"  node {n.node_id}: {n.nodes_used} {n.rental_unit}(s) used, {n.nodes_owned} owned, "
             f"{n.nodes_to_buy} to buy, {n.gpus_used}/{n.gpus_paid} GPUs carry replicas, "
-            f"utilization {100 * n.utilization:.2g}%, {_usd(n.cost_usd_per_month)}/month in the lens"
+            f"utilization {100 * n.utilization:.2g}%, {usd(n.cost_usd_per_month)}/month in the lens"
         )
     for r in p.replicas:
         out.append(f"  replicas {r.option_id}: {r.replicas} ({r.gpus} GPUs), busiest hour {100 * r.peak_load:.3g}%")
     if p.unallocated_usd_per_month:
-        out.append(f"  idle bought nodes no workload uses: {_usd(p.unallocated_usd_per_month)}/month")
+        out.append(f"  idle bought nodes no workload uses: {usd(p.unallocated_usd_per_month)}/month")
     out.append("")
     return out
 
 
-def format_table(result: Result) -> str:
+def format_table(result: Result, rate: DisplayRate | None = None, notes: Sequence[str] = ()) -> str:
     """The human-readable report of :func:`economics.evaluate.evaluate`'s result."""
-    lines = [f"{result.scenario_name} — prices as of {result.review_date.isoformat()}", ""]
-    header = ["", "option", "ok", "$/req", "$/Mtok out", "J $/task", "q", "TPOT ms", "TTFT s", "GPUs", "util", "note"]
+    usd = partial(_usd, rate=rate)
+    lines = [f"{result.scenario_name} — prices as of {result.review_date.isoformat()}", *notes, ""]
+    cur = "$" if rate is None or rate.is_identity else rate.code
+    header = ["", "option", "ok", f"{cur}/req", f"{cur}/Mtok out", f"J {cur}/task", "q", "TPOT ms", "TTFT s", "GPUs",
+              "util", "note"]  # fmt: skip
     by_workload: dict[str, list[OptionResult]] = defaultdict(list)
     for o in result.options:  # one pass: the table stays linear in the number of workloads
         by_workload[o.workload_id].append(o)
@@ -183,10 +234,10 @@ def format_table(result: Result) -> str:
             split = " — split: " + ", ".join(f"{100 * v:.3g}% {k}" for k, v in d.share_by_option.items())
         lines.append(
             f"  route: {d.chosen_option_id or 'none'} ({d.route_label}), its share of the plan "
-            f"{_usd(d.monthly_cost_usd)}/month{split}"
+            f"{usd(d.monthly_cost_usd)}/month{split}"
         )
         lines.append(f"  why:   {d.reason}")
-        rows = [header] + [_option_row(o, d.chosen_option_id) for o in by_workload[d.workload_id]]
+        rows = [header] + [_option_row(o, d.chosen_option_id, rate) for o in by_workload[d.workload_id]]
         lines.extend(_grid(rows, right={3, 4, 5, 6, 7, 8, 9, 10}))
         flips = [f.text for f in d.flips if f.threshold is not None]
         if flips:
@@ -194,22 +245,22 @@ def format_table(result: Result) -> str:
             lines.extend("         " + text for text in flips[1:])
         lines.append("")
     if result.plan is not None:
-        lines += _plan_lines(result)
+        lines += _plan_lines(result, rate)
     f = result.fleet
     lines += [
         "Fleet",
-        f"  owned nodes {f.owned_nodes} ({f.owned_gpus} GPUs), {_usd(f.owned_cost_usd_per_month)}/month, "
+        f"  owned nodes {f.owned_nodes} ({f.owned_gpus} GPUs), {usd(f.owned_cost_usd_per_month)}/month, "
         f"utilization {100 * f.owned_utilization:.2g}%",
-        f"  idle owned capacity: {_usd(f.idle_cost_usd_per_month)}/month",
-        f"  rented {_usd(f.rented_cost_usd_per_month)}/month, APIs {_usd(f.api_cost_usd_per_month)}/month, "
-        f"total {_usd(f.total_cost_usd_per_month)}/month",
+        f"  idle owned capacity: {usd(f.idle_cost_usd_per_month)}/month",
+        f"  rented {usd(f.rented_cost_usd_per_month)}/month, APIs {usd(f.api_cost_usd_per_month)}/month, "
+        f"total {usd(f.total_cost_usd_per_month)}/month",
     ]
     if f.all_api_cost_usd_per_month is not None:
         savings = f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
         lines.append(
             f"  all-API baseline (each workload that may use an API on the best API for it, the rest as planned): "
-            f"{_usd(f.all_api_cost_usd_per_month)}/month; this plan "
-            + (f"saves {_usd(savings)}/month" if savings >= 0 else f"costs {_usd(-savings)}/month more")
+            f"{usd(f.all_api_cost_usd_per_month)}/month; this plan "
+            + (f"saves {usd(savings)}/month" if savings >= 0 else f"costs {usd(-savings)}/month more")
         )
     if result.warnings:
         lines += ["", "Warnings", *("  " + w for w in result.warnings)]

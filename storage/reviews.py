@@ -22,6 +22,7 @@ Guarantees
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
@@ -34,10 +35,12 @@ import sqlalchemy as sa
 from pydantic import BaseModel, Field, ValidationError
 
 from economics._base import Frozen
+from economics.currency import pin_display_rate
 from economics.price_book import PriceEntry, price_book
 from economics.result import Result
 from economics.review import ReviewSummary, SavedReview
 from economics.scenario import Scenario, migrate
+from economics.scenarios import ScenarioError
 from storage.engine import (
     DATA_DIR_ENV,
     DATABASE_URL_ENV,
@@ -182,6 +185,8 @@ def save_review(
     cannot be written and :class:`StoreError` for any other failure.
     """
     meta = _NewReview(name=name.strip(), notes=notes, saved_by=saved_by.strip())
+    with contextlib.suppress(ScenarioError):  # no rate to pin: the review is saved as it is
+        scenario = pin_display_rate(scenario)  # the review keeps the FX rate it was shown at (issue 14)
     entries = tuple(price_book(scenario) if prices is None else prices)
     stamp = (saved_at or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).isoformat()
     scenario_json, result_json = _to_json(scenario), _to_json(result)

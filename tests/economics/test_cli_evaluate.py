@@ -43,7 +43,7 @@ def test_bank_table_shows_route_reason_every_option_and_idle_cost(capsys: pytest
     options = [o["id"] for o in data["owned_options"]] + [a["id"] for a in data["apis"]]
     for option_id in options:
         assert out.count(f" {option_id} ") >= len(data["workloads"])
-    assert "idle owned capacity: $" in out
+    assert "idle owned capacity: SGD " in out  # the bank is shown in Singapore dollars (issue 14)
 
 
 def test_json_format_is_the_typed_result(capsys: pytest.CaptureFixture[str]) -> None:
