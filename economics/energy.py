@@ -39,10 +39,10 @@ __all__ = [
     "GridFactor",
     "PlanCarbon",
     "RentedPowerModel",
+    "carbon_statement",
     "energy_per_token_j",
     "energy_table",
     "grid_factor",
-    "carbon_statement",
     "kwh_per_mtok",
     "plan_carbon",
     "with_carbon_price",
@@ -232,8 +232,11 @@ def carbon_statement(c: PlanCarbon, rate: DisplayRate = USD) -> str:
     """One sentence for a reader: the owned fleet's electricity, emissions and carbon cost per month, money in
     the display currency [-].
 
-    >>> carbon_statement(PlanCarbon(1000.0, 400.0, 50.0, 20.0, GridFactor("sg", 0.4, 2024, "EMA")))
-    'Owned nodes: 1,000 kWh and 0.4 t CO2e a month (grid 0.4 kg/kWh, sg 2024); a carbon price of USD 50/t adds USD 20 a month, included in their electricity.'
+    >>> text = carbon_statement(PlanCarbon(1000.0, 400.0, 50.0, 20.0, GridFactor("sg", 0.4, 2024, "EMA")))
+    >>> text[:70]
+    'Owned nodes: 1,000 kWh and 0.4 t CO2e a month (grid 0.4 kg/kWh, sg 202'
+    >>> text[70:]
+    '4); a carbon price of USD 50/t adds USD 20 a month, included in their electricity.'
     """
     if c.kg_co2e_per_month is None or c.factor is None:
         return f"Owned nodes: {c.kwh_per_month:,.0f} kWh a month; set a grid region to see emissions and price carbon."
