@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics.currency import currency_statement
 from ui import compute, state, tables
 from ui import format as fmt
 from ui.charts import overview as charts
+from ui.energy import carbon_line, page_rate
 from ui.widgets.decisions import decision_cards
 from ui.widgets.table import money, number, table
 
@@ -25,41 +27,53 @@ lens_text = (
 )
 st.caption(f"{fmt.md_escape(s.name)} · prices as of {s.review_date:%d %b %Y} · {lens_text}")
 
+rate, rate_problem = page_rate(s)  # money is converted here, at the display edge (issue 14)
+cur = rate.code if not rate.is_identity else "$"
+
+
+def shown(x: float | None) -> str:
+    return fmt.money(x, rate.code, rate.units_per_usd)
+
+
 owned = [n for n in p.nodes if n.kind == "owned"] if p else []
 idle_usd = sum(n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0)) for n in owned)
 m = st.columns(5)
 m[0].metric(
-    "Recommended, $/month",
-    fmt.usd(f.total_cost_usd_per_month),
+    f"Recommended, {cur}/month",
+    shown(f.total_cost_usd_per_month),
     help="What the plan spends per month in its lens: APIs (retries included), rented nodes, power above idle "
     "and nodes to buy; in the full-cost lens also the bought nodes. Each card below is its workload's share.",
 )
 m[1].metric(
-    "API baseline, $/month",
-    fmt.usd(f.all_api_cost_usd_per_month),
+    f"API baseline, {cur}/month",
+    shown(f.all_api_cost_usd_per_month),
     help="Every workload that may leave on the API best for it, the rest planned again; same lens.",
 )
 m[2].metric(
-    "Savings vs baseline, $/month",
-    fmt.usd(tables.fleet_savings(f)),
+    f"Savings vs baseline, {cur}/month",
+    shown(tables.fleet_savings(f)),
     help="API baseline minus the plan; 0 means the owned fleet carries only what may not leave.",
 )
 m[3].metric(
     "Sunk capital",
-    fmt.usd(p.sunk_capital_usd if p else 0.0),
-    help=f"Purchase price of the nodes already bought; {fmt.usd(p.sunk_usd_per_month if p else 0.0)}/month of "
+    shown(p.sunk_capital_usd if p else 0.0),
+    help=f"Purchase price of the nodes already bought; {shown(p.sunk_usd_per_month if p else 0.0)}/month of "
     "capital recovery and fixed costs, paid whatever the plan does.",
 )
 m[4].metric(
-    "Idle GPUs, $/month",
-    fmt.usd(idle_usd),
+    f"Idle GPUs, {cur}/month",
+    shown(idle_usd),
     help=f"Full cost of the owned GPUs' idle hours (utilization {fmt.pct(f.owned_utilization)} of "
     f"{f.owned_gpus} GPUs): the essay's 'GPU hangover'. Sunk in the cash lens.",
 )
+in_usd = "" if rate.is_identity else " The headline figures above are converted; cards and tables below are in USD."
+st.caption(fmt.md_escape(currency_statement(rate) + in_usd + " " + carbon_line(s, r, rate)))
+if rate_problem:
+    st.warning(fmt.md_escape(rate_problem))
 if p and p.nodes_to_buy:
     st.warning(
-        f"The plan needs {p.nodes_to_buy} more node(s): +{fmt.usd(p.capital_to_buy_usd)} capital, "
-        f"+{fmt.usd(p.new_nodes_usd_per_month)}/month.",
+        f"The plan needs {p.nodes_to_buy} more node(s): +{shown(p.capital_to_buy_usd)} capital, "
+        f"+{shown(p.new_nodes_usd_per_month)}/month.",
         icon=":material/shopping_cart:",
     )
 if p and p.solver_status != "optimal":

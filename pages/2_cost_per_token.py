@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from economics.currency import currency_statement, display_rate
+from economics.currency import currency_statement
 from economics.energy import grid_factor
 from ui import compute, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
-from ui.energy import energy_frame
+from ui.energy import carbon_line, energy_frame, page_rate
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
 from ui.widgets.nodes import node_inputs, typed
@@ -87,7 +87,9 @@ table(
 
 # ---- energy, carbon and the display currency (issue 14) -------------------------------------------------------
 st.subheader("Energy and carbon per million tokens")
-rate = display_rate(s)
+rate, rate_problem = page_rate(s)
+if rate_problem:
+    st.warning(fmt.md_escape(rate_problem))
 factor = grid_factor(s.finance, s.review_date)
 st.caption(
     fmt.md_escape(
@@ -99,6 +101,8 @@ st.caption(
             else "Set a grid region in the scenario's finance settings to see emissions. "
         )
         + currency_statement(rate)
+        + " "
+        + carbon_line(s, compute.evaluate(s), rate)
     )
 )
 table(energy_frame(s, compute.evaluate(s), workload_id, rate), key="energy_carbon", file_name="energy_carbon.csv")

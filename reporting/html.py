@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from economics.share import scenario_json
 from reporting import tables
+from reporting.finance import finance_frames
 from reporting.narrative import duration, show_description
 from reporting.narrative import narrative as pack_narrative
 from reporting.pack import MeetingPack
@@ -231,4 +232,32 @@ def render_html(pack: MeetingPack) -> str:
         options=html_table(tables.options_frame(pack.result, s)),
         limitations=LIMITATIONS,
         scenario_json=scenario_json(s),
+        finance=_finance(pack),
     )
+
+
+def _finance(pack: MeetingPack) -> dict[str, Any] | None:
+    """The finance section for the template: sentences and tables (issue 14)."""
+    data = pack.finance
+    if data is None:
+        return None
+    if "problems" in data:
+        return {"problems": data["problems"]}
+    frames = finance_frames(data)
+    return {
+        "problems": None,
+        "currency": data["currency"]["statement"],
+        "rates": [
+            f"API prices {data['api_price_change']['basis']}.",
+            f"Rented GPU prices {data['rental_price_change']['basis']}.",
+            f"NPV at {data['discount_rate']['per_year']:.1%} a year ({data['discount_rate']['basis']}), "
+            "bills at each year's end.",
+        ],
+        "bills": html_table(frames["bills"]),
+        "crossover": data["crossover"]["text"],
+        "sensitivity": html_table(frames["sensitivity"]) if not frames["sensitivity"].empty else None,
+        "books": html_table(frames["books"]) if not frames["books"].empty else None,
+        "decision_view": data["decision_view"],
+        "carbon": data["carbon"],
+        "energy": html_table(frames["energy"]) if not frames["energy"].empty else None,
+    }

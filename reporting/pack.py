@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from economics import share
 from economics.compare import Comparison, Snapshot, compare
@@ -17,6 +18,7 @@ from economics.result import Result
 from economics.safe_io import http_url
 from economics.scenario import Scenario
 from economics.uncertainty import MonteCarlo, Tornado, UncertaintyRanges, build_surrogate, monte_carlo, tornado
+from reporting.finance import finance_data
 from reporting.narrative import Baseline, find_baseline
 
 DEFAULT_APP_URL = "http://localhost:8501/"
@@ -37,6 +39,7 @@ class MeetingPack:
     monte_carlo: MonteCarlo | None = None
     ranges: UncertaintyRanges | None = None
     baseline: Baseline | None = None  # what the scenario is compared with to say it was modified
+    finance: dict[str, Any] | None = None  # issue 14: currency, horizon, NPV, crossover, books, carbon
 
 
 def share_url(scenario: Scenario, app_url: str = DEFAULT_APP_URL) -> str | None:
@@ -64,6 +67,7 @@ def build_pack(
     uncertainty: bool = True,
     generated_at: dt.datetime | None = None,
     baseline: Baseline | None = None,
+    finance: bool = True,
 ) -> MeetingPack:
     """Evaluate (unless ``result`` is given: a saved review is shown as saved) and gather the pack.
 
@@ -71,7 +75,8 @@ def build_pack(
     ``comparison``. ``tornado_result`` and ``monte_carlo_result`` reuse results the page already has;
     otherwise they are computed with ``ranges``, ``draws`` and ``seed``. ``uncertainty=False`` leaves both out.
     ``baseline`` is what the narrative compares the scenario with ("modified from …"); by default the shipped
-    preset of the same name, if any.
+    preset of the same name, if any. ``finance=False`` leaves out the finance section (the multi-year horizon
+    re-plans the scenario every year, so it is the pack's slowest part).
     """
     result = result if result is not None else evaluate(scenario)
     if comparison is None and before is not None:
@@ -99,4 +104,5 @@ def build_pack(
         monte_carlo=mc,
         ranges=(ranges or UncertaintyRanges()) if uncertainty else None,
         baseline=baseline if baseline is not None else find_baseline(scenario),
+        finance=finance_data(scenario, result) if finance else None,
     )

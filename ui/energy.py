@@ -1,13 +1,28 @@
-"""The energy and carbon table of one workload (Cost per token page), money in the display currency."""
+"""Energy, carbon and the display currency on the pages: the energy table of one workload (Cost per token),
+the fleet's carbon line and the page's display rate (Overview, Cost per token)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from economics.currency import DisplayRate, to_display
-from economics.energy import energy_table
+from economics.currency import USD, DisplayRate, display_rate, to_display
+from economics.energy import carbon_statement, energy_table, plan_carbon
 from economics.result import Result
 from economics.scenario import Scenario
+from economics.scenarios import ScenarioError
+
+
+def page_rate(s: Scenario) -> tuple[DisplayRate, str]:
+    """The scenario's display rate for a page, or US dollars with the problem to show when it has none."""
+    try:
+        return display_rate(s), ""
+    except ScenarioError as e:
+        return USD, "; ".join(e.problems) + " (shown in US dollars meanwhile)"
+
+
+def carbon_line(s: Scenario, result: Result, rate: DisplayRate) -> str:
+    """The owned fleet's kWh, CO2e and carbon cost in the plan, money in the display currency."""
+    return carbon_statement(plan_carbon(s, result), rate)
 
 
 def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRate) -> pd.DataFrame:

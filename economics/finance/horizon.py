@@ -405,7 +405,16 @@ def crossover_sensitivity(
     scenario: Scenario, rates: Sequence[float] = DEFAULT_SENSITIVITY_RATES, *, years: int | None = None
 ) -> tuple[tuple[float, int | None], ...]:
     """The crossover year at each API price change in ``rates`` (None: owning pays through the horizon, or the
-    scenario owns nothing, which is answered without re-planning)."""
+    scenario owns nothing, or no plan without owned nodes serves every workload at the first rate, which is
+    answered without re-planning the other rates)."""
     if not any(isinstance(n, OwnedNode) for n in scenario.nodes):
         return tuple((a, None) for a in rates)
-    return tuple((a, horizon(scenario, years=years, api_change_per_year=a).crossover_year) for a in rates)
+    if not rates:
+        return ()
+    first = horizon(scenario, years=years, api_change_per_year=rates[0])
+    if not any(p.plan_id.startswith(("rent", "api")) and p.serves_everything for p in first.plans):
+        # which plans can serve every workload depends on data rules and SLOs, not on API prices: owning keeps
+        # paying at every rate, answered without re-planning
+        return tuple((a, None) for a in rates)
+    rest = tuple((a, horizon(scenario, years=years, api_change_per_year=a).crossover_year) for a in rates[1:])
+    return ((rates[0], first.crossover_year), *rest)
