@@ -252,6 +252,7 @@ def _finance(pack: MeetingPack) -> dict[str, Any] | None:
             f"Rented GPU prices {data['rental_price_change']['basis']}.",
             f"NPV at {data['discount_rate']['per_year']:.1%} a year ({data['discount_rate']['basis']}), "
             "bills at each year's end.",
+            data["bill_basis"],
         ],
         "bills": html_table(frames["bills"]),
         "crossover": data["crossover"]["text"],

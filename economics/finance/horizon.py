@@ -10,18 +10,20 @@ Each year ``k = 0…n−1`` of the horizon is a new :class:`~economics.scenario.
   (hardware refresh; ``h`` defaults to ``ρ``), its capital recovered again over a new life,
 * a carbon price, if any, is added to owned electricity (by :func:`economics.evaluate.evaluate` itself),
 
-and :func:`economics.evaluate.evaluate` (the fleet plan) is called on it as a black box. The year's bill is
-its total monthly cost × 12. The default rates ``a`` and ``ρ`` are derived from the price history in our
+and the fleet plan of :func:`economics.evaluate.evaluate` is solved on it as a black box, in the full-cost lens
+whatever the scenario's own lens: over years, a node already bought is not free (the decision's economic view
+charges its capital recovery every year, and its replacement at refresh). The year's bill is its total monthly
+cost × 12. The default rates ``a`` and ``ρ`` are derived from the price history in our
 catalog (:func:`price_trends`) and say so.
 
 Plans compared (each re-planned every year): **own** (owned nodes and APIs), **rent** (rented nodes and
 APIs; for a scenario without rented nodes, its owned nodes rented instead at the catalog's longest
-reservation for the same GPU), **rent <mode> only** for each billing mode when the rented nodes use more than
-one (reserved vs spot vs on-demand), **APIs only** (when no workload is sovereign) and, when a scenario has both
-owned and rented nodes, **every option**. NPV discounts each year's bill at the end of the year at the
-scenario's cost of capital. The crossover is the first year in which the cheapest plan that owns nothing
-costs no more than the own plan (then owned nodes save nothing: the own plan has moved its work off them or
-pays more for them).
+reservation for the same GPU, in the owned node's data location), **rent <mode> only** for each billing mode
+when the rented nodes use more than one (reserved vs spot vs on-demand), **APIs only** (when no workload is
+sovereign) and, when a scenario has both owned and rented nodes, **every option**. NPV discounts each year's
+bill at the end of the year at the scenario's cost of capital. The crossover is the first year in which the
+cheapest plan that owns nothing costs no more than the own plan (then owned nodes save nothing: the own plan
+has moved its work off them or pays more for them).
 """
 
 from __future__ import annotations
@@ -36,14 +38,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from economics.catalog import Catalog, load_catalog
-from economics.evaluate import evaluate
+from economics.evaluate import evaluate_arrays, plan_fleet
 from economics.finance.data import billing_terms
 from economics.finance.depreciation import DECISION_VIEW, OwnedBooks, owned_books
 from economics.finance.npv import annual_change_from_history, npv_usd
 from economics.finance.rental import DEFAULT_TERM_DAYS, unused_commitment_usd_per_month
 from economics.finance.settings import FinanceSettings, HorizonSettings
 from economics.offers import OwnedNode, RentedNode
-from economics.result import Result
+from economics.result import Plan
 from economics.scenario import Scenario
 from economics.scenarios import ScenarioError, validation_problems
 
@@ -132,6 +134,7 @@ def year_scenario(
     """Year ``k`` (0 = the scenario itself) of the horizon, as described in the module doc."""
     h = (scenario.finance or FinanceSettings()).horizon
     data = scenario.model_dump()
+    data["policy"]["lens"] = "full"  # the economic view: an owned node carries its capital every year it is kept
     for w in data["workloads"]:
         grow = (1.0 + h.demand_growth_by_workload.get(w["id"], h.demand_growth_per_year)) ** k
         w["avg_requests_per_s"] *= grow
@@ -177,7 +180,9 @@ def _without_nodes(scenario: Scenario, drop: set[str]) -> Scenario | None:
 
 
 def _rented_instead(scenario: Scenario, catalog: Catalog) -> Scenario | None:
-    """Each owned node replaced by a rental of the same GPU at the catalog's longest reservation, same id."""
+    """Each owned node replaced by a rental of the same GPU at the catalog's longest reservation, same id and
+    same data location: [assumption] the provider's in-country region is priced like its published rate and
+    meets the same data rules as the owned node (a bank's sovereign work may run there)."""
     nodes: list[Any] = []
     for n in scenario.nodes:
         if not isinstance(n, OwnedNode):
@@ -204,6 +209,7 @@ def _rented_instead(scenario: Scenario, catalog: Catalog) -> Scenario | None:
                 source=row.source,
                 as_of=row.as_of.isoformat(),
                 billing=terms.terms() if terms is not None else None,
+                data_location=n.data_location,
             )
         )
     return scenario.model_copy(update={"nodes": tuple(nodes)})
@@ -223,7 +229,7 @@ def plans(scenario: Scenario, catalog: Catalog) -> list[tuple[str, str, Scenario
     elif owned:
         instead = _rented_instead(scenario, catalog)
         what = next((n.name.split(" (instead")[0] for n in instead.nodes if n.id in owned), "") if instead else ""
-        out.append(("rent", f"Rent reserved instead of owning ({what})", instead))
+        out.append(("rent", f"Rent reserved instead of owning ({what}, in-country)", instead))
     modes = sorted({n.pricing_type for n in scenario.nodes if isinstance(n, RentedNode)})
     if len(modes) > 1:  # reserved vs spot vs on-demand: one plan per billing mode, each with the APIs
         for mode in modes:
@@ -280,23 +286,21 @@ class Horizon:
     decision_view: str = DECISION_VIEW
 
 
-def _bill(year: int, scenario: Scenario, result: Result) -> YearBill:
+def _bill(year: int, scenario: Scenario, plan: Plan) -> YearBill:
     """The year's bill: the plan's monthly total × 12. Committed rented nodes are in the plan (paid whether used
     or not); the part of them no replica uses is reported beside the total, not added to it."""
-    f = result.fleet
     unused = 0.0
-    by_id = {n.node_id: n for n in result.plan.nodes}
+    by_id = {n.node_id: n for n in plan.nodes}
     for node in scenario.nodes:
         if isinstance(node, RentedNode) and node.billing is not None and node.billing.committed_nodes:
-            pn = by_id[node.id]
-            unused += unused_commitment_usd_per_month(node, pn.gpus_used / node.gpus_per_node)
-    unserved = sum(d.chosen_option_id is None for d in result.decisions)
+            unused += unused_commitment_usd_per_month(node, by_id[node.id].gpus_used / node.gpus_per_node)
+    unserved = sum(w.option_id is None for w in plan.workloads)
     return YearBill(
         year=year,
-        total_usd=f.total_cost_usd_per_month * _MONTHS,
-        owned_usd=f.owned_cost_usd_per_month * _MONTHS,
-        rented_usd=f.rented_cost_usd_per_month * _MONTHS,
-        api_usd=f.api_cost_usd_per_month * _MONTHS,
+        total_usd=plan.total_cost_usd_per_month * _MONTHS,
+        owned_usd=plan.owned_cost_usd_per_month * _MONTHS,
+        rented_usd=plan.rented_cost_usd_per_month * _MONTHS,
+        api_usd=plan.api_cost_usd_per_month * _MONTHS,
         unused_commitment_usd=unused * _MONTHS,
         unserved_workloads=unserved,
     )
@@ -326,7 +330,7 @@ def _run_plan(
     bills = []
     for k, year in enumerate(years):
         s = year_scenario(base, k, *rates)
-        bills.append(_bill(year, s, evaluate(s)))
+        bills.append(_bill(year, s, plan_fleet(evaluate_arrays(s)).plan))  # the plan alone: no flips needed
     totals = [b.total_usd for b in bills]
     return PlanHorizon(plan_id, name, tuple(bills), npv_usd(totals, r), all(b.unserved_workloads == 0 for b in bills))
 

@@ -12,7 +12,13 @@ from economics.currency import DisplayRate, currency_statement, display_rate, to
 from economics.finance.horizon import Horizon, crossover_sensitivity, horizon
 from economics.scenario import Scenario
 
-__all__ = ["finance_pack_section", "horizon_dict", "horizon_table", "money_text"]
+__all__ = ["FULL_COST_BASIS", "finance_pack_section", "horizon_dict", "horizon_table", "money_text"]
+
+#: How the horizon's bills are counted (economics.finance.horizon.year_scenario).
+FULL_COST_BASIS = (
+    "Bills are full cost in every year: an owned node carries its capital recovery (the economic view) whether "
+    "bought already or not, and its replacement at the end of its life."
+)
 
 
 def money_text(usd: float, rate: DisplayRate) -> str:
@@ -43,6 +49,7 @@ def horizon_dict(
             "statement": currency_statement(rate),
         },
         "discount_rate": {"per_year": h.discount_rate, "basis": h.discount_rate_basis},
+        "bill_basis": FULL_COST_BASIS,
         "api_price_change": {"per_year": h.api_change_per_year, "basis": h.api_basis},
         "rental_price_change": {"per_year": h.rental_change_per_year, "basis": h.rental_basis},
         "hardware_price_change_per_year": h.hardware_change_per_year,
@@ -101,6 +108,7 @@ def horizon_table(h: Horizon, rate: DisplayRate, sensitivity: tuple[tuple[float,
     lines.append(f"API prices {h.api_basis}.")
     lines.append(f"Rented GPU prices {h.rental_basis}.")
     lines.append(f"NPV at {h.discount_rate:.1%} a year ({h.discount_rate_basis}), bills at each year's end.")
+    lines.append(FULL_COST_BASIS)
     lines.append("")
     header = ["plan", *(str(y) for y in h.years), "NPV"]
     rows = [header]

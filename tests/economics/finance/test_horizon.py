@@ -38,7 +38,9 @@ def test_zero_change_horizon_is_the_one_year_plan_repeated() -> None:
         rental_price_change_per_year=0.0,
         hardware_price_change_per_year=0.0,
     )
-    one_year = evaluate(bank).fleet.total_cost_usd_per_month * 12
+    # the horizon bills every year in the full-cost lens (the bought node carries its capital recovery)
+    full = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": "full"})})
+    one_year = evaluate(full).fleet.total_cost_usd_per_month * 12
     h = horizon(bank)
     own = next(p for p in h.plans if p.plan_id == "own")
     assert [b.total_usd for b in own.bills] == pytest.approx([one_year] * 5, rel=1e-12)
