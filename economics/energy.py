@@ -25,10 +25,10 @@ import datetime as dt
 from dataclasses import dataclass
 from functools import cache
 
-from economics.catalog import load_catalog
 from economics.currency import USD, DisplayRate, to_display
 from economics.finance.data import latest_grid
 from economics.finance.settings import FinanceSettings
+from economics.io.catalog import load_catalog
 from economics.offers import OwnedNode, RentedNode
 from economics.result import Result
 from economics.scenario import Scenario
@@ -207,7 +207,7 @@ def plan_carbon(scenario: Scenario, result: Result) -> PlanCarbon:
     electricity when a carbon price is set (:func:`with_carbon_price`; in the cash lens bought nodes' idle power,
     and so its carbon, is sunk).
 
-    >>> from economics.scenarios import default_scenario
+    >>> from economics.io.scenarios import default_scenario
     >>> from economics.evaluate import evaluate
     >>> s = default_scenario()
     >>> plan_carbon(s, evaluate(s)).carbon_usd_per_month

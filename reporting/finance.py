@@ -16,9 +16,9 @@ import pandas as pd
 from economics.currency import display_rate
 from economics.energy import carbon_statement, energy_table, plan_carbon
 from economics.finance.report import finance_pack_section
+from economics.io.scenarios import ScenarioError
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError
 
 __all__ = ["finance_data", "finance_frames"]
 

@@ -36,11 +36,11 @@ from pydantic import BaseModel, Field, ValidationError
 
 from economics._base import Frozen
 from economics.currency import pin_display_rate
+from economics.io.scenarios import ScenarioError
 from economics.price_book import PriceEntry, price_book
 from economics.result import Result
 from economics.review import ReviewSummary, SavedReview
 from economics.scenario import Scenario, migrate
-from economics.scenarios import ScenarioError
 from storage.engine import (
     DATA_DIR_ENV,
     DATABASE_URL_ENV,

@@ -7,9 +7,9 @@ import pandas as pd
 
 from economics.currency import USD, DisplayRate, display_rate, to_display
 from economics.energy import carbon_statement, energy_table, plan_carbon
+from economics.io.scenarios import ScenarioError
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError
 
 
 def page_rate(s: Scenario) -> tuple[DisplayRate, str]:

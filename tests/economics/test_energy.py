@@ -18,8 +18,8 @@ from economics.energy import (
 )
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
+from economics.io.scenarios import load_preset
 from economics.offers import OwnedNode
-from economics.scenarios import load_preset
 
 
 def test_joules_per_token_from_watts_and_tokens_per_second() -> None:

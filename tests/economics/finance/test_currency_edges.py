@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from economics.cli import main
+from cli.main import main
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
-from economics.scenarios import PRESET_DIR, load_preset, scenario_json
+from economics.io.scenarios import PRESET_DIR, load_preset, preset_json
 from storage import reviews as store
 
 BANK = PRESET_DIR / "singapore-bank.json"
@@ -25,7 +25,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def _write(tmp_path: Path, scenario: object, name: str = "s.json") -> str:
     path = tmp_path / name
-    path.write_text(scenario_json(scenario), encoding="utf-8")  # type: ignore[arg-type]
+    path.write_text(preset_json(scenario), encoding="utf-8")  # type: ignore[arg-type]
     return str(path)
 
 

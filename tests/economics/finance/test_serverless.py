@@ -14,9 +14,9 @@ import pytest
 from economics.evaluate import evaluate
 from economics.finance.serverless import serverless_billed_s_per_s, serverless_extra_usd_per_request
 from economics.finance.terms import RentalTerms
+from economics.io.scenarios import load_preset
 from economics.plan import PlanProblem, money_usd_per_month, solve_plan
 from economics.scenario import Scenario
-from economics.scenarios import load_preset
 
 TERMS = RentalTerms(cold_start_s=30.0, min_billing_increment_s=1.0, idle_timeout_s=60.0)
 GPU_USD_PER_MONTH = 2.0 * 730  # a rented GPU at $2/h, paid every hour: $1,460/month

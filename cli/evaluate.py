@@ -59,12 +59,13 @@ def _problems(lines: tuple[str, ...] | list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from economics.catalog import CatalogError, load_catalog
+    from economics.catalog import CatalogError
     from economics.currency import currency_statement, display_rate
     from economics.energy import carbon_statement, plan_carbon
     from economics.evaluate import evaluate
+    from economics.io.catalog import load_catalog
+    from economics.io.scenarios import ScenarioError, load_scenario
     from economics.pricing import reprice
-    from economics.scenarios import ScenarioError, load_scenario
 
     try:
         scenario = load_scenario(args.scenario)
@@ -140,9 +141,9 @@ def _usd(x: float, digits: int = 4, rate: DisplayRate | None = None) -> str:
     """An amount computed in USD, shown in the display currency: ``$1,234`` or ``SGD 1,604`` (converted here)."""
     if not math.isfinite(x):
         return "–"
-    identity = rate is None or rate.is_identity
-    x = x if rate is None else x * rate.units_per_usd
-    sign = "$" if identity else f"{rate.code} "
+    sign = "$"
+    if rate is not None and not rate.is_identity:
+        x, sign = x * rate.units_per_usd, f"{rate.code} "
     return f"{sign}{x:,.{digits}g}" if abs(x) < 1000 else f"{sign}{x:,.0f}"
 
 
