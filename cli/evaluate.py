@@ -22,7 +22,7 @@ from economics.result import OptionResult, Result
 
 if TYPE_CHECKING:
     from economics.currency import DisplayRate
-    from economics.energy import PlanCarbon
+    from economics.energy import EnergyRow, PlanCarbon
 
 PROG = "python -m economics evaluate"
 
@@ -61,7 +61,7 @@ def _problems(lines: tuple[str, ...] | list[str]) -> int:
 def run(args: argparse.Namespace) -> int:
     from economics.catalog import CatalogError
     from economics.currency import currency_statement, display_rate
-    from economics.energy import carbon_statement, plan_carbon
+    from economics.energy import carbon_statement, energy_table, plan_carbon
     from economics.evaluate import evaluate
     from economics.io.catalog import load_catalog
     from economics.io.scenarios import ScenarioError, load_scenario
@@ -88,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(json_document(result, rate=rate, carbon=carbon), indent=2)
     else:
-        text = format_table(result, rate, notes=(currency_statement(rate), carbon_statement(carbon, rate)))
+        energy = energy_lines(energy_table(scenario, result), result)
+        notes = (currency_statement(rate), carbon_statement(carbon, rate))
+        text = format_table(result, rate, notes=notes, tail=energy)
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
@@ -216,7 +218,24 @@ def _plan_lines(result: Result, rate: DisplayRate | None = None) -> list[str]:
     return out
 
 
-def format_table(result: Result, rate: DisplayRate | None = None, notes: Sequence[str] = ()) -> str:
+def energy_lines(rows: Sequence[EnergyRow], result: Result) -> list[str]:
+    """Energy and emissions per million output tokens of each workload's chosen route (APIs publish none)."""
+    chosen = {(d.workload_id, d.chosen_option_id) for d in result.decisions}
+    out = ["Energy per million output tokens (chosen routes, idle hours included)"]
+    for r in rows:
+        if (r.workload_id, r.option_id) not in chosen:
+            continue
+        if r.kwh_per_mtok_output is None:
+            out.append(f"  {r.workload_id} on {r.option_id}: {r.basis}")
+            continue
+        kg = "" if r.kg_co2e_per_mtok_output is None else f", {r.kg_co2e_per_mtok_output:,.3g} kg CO2e"
+        out.append(f"  {r.workload_id} on {r.option_id}: {r.kwh_per_mtok_output:,.3g} kWh{kg}")
+    return out if len(out) > 1 else []
+
+
+def format_table(
+    result: Result, rate: DisplayRate | None = None, notes: Sequence[str] = (), tail: Sequence[str] = ()
+) -> str:
     """The human-readable report of :func:`economics.evaluate.evaluate`'s result."""
     usd = partial(_usd, rate=rate)
     lines = [f"{result.scenario_name} — prices as of {result.review_date.isoformat()}", *notes, ""]
@@ -263,6 +282,8 @@ def format_table(result: Result, rate: DisplayRate | None = None, notes: Sequenc
             f"{usd(f.all_api_cost_usd_per_month)}/month; this plan "
             + (f"saves {usd(savings)}/month" if savings >= 0 else f"costs {usd(-savings)}/month more")
         )
+    if tail:
+        lines += ["", *tail]
     if result.warnings:
         lines += ["", "Warnings", *("  " + w for w in result.warnings)]
     return "\n".join(lines)
