@@ -13,6 +13,8 @@ from cli.main import main
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
 from economics.io.scenarios import PRESET_DIR, load_preset, preset_json
+from economics.scenario import Scenario
+from reporting.meeting_pack import build_pack, render_html
 from storage import reviews as store
 
 BANK = PRESET_DIR / "singapore-bank.json"
@@ -76,3 +78,22 @@ def test_a_saved_review_keeps_the_rate_it_was_shown_at(tmp_path: Path) -> None:
     assert back.finance is not None
     assert back.finance.fx_units_per_usd == 1.3
     assert back.finance.fx_as_of == dt.date(2026, 12, 1)
+
+
+def test_pack_names_a_missing_rate_instead_of_failing() -> None:
+    # CHF has no rate in the catalog: the pack still renders, its finance section names the field
+    startup = load_preset("startup-rented")
+    chf = startup.model_copy(update={"finance": FinanceSettings(display_currency="CHF")})
+    html = render_html(build_pack(chf, uncertainty=False))
+    assert "finance.fx_units_per_usd: no CHF rate" in html
+    assert 'id="currency"' not in html
+
+
+def test_pack_escapes_names_in_the_finance_section() -> None:
+    # the energy table names each workload: autoescaped like every other value in the pack
+    data = load_preset("singapore-bank").model_dump(mode="json")
+    data["workloads"][0]["name"] = "<script>alert(1)</script>"
+    html = render_html(build_pack(Scenario.model_validate(data), uncertainty=False))
+    finance = html[html.index('id="finance"') : html.index('id="prices"')]
+    assert "<script>" not in finance
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in finance
