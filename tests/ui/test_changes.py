@@ -37,7 +37,7 @@ def test_an_api_rate_edit_states_the_bill_delta_against_the_preset() -> None:
     # Under the fleet plan's cash lens the bought node is sunk (a capex edit changes no cash figure); the analyst
     # research workload runs on the frontier API, so a higher frontier output rate must raise the bill.
     at = run_page()
-    before = metrics(at)["Recommended, $/month"]
+    before = metrics(at)["Recommended, SGD/month"]
     at.switch_page("pages/2_cost_per_token.py").run()
     at.text_input(key="api_frontier-api_output_usd_per_mtok").set_value("$100").run()
     assert not at.exception
@@ -46,7 +46,7 @@ def test_an_api_rate_edit_states_the_bill_delta_against_the_preset() -> None:
     assert not at.exception
     text = _banner(at).replace("\\", "")
     assert "the preset" in text
-    after = metrics(at)["Recommended, $/month"]
+    after = metrics(at)["Recommended, SGD/month"]
     # the banner's figures are the headline's own, before and after the edit, and the delta is their difference
     assert f"higher: {before} → {after}." in text
     assert (
@@ -86,14 +86,14 @@ def test_a_percentage_sets_the_batch_tier() -> None:
 
 def test_measured_throughput_on_a_speculative_option_changes_the_overview() -> None:
     at = run_page()
-    before = metrics(at)["Recommended, $/month"]
+    before = metrics(at)["Recommended, SGD/month"]
     at.switch_page("pages/2_cost_per_token.py").run()
     # owned 70B runs AR + EAGLE speculation; a benchmark of 500 output tok/s per 8-GPU replica
     at.number_input(key="measured_owned-70b-ar_tok_s").set_value(500.0).run()
     assert not at.exception
     at.switch_page("app.py").run()
     assert not at.exception
-    assert metrics(at)["Recommended, $/month"] != before
+    assert metrics(at)["Recommended, SGD/month"] != before
     options = next(d.value for d in at.dataframe if "Throughput from" in d.value.columns)
     kyc = options[
         (options["Workload"] == "Overnight KYC document batch") & (options["Option"].str.startswith("Owned 70B"))

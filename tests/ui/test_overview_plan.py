@@ -38,7 +38,7 @@ def test_cards_are_paged_and_the_headline_shows_lens_and_sunk_capital() -> None:
     at = _open(bank.model_copy(update={"workloads": bank.workloads + extra}))
     assert at.number_input(key="ov_page").value == 1  # 60 workloads: 3 pages of 25
     assert "cash lens" in at.caption[0].value
-    assert metrics(at)["Sunk capital"] == "$280,000"
+    assert metrics(at)["Sunk capital"] == "S$364,000"  # $280,000 at the bank's 1.3 SGD per USD (issue 14)
     at.number_input(key="ov_page").set_value(3).run()
     assert not at.exception
     # a smaller scenario keeps the page in range

@@ -35,7 +35,7 @@ def test_every_page_renders_with_charts_and_no_exception(page: str) -> None:
 def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     at = run_page("1_overview")
     base = metrics(at)
-    assert number(base["Idle GPUs, $/month"]) > 0  # the GPU hangover of the bank case
+    assert number(base["Idle GPUs, SGD/month"]) > 0  # the GPU hangover of the bank case
     assert next(c.value for c in at.caption).startswith("Singapore bank")
 
     # The same bank with a node that costs twice as much: the node is bought, so in the cash lens (the default)
@@ -46,9 +46,9 @@ def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     dearer = s.model_copy(update={"nodes": (node,)})
     at2 = run_page("1_overview", query={"s": scenarios.encode(dearer)})
     moved = metrics(at2)
-    assert number(moved["Recommended, $/month"]) == number(base["Recommended, $/month"])
+    assert number(moved["Recommended, SGD/month"]) == number(base["Recommended, SGD/month"])
     assert number(moved["Sunk capital"]) == 2 * number(base["Sunk capital"])
-    assert number(moved["Idle GPUs, $/month"]) > number(base["Idle GPUs, $/month"])
+    assert number(moved["Idle GPUs, SGD/month"]) > number(base["Idle GPUs, SGD/month"])
     assert not at2.warning
     assert not at2.error
 

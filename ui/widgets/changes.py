@@ -11,12 +11,14 @@ from typing import Any
 
 import streamlit as st
 
+from economics import USD, DisplayRate
 from economics.changes import WhatChanged, what_changed
 from economics.result import Result
 from economics.scenario import Scenario
 from storage import reviews as store
 from ui import compute, state
 from ui import format as fmt
+from ui.energy import page_rate
 
 _REFERENCE = "_changes_reference"
 
@@ -60,17 +62,22 @@ def effect(current: Scenario) -> WhatChanged | None:
     return what_changed(ref_result, compute.evaluate(current), reference_label=label)
 
 
-def sentences(c: WhatChanged) -> list[str]:
-    """The change in a finance reader's words, one sentence per fact (markdown-escaped)."""
+def sentences(c: WhatChanged, rate: DisplayRate = USD) -> list[str]:
+    """The change in a finance reader's words, one sentence per fact (markdown-escaped); money in the display
+    currency of ``rate``, like the headline."""
     out: list[str] = []
     delta = c.bill_change_usd_per_month
+
+    def money(x: float) -> str:
+        return fmt.money(x, rate.code, rate.units_per_usd)
+
     if abs(delta) < 0.5:
-        out.append(f"The monthly bill is unchanged at {fmt.usd(c.bill_after_usd_per_month)}.")
+        out.append(f"The monthly bill is unchanged at {money(c.bill_after_usd_per_month)}.")
     else:
         word = "higher" if delta > 0 else "lower"
         out.append(
-            f"The monthly bill is {fmt.usd(abs(delta))} {word}: {fmt.usd(c.bill_before_usd_per_month)} → "
-            f"{fmt.usd(c.bill_after_usd_per_month)}."
+            f"The monthly bill is {money(abs(delta))} {word}: {money(c.bill_before_usd_per_month)} → "
+            f"{money(c.bill_after_usd_per_month)}."
         )
     if c.moved:
         moves = "; ".join(
@@ -99,7 +106,7 @@ def banner(current: Scenario, where: Any) -> None:
     if c is None or c.unchanged:
         return
     where.info(
-        f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(sentences(c)),
+        f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(sentences(c, page_rate(current)[0])),
         icon=":material/compare_arrows:",
     )
 
