@@ -15,14 +15,17 @@ from economics.changes import WhatChanged, what_changed
 from economics.result import Result
 from economics.scenario import Scenario
 from storage import reviews as store
-from ui import compute, state
+from ui import auth, compute, state
 from ui import format as fmt
 
 _REFERENCE = "_changes_reference"
 
 
 def _last_review() -> tuple[int, str, Result] | None:
-    """(id, label, result as saved) of the most recently saved review; None without one or a readable store."""
+    """(id, label, result as saved) of the most recently saved review; None without one or a readable store,
+    and None when sign-in is on and nobody is signed in (reviews are then shown to signed-in users only)."""
+    if auth.sign_in_enabled() and auth.signed_in_user() is None:
+        return None
     try:
         reviews = store.list_reviews()
     except store.StoreError:
