@@ -45,9 +45,9 @@ from playwright.async_api import Browser, Page, async_playwright
 from st_protocol import ProtocolError, StreamlitSession
 
 from deploy.team import Team, start_team
-from economics import share
+from economics.io import scenarios
+from economics.io.scenarios import load_preset
 from economics.scenario import Scenario
-from economics.scenarios import load_preset
 from tests.browser.chromium import LAUNCH_ARGS, find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +115,7 @@ async def _protocol_session(url: str, index: int, clock: Clock, interval: float,
     session = StreamlitSession(url, timeout_s=120)
     try:
         try:
-            run = await session.open(f"s={share.encode(scenario)}", PAGE)
+            run = await session.open(f"s={scenarios.encode(scenario)}", PAGE)
         finally:
             clock.ready.append(index)
         before = run.chart_containing(CHART)
@@ -154,7 +154,7 @@ async def _probe(browser: Browser, url: str, clock: Clock, interval: float, stat
     page = await context.new_page()
     try:
         try:
-            await page.goto(f"{url}/{PAGE}?s={share.encode(scenario)}", timeout=120_000)
+            await page.goto(f"{url}/{PAGE}?s={scenarios.encode(scenario)}", timeout=120_000)
             await page.wait_for_function(_CHART_CHANGED, arg="\u0000", timeout=120_000)
         finally:
             clock.ready.append(0)
@@ -207,7 +207,7 @@ async def _warm(team: Team) -> None:
     for replica in team.replicas:
         session = StreamlitSession(replica.url, timeout_s=180)
         _marker, scenario = _scenario(0)
-        await session.open(f"s={share.encode(scenario)}", PAGE)
+        await session.open(f"s={scenarios.encode(scenario)}", PAGE)
         await session.change_text(CAPEX_KEY, f"${_price(0, 0) + 500:,}")  # a price no session types
         await session.close()
 

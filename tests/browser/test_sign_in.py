@@ -26,7 +26,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from deploy.processes import StartError, die_with_parent, port_open, stop_group, tail, wait_until
 from economics.evaluate import evaluate
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from storage import reviews as store
 from tests.browser.server import ROOT, ServerStartError, StreamlitServer, free_port, start_server
 from tests.browser.streamlit_page import fresh, wait_for_app
