@@ -23,7 +23,7 @@ Targets (issue 15): 0 errors, 0 leaks, probe p95 at N = 30 ≤ 2 × probe p95 at
 Usage (from the repository root; prints a markdown table, writes ``test-results/load.json``)::
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/load.py            # R = 1, 2 × N = 1, 10, 30, 60 s each
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/load.py --short    # the same rows, 20 s each (~5 min)
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/load.py --short    # the same rows, 20 s each (~7 min)
 """
 
 from __future__ import annotations
