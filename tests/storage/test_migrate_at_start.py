@@ -142,7 +142,8 @@ def test_two_app_processes_starting_at_once_upgrade_an_old_postgres_database_onc
     assert store.load_review(kept.id, url=url).scenario == small_scenario()  # its content hash verifies
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
     with engine.connect() as conn:  # one row of migration state: migrated once, not twice
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all() == ["0003"]
+        versions = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
+    assert versions == [store.head_revision()]
     engine.dispose()
 
 

@@ -27,12 +27,11 @@ def _last_review() -> tuple[int, str, Result] | None:
     if auth.sign_in_enabled() and auth.signed_in_user() is None:
         return None
     try:
-        reviews = store.list_reviews()
+        last = store.latest_review()  # one small query per rerun, not the whole listing
     except store.StoreError:
         return None
-    if not reviews:
+    if last is None:
         return None
-    last = max(reviews, key=lambda r: (r.saved_at, r.id))
     cached = st.session_state.get(_REFERENCE)
     if cached is not None and cached[0] == last.id:
         return tuple(cached)  # type: ignore[return-value]
