@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import layout, memory, state
+from ui import layout, memory, state, store_start
 from ui.defaults import default_scenario
 from ui.format import md_escape
 from ui.widgets import changes, scenario_panel
@@ -26,6 +26,7 @@ st.set_page_config(
 state.init(default_scenario)
 layout.narrow_window_styles()
 memory.freeze_startup_objects()  # once per process: later collections skip what start-up loaded
+store_start.migrate_at_start()  # once per process: the review store's schema is brought up to date
 
 decide = [
     st.Page("pages/1_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview"),

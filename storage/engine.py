@@ -50,6 +50,7 @@ __all__ = [
     "default_store_path",
     "describe",
     "open_store",
+    "store_key",
 ]
 
 DATA_DIR_ENV = "LLMECON_DATA_DIR"
@@ -269,6 +270,12 @@ def _resolve(path: Path | None, url: str | None) -> tuple[str, Path | None]:
         return url, None
     db = Path(path) if path is not None else default_store_path()
     return f"sqlite:{db.resolve()}", db.resolve()
+
+
+def store_key(path: Path | None = None, url: str | None = None) -> str:
+    """Which store :func:`open_store` would open for these arguments (and the environment), without opening it:
+    the database URL, or ``sqlite:`` and the file's absolute path. A cache key, not for messages."""
+    return _resolve(path, url)[0]
 
 
 def open_store(path: Path | None = None, url: str | None = None) -> Store:

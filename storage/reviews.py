@@ -69,6 +69,7 @@ __all__ = [
     "default_store_path",
     "delete_review",
     "head_revision",
+    "latest_review",
     "list_reviews",
     "list_reviews_checked",
     "load_review",
@@ -263,6 +264,32 @@ def list_reviews_checked(path: Path | None = None, url: str | None = None) -> Re
             detail = str(exc).splitlines()[0][:200]
             problems.append(f"review #{row.id} is damaged and was skipped ({detail})")
     return ReviewListing(tuple(good), tuple(problems), store.read_only)
+
+
+_LATEST_SCAN = 50  # newest rows read by latest_review before it gives up on a run of damaged ones
+
+
+def latest_review(path: Path | None = None, url: str | None = None) -> ReviewSummary | None:
+    """The most recently saved readable review (newest ``saved_at``, then highest id), or None without one.
+
+    One indexed query of a few rows, not a listing: the "what changed" banner calls it on every rerun of
+    every session, and a team's store holds many reviews. A damaged row is skipped as in
+    :func:`list_reviews_checked` (among the newest ``_LATEST_SCAN`` rows)."""
+    try:
+        store = open_store(path, url)
+    except StoreReadOnlyError as exc:
+        if "holds no review store yet" in str(exc):
+            return None
+        raise
+    newest_first = sa.select(reviews.c.id).order_by(reviews.c.saved_at.desc(), reviews.c.id.desc())
+    with store.read() as conn:
+        for review_id in conn.execute(newest_first.limit(_LATEST_SCAN)).scalars().all():  # reviews_by_saved_at
+            row = conn.execute(_SUMMARY.where(reviews.c.id == review_id)).one()
+            try:
+                return _summary(row)
+            except (ValueError, TypeError):  # damaged: the next newest
+                continue
+    return None
 
 
 def list_reviews(path: Path | None = None, url: str | None = None) -> tuple[ReviewSummary, ...]:

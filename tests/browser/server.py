@@ -138,21 +138,23 @@ def start_server(
     attempts: int = 5,
     timeout_s: float = 60.0,
     extra_env: Mapping[str, str] | None = None,
+    port: int | None = None,
 ) -> StreamlitServer:
-    """Start ``streamlit run app`` on a free port and wait for ``/_stcore/health``.
+    """Start ``streamlit run app`` on a free port (or on ``port``) and wait for ``/_stcore/health``.
 
     A port clash makes Streamlit exit within a second; the start is then retried on another port, up to
-    ``attempts`` times. Call :meth:`StreamlitServer.stop` when done (or use :func:`running_server`).
+    ``attempts`` times (never with a fixed ``port``). Call :meth:`StreamlitServer.stop` when done (or use
+    :func:`running_server`).
     """
     app_path = Path(app).resolve()
     if not app_path.is_file():
         raise ServerStartError(f"no such Streamlit script: {app_path}")
     env = {**os.environ, **(extra_env or {}), **STREAMLIT_ENV}
     last_error = ""
-    for _ in range(attempts):
+    for _ in range(attempts if port is None else 1):
         fd, name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
         os.close(fd)
-        server = _spawn(app_path, free_port(), env, Path(name))
+        server = _spawn(app_path, port or free_port(), env, Path(name))
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if server.process.poll() is not None:

@@ -222,7 +222,7 @@ def _legacy_file(path: Path, version: int) -> int:
 @pytest.mark.parametrize("version", [1, 2])
 def test_a_file_of_the_old_store_is_upgraded_and_its_reviews_kept(db: Path, version: int) -> None:
     old_id = _legacy_file(db, version)
-    assert store.store_schema_version(db) == store.head_revision() == "0003"
+    assert store.store_schema_version(db) == store.head_revision() == "0004"
     (summary,) = store.list_reviews(path=db)
     assert summary.id == old_id
     assert summary.name == "old review"

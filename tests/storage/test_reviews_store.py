@@ -249,3 +249,20 @@ def test_a_removed_content_hash_does_not_switch_the_check_off(backend: dict[str,
     engine.dispose()
     with pytest.raises(store.StoreError, match="has no content hash"):
         store.load_review(first.id, **backend)
+
+
+def test_the_latest_review_is_the_newest_readable_save_found_through_an_index(backend: dict[str, Any]) -> None:
+    assert store.latest_review(**backend) is None
+    first = _save(backend, name="first", saved_at=dt.datetime(2026, 1, 5, 9, 0, tzinfo=dt.UTC))
+    newest = _save(backend, name="newest", saved_at=dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC))
+    _save(backend, name="older, saved later by id", saved_at=dt.datetime(2026, 2, 1, 9, 0, tzinfo=dt.UTC))
+    assert store.latest_review(**backend) == newest  # by saved_at, not by id
+    bad_id = _insert_damaged(backend, "31/12/2025")  # saved_at "not a time" sorts first: newest, unreadable
+    latest = store.latest_review(**backend)
+    assert latest is not None
+    assert latest.id != bad_id
+    assert latest == newest
+    assert first in store.list_reviews(**backend)
+    engine = _engine(backend)
+    assert "reviews_by_saved_at" in {i["name"] for i in sa.inspect(engine).get_indexes("reviews")}
+    engine.dispose()

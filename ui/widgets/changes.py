@@ -16,7 +16,7 @@ from economics.changes import WhatChanged, what_changed
 from economics.result import Result
 from economics.scenario import Scenario
 from storage import reviews as store
-from ui import compute, state
+from ui import auth, compute, state
 from ui import format as fmt
 from ui.energy import page_rate
 
@@ -24,14 +24,16 @@ _REFERENCE = "_changes_reference"
 
 
 def _last_review() -> tuple[int, str, Result] | None:
-    """(id, label, result as saved) of the most recently saved review; None without one or a readable store."""
+    """(id, label, result as saved) of the most recently saved review; None without one or a readable store,
+    and None when sign-in is on and nobody is signed in (reviews are then shown to signed-in users only)."""
+    if auth.sign_in_enabled() and auth.signed_in_user() is None:
+        return None
     try:
-        reviews = store.list_reviews()
+        last = store.latest_review()  # one small query per rerun, not the whole listing
     except store.StoreError:
         return None
-    if not reviews:
+    if last is None:
         return None
-    last = max(reviews, key=lambda r: (r.saved_at, r.id))
     cached = st.session_state.get(_REFERENCE)
     if cached is not None and cached[0] == last.id:
         return tuple(cached)  # type: ignore[return-value]

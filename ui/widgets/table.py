@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pandas as pd
@@ -25,7 +26,7 @@ def table(
     st.dataframe(df, hide_index=True, column_config=config, height=height, key=f"table_{key}")
     st.download_button(
         f"Download this table [CSV, {plural(len(df), 'row')}]",
-        data=csv_bytes(df),
+        data=functools.partial(csv_bytes, df),  # written when clicked, not on every rerun (issue 15, load)
         file_name=file_name,
         mime="text/csv",
         on_click="ignore",
