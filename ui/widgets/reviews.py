@@ -133,14 +133,14 @@ def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) 
         name = c[0].text_input("Name", value=f"{current.name} review", max_chars=200, key="rv_name")
         date = c[1].date_input("Review date (prices as of)", value=current.review_date, key="rv_date")
         notes = st.text_area("Notes", key="rv_notes", max_chars=20_000, placeholder="What was decided, by whom")
-        c = st.columns(2)
+        who = st.columns(2)
         if user is None:
-            saved_by = c[0].text_input("Saved by", key="rv_saved_by", max_chars=200, placeholder="Your name")
+            saved_by = who[0].text_input("Saved by", key="rv_saved_by", max_chars=200, placeholder="Your name")
         else:
             saved_by = user
-            c[0].text_input("Saved by (signed in)", value=user, disabled=True, key="rv_saved_by_user")
+            who[0].text_input("Saved by (signed in)", value=user, disabled=True, key="rv_saved_by_user")
         labels: dict[int | None, str] = {None: "nothing (a new review)"} | {r.id: _label(r) for r in reviews}
-        supersedes = c[1].selectbox("Supersedes", list(labels), format_func=labels.__getitem__, key="rv_supersedes")
+        supersedes = who[1].selectbox("Supersedes", list(labels), format_func=labels.__getitem__, key="rv_supersedes")
         submitted = st.form_submit_button("Save review", icon=":material/save:")
     if not submitted:
         return
