@@ -17,7 +17,7 @@ economics.lookup.UnknownOptionError: unknown API id 'gone'; the scenario has: ..
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
 __all__ = ["UnknownOptionError", "by_id"]
@@ -45,14 +45,12 @@ class _HasId(Protocol):
 ItemT = TypeVar("ItemT", bound=_HasId)
 
 
-def by_id(items: Iterable[ItemT], item_id: str, kind: str) -> ItemT:
+def by_id(items: Sequence[ItemT], item_id: str, kind: str) -> ItemT:
     """The first item of ``items`` whose ``id`` is ``item_id``; :class:`UnknownOptionError` naming ``kind`` if none.
 
     ``kind`` is the plain name of what is looked up ("workload", "owned option", "API", "node", "GPU", "model").
     """
-    seen: list[str] = []
     for item in items:
         if item.id == item_id:
             return item
-        seen.append(item.id)
-    raise UnknownOptionError(kind, item_id, seen)
+    raise UnknownOptionError(kind, item_id, (item.id for item in items))
