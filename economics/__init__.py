@@ -38,6 +38,7 @@ from economics.io.scenarios import (
     parse_scenario,
     scenario_json,
 )
+from economics.lookup import UnknownOptionError, by_id
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
 from economics.pricing import reprice
@@ -184,6 +185,7 @@ __all__ = [
     "SpeculativeScheme",
     "Tornado",
     "UncertaintyRanges",
+    "UnknownOptionError",
     "WhatChanged",
     "Workload",
     "WorkloadDecision",
@@ -194,6 +196,7 @@ __all__ = [
     "break_even_failure_cost",
     "break_even_utilization",
     "build_surrogate",
+    "by_id",
     "calibration_report",
     "canonical_json",
     "capital_recovery_factor",

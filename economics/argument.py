@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from economics._base import Frozen
-from economics.costs import cost_per_mtok_capacity_form
+from economics.costs import cost_per_mtok_capacity_form, hourly_cost_usd
 from economics.result import Result
 from economics.scenario import OwnedOption, Scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batch_point, batching_analysis
@@ -180,7 +180,7 @@ def _formula(s: Scenario, r: Result) -> Claim:
         key=lambda c: float(c.cost_usd_per_mtok[-1]),
     )
     o = next(o for o in r.options if o.workload_id == d.workload_id and o.option_id == d.chosen_option_id)
-    c_h = curve.replica_fixed_usd_per_hour + curve.replica_variable_usd_per_hour * o.utilization
+    c_h = hourly_cost_usd(curve.replica_fixed_usd_per_hour, curve.replica_variable_usd_per_hour, o.utilization)
     value = float(cost_per_mtok_capacity_form(c_h, curve.capacity_tokens_per_s, o.utilization))
     return Claim(
         claim="Effective cost per token = node cost per hour ÷ (throughput × utilization).",

@@ -13,6 +13,7 @@ of the paid replicas [1]; ``λ_cap`` SLO capacity of one replica [req/s]; ``R`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -142,7 +143,34 @@ def node_cost_usd_per_hour(node: NodeOffer, utilization: ArrayLike = 0.0) -> Flo
     if isinstance(node, OwnedNode):
         return owned_node_cost_breakdown(node, utilization).total_usd_per_hour
     fixed, variable = rented_cost_split(node)
-    return _f(fixed + variable * np.clip(_f(utilization), 0.0, 1.0))
+    return _f(hourly_cost_usd(fixed, variable, np.clip(_f(utilization), 0.0, 1.0)))
+
+
+@overload
+def hourly_cost_usd(fixed_usd_per_hour: float, variable_usd_per_hour: float, utilization: float) -> float: ...
+@overload
+def hourly_cost_usd(
+    fixed_usd_per_hour: ArrayLike, variable_usd_per_hour: ArrayLike, utilization: ArrayLike
+) -> FloatArray: ...
+def hourly_cost_usd(fixed_usd_per_hour: Any, variable_usd_per_hour: Any, utilization: Any) -> Any:
+    """Cost of a node (or replica) for one hour at a utilization [USD/h] (docs/costs.md#hourly-cost-at-a-utilization).
+
+    .. math:: C_h(U) = C_{fixed} + C_{var} · U
+
+    The one place this formula is written (``tests/test_architecture.py`` checks it): ``C_fixed`` and ``C_var``
+    come from :func:`node_cost_fixed_and_variable` (``C_var`` is the load-dependent power of an owned node). The
+    arithmetic keeps its operands' types: floats give a float, arrays broadcast to an array.
+
+    Parameters
+    ----------
+    fixed_usd_per_hour : cost that does not depend on load, ``C_fixed`` [USD/h]
+    variable_usd_per_hour : extra cost at full load, ``C_var`` [USD/h]
+    utilization : average load / capacity, ``U`` [1]
+
+    >>> hourly_cost_usd(10.0, 2.0, 0.5)  # 10 + 2·0.5 = 11
+    11.0
+    """
+    return fixed_usd_per_hour + variable_usd_per_hour * utilization
 
 
 def node_cost_fixed_and_variable(node: NodeOffer) -> tuple[float, float]:

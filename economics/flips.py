@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from economics.costs import hourly_cost_usd
 from economics.quality import expected_attempts, expected_cost_per_task, failure_probability
 from economics.result import FlipThreshold
 from economics.routing import OptionTable, Route, best_of
@@ -151,7 +152,7 @@ def node_price_flip(table: OptionTable, r: Route) -> FlipArrays:
     u = _take(table.utilization, pivot)
     fixed = table.replica_fixed_usd_per_hour[np.maximum(pivot, 0)]
     variable = table.replica_variable_usd_per_hour[np.maximum(pivot, 0)]
-    node_now = (fixed + variable * (table.pool_utilization if table.pooled else u)) / share
+    node_now = hourly_cost_usd(fixed, variable, table.pool_utilization if table.pooled else u) / share
     return FlipArrays(
         "node_price",
         "USD/node-hour",
@@ -255,7 +256,8 @@ def _owned_cost_at_scale(table: OptionTable, pivot: IntArray, scale: FloatArray)
         replicas = np.maximum(1.0, np.ceil(table.peak_requests_per_s / (table.target_utilization * lam_max) - 1e-9))
         u = table.avg_requests_per_s / (replicas * lam_max)
         return np.asarray(
-            replicas * (fixed + variable * u) / (SECONDS_PER_HOUR * table.avg_requests_per_s), dtype=np.float64
+            replicas * hourly_cost_usd(fixed, variable, u) / (SECONDS_PER_HOUR * table.avg_requests_per_s),
+            dtype=np.float64,
         )
 
 

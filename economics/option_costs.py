@@ -18,6 +18,7 @@ from economics.costs import (
     api_offer_cost_per_request,
     batch_tier_usable,
     cost_per_request_dedicated,
+    hourly_cost_usd,
     node_cost_fixed_and_variable,
 )
 from economics.demand import day_demand
@@ -219,7 +220,7 @@ def _owned_variant(
     util = np.where(feasible, plan.utilization, 0.0)
     # One owned-cost path whatever the old cost_mode says: the stand-alone comparison prices dedicated
     # replicas with C_h(U) = fixed + variable·U (economics.costs.node_cost_fixed_and_variable).
-    cost = cost_per_request_dedicated(fixed + variable * util, replicas, w.avg)
+    cost = cost_per_request_dedicated(hourly_cost_usd(fixed, variable, util), replicas, w.avg)
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
     reason = np.where(feasible, "", cap_reason).astype(object)

@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from economics._base import Frozen
 from economics.finance.settings import FinanceSettings
 from economics.hardware import GPU, Efficiency, Precision
+from economics.lookup import by_id
 from economics.measured import MeasuredThroughput
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
@@ -160,13 +161,13 @@ class Scenario(Frozen):
 
     # ---- lookups ---------------------------------------------------------------------------------
     def gpu(self, gpu_id: str) -> GPU:
-        return next(g for g in self.gpus if g.id == gpu_id)
+        return by_id(self.gpus, gpu_id, "GPU")
 
     def model(self, model_id: str) -> ModelSpec:
-        return next(m for m in self.models if m.id == model_id)
+        return by_id(self.models, model_id, "model")
 
     def node(self, node_id: str) -> NodeOffer:
-        return next(n for n in self.nodes if n.id == node_id)
+        return by_id(self.nodes, node_id, "node")
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

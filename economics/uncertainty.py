@@ -46,6 +46,7 @@ from numpy.typing import NDArray
 from pydantic import Field, model_validator
 
 from economics._base import Frozen
+from economics.costs import hourly_cost_usd
 from economics.evaluate import Evaluation, evaluate_arrays
 from economics.quality import expected_cost_per_task
 from economics.routing import OPTION_KINDS, OWNED_DIFFUSION
@@ -258,7 +259,7 @@ def _propagate(sg: Surrogate, d: _Draws) -> _Outcome:
 
             def hourly(lam: FloatArray) -> FloatArray:
                 r = np.maximum(1.0, np.ceil(peak / (t.target_utilization * lam) - 1e-9))
-                return np.asarray(r * (fixed + var * avg / (r * lam)), dtype=np.float64)
+                return np.asarray(r * hourly_cost_usd(fixed, var, avg / (r * lam)), dtype=np.float64)
 
             scale = hourly(lam0 * s) / hourly(lam0)
         owned_cost = sg.cost_usd[None] * d.node[:, None, :] * scale

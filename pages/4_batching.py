@@ -20,6 +20,7 @@ st.caption(
 
 inputs = batching_inputs(s)
 if inputs is not None:
+    chosen = inputs  # the fragment below keeps this narrowed (not None) type
     a = compute.batching(s, inputs)
     st.caption(
         f"Request shape: {a.input_tokens:,} prompt tokens, {a.output_tokens:,} output tokens "
@@ -30,7 +31,7 @@ if inputs is not None:
     @st.fragment
     def at_batch() -> None:
         """The batch size and what depends on it; a change reruns only this part of the page."""
-        p = compute.batch_point_at(s, inputs, batch_input())
+        p = compute.batch_point_at(s, chosen, batch_input())
         key_figures(
             [
                 (f"AR tok/s at batch {p.batch}", fmt.count(p.tokens_per_s)),

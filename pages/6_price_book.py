@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute, state
-from ui import price_book_widgets as pb
+from ui.widgets import price_book as pb
 
 st.title("Price book")
 st.caption(

@@ -9,8 +9,8 @@ from reporting import tables as pack_tables
 from reporting.meeting_pack import pack_downloads
 from ui import compute, state, tables
 from ui import format as fmt
-from ui import reviews_widgets as rv
 from ui.charts import reviews as charts
+from ui.widgets import reviews as rv
 from ui.widgets.table import table
 
 st.title("Price reviews")
@@ -68,7 +68,7 @@ with st.expander("Thresholds as a table"):
 
 st.subheader("How sure are we")
 ranges, draws, seed = rv.ranges_editor()
-tornado, mc = rv.uncertainty(subject.scenario, ranges, draws, seed)
+tornado, mc = compute.uncertainty(subject.scenario, ranges, draws, seed)
 metric = st.radio(
     "Tornado of",
     ["savings", "cost"],

@@ -19,7 +19,10 @@ PAGES = {
     "batching": ("Batching", "pages/4_batching.py"),
     "workloads": ("Workloads", "pages/5_workloads.py"),
 }
-VERDICT = {True: ("holds", ":material/check_circle:"), False: ("does not hold here", ":material/cancel:")}
+VERDICT: dict[bool | None, tuple[str, str]] = {
+    True: ("holds", ":material/check_circle:"),
+    False: ("does not hold here", ":material/cancel:"),
+}
 for claim in compute.argument(s):
     with st.container(border=True):
         words, icon = VERDICT.get(claim.holds, ("cannot be tested with this scenario", ":material/help:"))

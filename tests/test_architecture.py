@@ -96,6 +96,63 @@ def test_the_cli_lives_outside_the_core() -> None:
     assert (ROOT / "cli" / "main.py").is_file()
 
 
+# ---- one formula, one place ---------------------------------------------------------------------------------------
+
+#: Where an hour of a node at a utilization, ``C_fixed + C_var·U``, may be written: its one function.
+HOURLY_COST_HOME = ("economics/costs.py", "hourly_cost_usd")
+APP_FILES = sorted(p for room in ("economics", "ui", "pages", "reporting", "cli") for p in (ROOT / room).rglob("*.py"))
+
+
+def _ident(node: ast.AST) -> str:
+    """The name an operand is written with (``fixed``, ``curve.replica_variable_usd_per_hour``), else ''."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _variable_times_utilization(node: ast.AST) -> bool:
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+        return False
+    names = {_ident(node.left).lower(), _ident(node.right).lower()}
+    return any(n.startswith("var") or "_var" in n for n in names)
+
+
+def hourly_cost_formulas(path: Path) -> list[str]:
+    """``fixed + variable * U`` written out (outside the one function): ``file:line`` of each."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    home: set[int] = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef) and fn.name == HOURLY_COST_HOME[1]:
+            home |= {n.lineno for n in ast.walk(fn) if hasattr(n, "lineno")}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and node.lineno not in home:
+            sides = (node.left, node.right)
+            if any("fixed" in _ident(a).lower() for a in sides) and any(_variable_times_utilization(b) for b in sides):
+                found.append(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{node.lineno}")
+    return found
+
+
+def test_the_hourly_cost_at_a_utilization_is_written_once() -> None:
+    # docs/costs.md#hourly-cost-at-a-utilization: every caller (views/ too) calls economics.costs.hourly_cost_usd
+    assert [f for p in APP_FILES for f in hourly_cost_formulas(p)] == []
+    assert hourly_cost_formulas(ROOT / HOURLY_COST_HOME[0]) == []  # its own body is exempt, nothing else
+
+
+def test_the_formula_check_sees_an_inline_copy(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "c = fixed + variable * u\n"
+        "d = curve.replica_fixed_usd_per_hour + curve.replica_variable_usd_per_hour * o.utilization\n"
+        "e = (fixed + var * np.asarray(u)) * scale\n"
+        "ok = fixed + hourly_cost_usd(0.0, variable, u)\n",
+        encoding="utf-8",
+    )
+    assert hourly_cost_formulas(bad) == ["bad.py:1", "bad.py:2", "bad.py:3"]
+
+
 # ---- ui: the parts reporting and the CLI rely on stay free of Streamlit ------------------------------------------
 
 #: Modules that build figures, format numbers and tables: the meeting pack (reporting/) and the CLI use them

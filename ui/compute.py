@@ -24,6 +24,10 @@ from economics.evaluate import evaluate as evaluate_scenario
 from economics.io.scenarios import canonical_json
 from economics.result import Result
 from economics.scenario import Scenario
+from economics.uncertainty import MonteCarlo, Tornado, UncertaintyRanges
+from economics.uncertainty import build_surrogate as _build_surrogate
+from economics.uncertainty import monte_carlo as _monte_carlo
+from economics.uncertainty import tornado as _tornado
 from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
 from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
 from economics.views.cost import (
@@ -185,3 +189,17 @@ def _argument(scenario_json: str, _scenario: Scenario) -> tuple[Claim, ...]:
 def argument(scenario: Scenario) -> tuple[Claim, ...]:
     """:func:`economics.argument.argument` of the scenario, cached per scenario."""
     return _argument(canonical_json(scenario), scenario)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _uncertainty(
+    key: str, _scenario: Scenario, _ranges: UncertaintyRanges, draws: int, seed: int
+) -> tuple[Tornado, MonteCarlo]:
+    surrogate = _build_surrogate(_scenario, _ranges)
+    return _tornado(surrogate), _monte_carlo(surrogate, draws, seed)
+
+
+def uncertainty(scenario: Scenario, ranges: UncertaintyRanges, draws: int, seed: int) -> tuple[Tornado, MonteCarlo]:
+    """Tornado and Monte Carlo of ``scenario`` (cached per scenario, ranges, draws and seed)."""
+    key = canonical_json(scenario) + ranges.model_dump_json()
+    return _uncertainty(key, scenario, ranges, draws, seed)

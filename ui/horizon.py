@@ -143,16 +143,16 @@ def npv_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
 
 def books_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
     """Book (straight-line) and economic (capital recovery) cost of each owned node, one column per node."""
-    measures = (
-        ("Book view: straight-line depreciation + maintenance", "/year", lambda b: b.book_usd_per_year),
-        ("Economic view: capital recovery net of resale + maintenance", "/year", lambda b: b.economic_usd_per_year),
-        ("Difference: cost of the money tied up", "/year", lambda b: b.interest_usd_per_year),
-        ("Resale value at end of life", "", lambda b: b.residual_usd),
+    measures = (  # (label, per, field of each owned node's books)
+        ("Book view: straight-line depreciation + maintenance", "/year", "book_usd_per_year"),
+        ("Economic view: capital recovery net of resale + maintenance", "/year", "economic_usd_per_year"),
+        ("Difference: cost of the money tied up", "/year", "interest_usd_per_year"),
+        ("Resale value at end of life", "", "residual_usd"),
     )
     rows = []
-    for label, per, value in measures:
+    for label, per, field in measures:
         row: dict[str, object] = {"Measure": f"{label} [{rate.code}{per}]"}
         for b in h.books:
-            row[b.node_id] = round(to_display(value(b), rate))
+            row[b.node_id] = round(to_display(float(getattr(b, field)), rate))
         rows.append(row)
     return pd.DataFrame(rows)

@@ -16,6 +16,7 @@ from economics.capacity import kv_capacity
 from economics.costs import cost_per_mtok_capacity_form
 from economics.hardware import Deployment, Efficiency
 from economics.iteration import AnyScheme, iteration_time
+from economics.lookup import by_id
 from economics.model import FloatArray, ModelSpec
 from economics.option_costs import replica_cost_split
 from economics.roofline import PassTime
@@ -185,7 +186,7 @@ def _short(name: str) -> str:
 
 
 def _option(scenario: Scenario, option_id: str) -> OwnedOption:
-    return next(o for o in scenario.owned_options if o.id == option_id)
+    return by_id(scenario.owned_options, option_id, "owned option")
 
 
 def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAnalysis:
@@ -193,7 +194,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     ar = _option(scenario, inputs.ar_option_id)
     spec_option = None if inputs.speculation_option_id is None else _option(scenario, inputs.speculation_option_id)
     diffusion = None if inputs.diffusion_option_id is None else _option(scenario, inputs.diffusion_option_id)
-    workload = next(w for w in scenario.workloads if w.id == inputs.workload_id)
+    workload = by_id(scenario.workloads, inputs.workload_id, "workload")
     input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
     eff = scenario.efficiency
     ar_model, ar_dep = _deployment(scenario, ar)

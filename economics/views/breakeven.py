@@ -20,9 +20,11 @@ from economics.costs import (
     break_even_utilization,
     cost_per_mtok,
     cost_per_request_dedicated,
+    hourly_cost_usd,
     max_utilization,
     node_cost_fixed_and_variable,
 )
+from economics.lookup import by_id
 from economics.model import FloatArray
 from economics.offers import OwnedNode
 from economics.option_costs import WorkloadArrays, api_option_arrays, replica_cost_split
@@ -115,9 +117,9 @@ def break_even_analysis(
 ) -> BreakEvenAnalysis:
     """Curves and the map for one workload, owned option and API (capacities from
     :func:`economics.views.cost.variant_capacities` for the same workload)."""
-    wl = next(w for w in scenario.workloads if w.id == inputs.workload_id)
-    option = next(o for o in scenario.owned_options if o.id == inputs.option_id)
-    api = next(a for a in scenario.apis if a.id == inputs.api_id)
+    wl = by_id(scenario.workloads, inputs.workload_id, "workload")
+    option = by_id(scenario.owned_options, inputs.option_id, "owned option")
+    api = by_id(scenario.apis, inputs.api_id, "API")
     node = scenario.node(option.node_id)
     index = [w.id for w in scenario.workloads].index(wl.id)
     arrays = WorkloadArrays.of(scenario)
@@ -148,11 +150,13 @@ def break_even_analysis(
             average_arrival_rate_per_s=demand,
             target_utilization=policy.target_utilization,
         )
-        c_h = (fixed + var * plan.utilization) * node_scale
+        c_h = hourly_cost_usd(fixed, var, plan.utilization) * node_scale
         return cost_per_request_dedicated(c_h, plan.replicas, demand)
 
     def owned_cost_at_u(u: FloatArray | float, node_scale: FloatArray | float = 1.0) -> FloatArray:
-        return cost_per_request_dedicated((fixed + var * np.asarray(u)) * node_scale, 1.0, np.asarray(u) * lam_cap)
+        return cost_per_request_dedicated(
+            hourly_cost_usd(fixed, var, np.asarray(u)) * node_scale, 1.0, np.asarray(u) * lam_cap
+        )
 
     k = np.geomspace(0.05, 5.0, GRID)  # API price scale
     m = np.geomspace(0.2, 5.0, GRID)  # node cost scale

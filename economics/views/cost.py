@@ -18,9 +18,11 @@ from economics.costs import (
     break_even_utilization,
     cost_per_mtok,
     cost_per_mtok_capacity_form,
+    hourly_cost_usd,
     owned_node_cost_breakdown,
 )
 from economics.hardware import Deployment
+from economics.lookup import by_id
 from economics.model import FloatArray
 from economics.offers import OwnedNode, RentedNode
 from economics.option_costs import WorkloadArrays, api_option_arrays, replica_cost_split
@@ -152,7 +154,7 @@ class VariantCapacity:
 
 def capacity_key(scenario: Scenario, workload_id: str) -> str:
     """Everything the capacities depend on, and nothing else (prices excluded): a cache key."""
-    wl = next(w for w in scenario.workloads if w.id == workload_id)
+    wl = by_id(scenario.workloads, workload_id, "workload")
     parts = [scenario.efficiency.model_dump_json(), wl.model_dump_json()]
     for option in scenario.owned_options:
         node = scenario.node(option.node_id)
@@ -164,7 +166,7 @@ def capacity_key(scenario: Scenario, workload_id: str) -> str:
 def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCapacity, ...]:
     """SLO capacity (docs/serving.md#slo-capacity) of every owned option's variants (plain AR, with speculation,
     diffusion) for the workload's request shape and SLOs."""
-    wl = next(w for w in scenario.workloads if w.id == workload_id)
+    wl = by_id(scenario.workloads, workload_id, "workload")
     out: list[VariantCapacity] = []
     for option in scenario.owned_options:
         node = scenario.node(option.node_id)
@@ -196,7 +198,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
     The cheapest feasible API sets the break-even utilization even for sovereign workloads (where the API
     is not allowed), so a reviewer sees what sovereignty costs.
     """
-    wl = next(w for w in scenario.workloads if w.id == inputs.workload_id)
+    wl = by_id(scenario.workloads, inputs.workload_id, "workload")
     index = [w.id for w in scenario.workloads].index(wl.id)
     arrays = WorkloadArrays.of(scenario)
     apis: list[ApiLine] = []
@@ -219,7 +221,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
     curves: list[CostCurve] = []
     u = UTILIZATION_GRID
     for cap in capacities:
-        option = next(o for o in scenario.owned_options if o.id == cap.option_id)
+        option = by_id(scenario.owned_options, cap.option_id, "owned option")
         fixed, var = replica_cost_split(scenario, option)
         # the scenario's benchmark (OwnedOption.measured) replaces every variant, as in evaluate(); the page's
         # one-off measured input (older links) replaces plain decoding only
@@ -249,7 +251,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
                 capacity_tokens_per_s=x_cap,
                 replica_cost_usd_per_hour=fixed + var,
                 utilization=u,
-                cost_usd_per_mtok=cost_per_mtok_capacity_form(fixed + var * u, x_cap, u),
+                cost_usd_per_mtok=cost_per_mtok_capacity_form(hourly_cost_usd(fixed, var, u), x_cap, u),
                 replica_fixed_usd_per_hour=fixed,
                 replica_variable_usd_per_hour=var,
                 break_even_utilization=u_star,
@@ -280,7 +282,7 @@ def cost_at(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
     for cv in analysis.curves:
         if not cv.feasible:
             continue
-        c_h = cv.replica_fixed_usd_per_hour + cv.replica_variable_usd_per_hour * utilization
+        c_h = hourly_cost_usd(cv.replica_fixed_usd_per_hour, cv.replica_variable_usd_per_hour, utilization)
         rows.append(
             (cv.label, cv.kind, float(cost_per_mtok_capacity_form(c_h, cv.capacity_tokens_per_s, utilization)), "owned")
         )

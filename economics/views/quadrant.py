@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from economics.evaluate import evaluate_grid
+from economics.lookup import by_id
 from economics.model import FloatArray
 from economics.result import Result
 from economics.scenario import Scenario
@@ -50,7 +51,7 @@ class Quadrant:
 
 def quadrant(scenario: Scenario, result: Result, region_workload_id: str) -> Quadrant:
     """Regions for ``region_workload_id`` (its shape, SLOs, sovereignty) and all workloads as points."""
-    wl = next(w for w in scenario.workloads if w.id == region_workload_id)
+    wl = by_id(scenario.workloads, region_workload_id, "workload")
     demand = wl.avg_requests_per_s * np.geomspace(*DEMAND_SPAN, GRID)
     failure = np.geomspace(*FAILURE_COST_USD, GRID)
     grid = evaluate_grid(scenario, wl.id, demand, failure)

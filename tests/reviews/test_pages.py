@@ -14,7 +14,7 @@ from economics.io.scenarios import default_scenario, load_preset
 from storage import reviews as store
 from tests.ui.helpers import metrics, plotly_specs, run_page
 from ui.format import md_escape
-from ui.price_book_widgets import _rows_to_prices
+from ui.widgets.price_book import _rows_to_prices
 
 
 @pytest.fixture(autouse=True)
@@ -207,7 +207,7 @@ def test_a_list_price_typed_in_the_price_book_applies_with_its_source_and_date_f
     # AppTest cannot type into a data editor: the parsing is tested in tests/economics/test_price_text.py and
     # the stamping here
     s = default_scenario()
-    from ui.price_book_widgets import _typed_price
+    from ui.widgets.price_book import _typed_price
 
     problems: list[str] = []
     later = _typed_price(s, "frontier-api", "output_usd_per_mtok", 9.5, dt.date(2027, 1, 5), problems)
@@ -219,7 +219,7 @@ def test_a_list_price_typed_in_the_price_book_applies_with_its_source_and_date_f
         [],
     )
     # typed on 5 Jan 2027, after the 1 Dec 2026 review date: flagged in the price book
-    from ui.price_book_widgets import price_frame
+    from ui.widgets.price_book import price_frame
 
     shown = price_frame(later, evaluate(later))
     flagged = shown.loc[shown["Status"] == "⚠ dated after the review date", "Offer"]

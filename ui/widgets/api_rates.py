@@ -11,6 +11,7 @@ import datetime as dt
 
 import streamlit as st
 
+from economics import by_id
 from economics.offers import ApiOffer
 from economics.price_text import PriceTextError, parse_money, parse_percent, typed_source
 from economics.scenario import Scenario
@@ -79,7 +80,7 @@ def api_rate_inputs(s: Scenario, today: dt.date | None = None) -> Scenario:
         if changed:
             update = {**changed, "source": typed_source(today), "as_of": today.isoformat(), "price_id": None}
             s = state.with_item(s, "apis", ApiOffer.model_validate({**api.model_dump(), **update}))
-        shown_api = next(a for a in s.apis if a.id == api.id)
+        shown_api = by_id(s.apis, api.id, "API")
         st.caption(source_caption(shown_api.source, shown_api.as_of, s.review_date))
     return s
 

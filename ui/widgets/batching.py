@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics import by_id
 from economics.scenario import Scenario
 from economics.views.batching import BatchingInputs
 from ui.widgets.common import view_number, view_select
@@ -30,7 +31,7 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
         "or that of another option serving the same model, is drawn as 'AR + speculation'.",
         container=cols[0],
     )
-    ar = next(o for o in ar_options if o.id == ar_id)
+    ar = by_id(ar_options, ar_id, "owned option")
     spec = ar if ar.speculation is not None else None
     if spec is None:
         spec = next((o for o in ar_options if o.speculation is not None and o.model_id == ar.model_id), None)

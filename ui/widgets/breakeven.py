@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics import by_id
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
 from ui import compute, view
@@ -28,7 +29,7 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
         container=c[0],
     )
     opt_ids, api_ids = route_first(s, workload_id)
-    opt_names = {i: next(o.name for o in s.owned_options if o.id == i) for i in opt_ids}
+    opt_names = {i: by_id(s.owned_options, i, "owned option").name for i in opt_ids}
     option_id = view_select(
         "Owned option",
         "be_option",
@@ -37,7 +38,7 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
         help_text="Its node's cost per hour and its SLO capacity (with speculation where it helps).",
         container=c[1],
     )
-    api_names = {i: next(a.name for a in s.apis if a.id == i) for i in api_ids}
+    api_names = {i: by_id(s.apis, i, "API").name for i in api_ids}
     api_id = view_select(
         "API compared",
         "be_api",

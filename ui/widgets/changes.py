@@ -36,7 +36,7 @@ def _last_review() -> tuple[int, str, Result] | None:
         return None
     cached = st.session_state.get(_REFERENCE)
     if cached is not None and cached[0] == last.id:
-        return tuple(cached)  # type: ignore[return-value]
+        return tuple(cached)
     try:
         review = store.load_review(last.id)
     except store.StoreError:

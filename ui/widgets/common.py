@@ -7,13 +7,16 @@ rejects (except for a strict ``gt`` bound, which the model's validation message 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 
 from ui import state, view
+
+#: The type of a select box's options (plain ids or a Literal of them).
+OptionT = TypeVar("OptionT", bound=str)
 
 
 def bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:
@@ -48,8 +51,8 @@ def _fmt(x: float | None) -> str:
 def view_select(
     label: str,
     name: str,
-    options: Sequence[str],
-    format_func: Callable[[str], str],
+    options: Sequence[OptionT],
+    format_func: Callable[[OptionT], str],
     *,
     help_text: str,
     container: Any = None,

@@ -6,6 +6,7 @@ import datetime as dt
 
 import streamlit as st
 
+from economics import by_id
 from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
 from economics.views.cost import CostInputs
@@ -46,7 +47,7 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
         "replaces the option as deployed.",
         container=c[0],
     )
-    option = next(o for o in s.owned_options if o.id == option_id)
+    option = by_id(s.owned_options, option_id, "owned option")
     m = option.measured
     tok_s = c[1].number_input(
         "Measured throughput [output tok/s per replica]",
@@ -112,7 +113,7 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
 
 
 def _shape(s: Scenario, workload_id: str) -> tuple[int, int]:
-    wl = next(w for w in s.workloads if w.id == workload_id)
+    wl = by_id(s.workloads, workload_id, "workload")
     return wl.input_tokens, wl.output_tokens
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -18,7 +18,7 @@ def table(
     key: str,
     file_name: str,
     column_config: dict[str, Any] | None = None,
-    height: int | str = "auto",
+    height: int | Literal["auto", "stretch", "content"] = "auto",
 ) -> None:
     """``st.dataframe`` without the index, and a "Download … [CSV]" button with the same columns."""
     # the first column (the row's name) stays in view while a wide table scrolls sideways

@@ -7,6 +7,8 @@ Changes apply only when every row is valid (:func:`ui.workload_table.read_worklo
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -49,8 +51,8 @@ _SCALE = {
 }
 
 
-def _column_config() -> dict[str, object]:
-    config: dict[str, object] = {}
+def _column_config() -> dict[str, Any]:
+    config: dict[str, Any] = {}  # column label -> st.column_config.*Column(...)
     for c in COLUMNS:
         help_text = _HELP.get(c.label, "")
         if c.field in ("id", "name", "notes"):
@@ -121,7 +123,7 @@ def _add_form(s: Scenario) -> None:
         sovereign = d[3].checkbox("Sovereign data (owned only)", key="wl_add_sovereign")
         if not st.form_submit_button("Add this workload", icon=":material/add:"):
             return
-    row = {c.label: None for c in COLUMNS}
+    row: dict[str, object] = {c.label: None for c in COLUMNS}
     row.update(
         {
             LABEL["name"]: name.strip() or None,

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from economics import by_id
 from economics.io.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
 from economics.price_book import (
     NEGOTIABLE_ITEMS,
@@ -161,7 +162,7 @@ def _typed_price(s: Scenario, offer_id: str, field: str, value: float, today: dt
     """``s`` with one offer's price replaced by a typed one (source and date stamped); a value out of the
     offer's bounds is reported in ``problems`` instead."""
     group = "apis" if any(a.id == offer_id for a in s.apis) else "nodes"
-    offer = next(o for o in getattr(s, group) if o.id == offer_id)
+    offer = by_id(getattr(s, group), offer_id, "API" if group == "apis" else "node")
     update: dict[str, Any] = {field: value, "source": typed_source(today), "as_of": today.isoformat()}
     if "price_id" in type(offer).model_fields:
         update["price_id"] = None

@@ -22,15 +22,12 @@ from pydantic import ValidationError
 from economics.changes import what_changed
 from economics.compare import Comparison, Snapshot, compare
 from economics.io.catalog import load_catalog
-from economics.io.scenarios import ScenarioError, canonical_json
+from economics.io.scenarios import ScenarioError
 from economics.price_book import price_book
 from economics.pricing import reprice
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, UncertaintyRanges
-from economics.uncertainty import build_surrogate as _build_surrogate
-from economics.uncertainty import monte_carlo as _monte_carlo
-from economics.uncertainty import tornado as _tornado
 from storage import reviews as store
 from ui import auth, compute, state
 from ui.format import md_escape, plain, plural
@@ -136,14 +133,14 @@ def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) 
         name = c[0].text_input("Name", value=f"{current.name} review", max_chars=200, key="rv_name")
         date = c[1].date_input("Review date (prices as of)", value=current.review_date, key="rv_date")
         notes = st.text_area("Notes", key="rv_notes", max_chars=20_000, placeholder="What was decided, by whom")
-        c = st.columns(2)
+        who = st.columns(2)
         if user is None:
-            saved_by = c[0].text_input("Saved by", key="rv_saved_by", max_chars=200, placeholder="Your name")
+            saved_by = who[0].text_input("Saved by", key="rv_saved_by", max_chars=200, placeholder="Your name")
         else:
             saved_by = user
-            c[0].text_input("Saved by (signed in)", value=user, disabled=True, key="rv_saved_by_user")
+            who[0].text_input("Saved by (signed in)", value=user, disabled=True, key="rv_saved_by_user")
         labels: dict[int | None, str] = {None: "nothing (a new review)"} | {r.id: _label(r) for r in reviews}
-        supersedes = c[1].selectbox("Supersedes", list(labels), format_func=labels.__getitem__, key="rv_supersedes")
+        supersedes = who[1].selectbox("Supersedes", list(labels), format_func=labels.__getitem__, key="rv_supersedes")
         submitted = st.form_submit_button("Save review", icon=":material/save:")
     if not submitted:
         return
@@ -289,20 +286,6 @@ def ranges_editor() -> tuple[UncertaintyRanges, int, int]:
         draws = int(c[0].number_input("Monte Carlo draws", 100, 100_000, 10_000, 1000, key="rv_draws"))
         seed = int(c[1].number_input("Seed", 0, 2**31 - 1, 0, 1, key="rv_seed"))
     return UncertaintyRanges.model_validate(values), draws, seed
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _uncertainty(
-    key: str, _scenario: Scenario, _ranges: UncertaintyRanges, draws: int, seed: int
-) -> tuple[Tornado, MonteCarlo]:
-    surrogate = _build_surrogate(_scenario, _ranges)
-    return _tornado(surrogate), _monte_carlo(surrogate, draws, seed)
-
-
-def uncertainty(scenario: Scenario, ranges: UncertaintyRanges, draws: int, seed: int) -> tuple[Tornado, MonteCarlo]:
-    """Tornado and Monte Carlo of ``scenario`` (cached per scenario, ranges, draws and seed)."""
-    key = canonical_json(scenario) + ranges.model_dump_json()
-    return _uncertainty(key, scenario, ranges, draws, seed)
 
 
 def flip_sentences(result: Result) -> None:
