@@ -16,7 +16,7 @@ given load). A measured option (``OwnedOption.measured``) has no model band ("me
 The route decision compares the chosen option's marginal expected cost per task ``J`` in the plan with the
 runner-up's. Each owned side's band is ``J`` with its inference cost scaled as above; the route is **too close to
 call** when the runner-up's ``J`` lies inside the chosen route's band, or the chosen route's inside the
-runner-up's, and at least one of the two has a model band.
+runner-up's (a band always includes its own value), and at least one of the two has a model band.
 """
 
 from __future__ import annotations
@@ -33,7 +33,15 @@ from economics.result import CloseCall, OptionResult, WorkloadDecision
 from economics.routing import OptionTable
 from economics.scenario import OwnedOption, Scenario
 
-__all__ = ["MEASURED", "OptionBands", "option_band_ratio", "option_bands", "with_bands", "workload_regime"]
+__all__ = [
+    "MEASURED",
+    "OptionBands",
+    "option_band_ratio",
+    "option_bands",
+    "too_close_to_call",
+    "with_bands",
+    "workload_regime",
+]
 
 FloatArray = NDArray[np.float64]
 #: The basis of a measured option's figures: the user's benchmark, no model band.
@@ -100,6 +108,25 @@ def option_bands(ev: Evaluation) -> OptionBands:
     return OptionBands(low=low, high=high, basis=basis)
 
 
+def too_close_to_call(chosen: tuple[float, float, float], runner_up: tuple[float, float, float]) -> bool:
+    """Whether a route is decided inside the model's accuracy: each argument is ``(low, value, high)`` [USD].
+
+    True when the runner-up's value lies in the chosen route's band, or the chosen route's value in the
+    runner-up's band (ends included). A band always includes its own value: where the model is biased in a
+    regime the band may lie wholly on one side of it, and the model's own figure stays a plausible outcome.
+
+    >>> too_close_to_call((0.8, 1.0, 1.2), (1.1, 1.1, 1.1))  # the API's 1.1 lies in the owned 0.8–1.2
+    True
+    >>> too_close_to_call((0.8, 1.0, 1.2), (1.3, 1.3, 1.3))
+    False
+    >>> too_close_to_call((1.0, 1.0, 1.0), (1.05, 1.0, 1.3))  # a tie, the runner-up's band above its value
+    True
+    """
+    c_low, c, c_high = chosen
+    r_low, r, r_high = runner_up
+    return min(c_low, c) <= r <= max(c_high, c) or min(r_low, r) <= c <= max(r_high, r)
+
+
 def _finite(x: float) -> float | None:
     return x if np.isfinite(x) else None
 
@@ -157,10 +184,10 @@ def _close_calls(
             runner_up_high_usd_per_task=float(j_high[i, ru]),
             basis=str(b.basis[i, c] if modelled[i, c] else b.basis[i, ru]),
         )
-        inside = (call.chosen_low_usd_per_task <= call.runner_up_usd_per_task <= call.chosen_high_usd_per_task) or (
-            call.runner_up_low_usd_per_task <= call.chosen_usd_per_task <= call.runner_up_high_usd_per_task
+        close = bool(modelled[i, c] or modelled[i, ru]) and too_close_to_call(
+            (call.chosen_low_usd_per_task, call.chosen_usd_per_task, call.chosen_high_usd_per_task),
+            (call.runner_up_low_usd_per_task, call.runner_up_usd_per_task, call.runner_up_high_usd_per_task),
         )
-        close = bool(inside and (modelled[i, c] or modelled[i, ru]))
         out.append(d.model_copy(update={"too_close_to_call": close, "close_call": call}))
     return tuple(out)
 
