@@ -37,7 +37,9 @@ class CalibrationLike(Protocol):
     def n_points(self) -> int: ...
 
 
-def log_sd_of(covariance_log: tuple[tuple[float, float], tuple[float, float]], elasticity: tuple[float, float]) -> float:
+def log_sd_of(
+    covariance_log: tuple[tuple[float, float], tuple[float, float]], elasticity: tuple[float, float]
+) -> float:
     """Standard deviation of ln(throughput) from the factors' covariance, ``σ = sqrt(gᵀ·C·g)`` [1].
 
     ``g`` is the elasticity ∂ln(throughput)/∂ln(factor), ``C`` the covariance of (ln MBU, ln MFU). A negative
@@ -102,6 +104,5 @@ class SavedCalibration(Frozen):
         """One line in plain words for a reader."""
         pts = f"{self.n_points} benchmark point{'s' if self.n_points != 1 else ''}"
         on = f" ({self.fitted_on})" if self.fitted_on else ""
-        return (
-            f"calibrated on {pts}{on}, {self.engine} on {', '.join(self.gpu_ids)}, fitted {self.fitted_date.isoformat()}"
-        )
+        gpus = ", ".join(self.gpu_ids)
+        return f"calibrated on {pts}{on}, {self.engine} on {gpus}, fitted {self.fitted_date.isoformat()}"

@@ -71,15 +71,19 @@ def _save(args: argparse.Namespace, profile: Any) -> None:
     print(f"Saved the calibration on {', '.join(names)} in {args.out}", file=sys.stderr)
 
 
+def _check_flags(args: argparse.Namespace) -> None:
+    if (args.scenario is None) != (args.out is None):
+        raise CliError("--out" if args.scenario else "--scenario", "--scenario and --out go together")
+    if args.option and args.scenario is None:
+        raise CliError("--option", "only applies with --scenario and --out")
+
+
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
     from economics.catalog import load_catalog
     from economics.io import BenchmarkFormatError, RunContext, read_benchmark
 
-    if (args.scenario is None) != (args.out is None):
-        raise CliError("--out" if args.scenario else "--scenario", "--scenario and --out go together")
-    if args.option and args.scenario is None:
-        raise CliError("--option", "only applies with --scenario and --out")
+    _check_flags(args)
     if len(args.files) > MAX_FILES:
         raise CliError("FILE", f"at most {MAX_FILES} files per call, got {len(args.files)}")
     ctx = None
@@ -104,8 +108,12 @@ def run(args: argparse.Namespace) -> int:
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except ValueError as exc:
         raise CliError("FILE", str(exc)) from None
-    if args.scenario is not None:
+    if args.scenario is not None and args.out is not None:
         _save(args, profile)
+    return _print(args, profile)
+
+
+def _print(args: argparse.Namespace, profile: Any) -> int:
     if args.format == "json":
         print(json.dumps({"profile": profile.model_dump(mode="json")}, indent=2))
         return 0

@@ -185,7 +185,21 @@ def _plan_lines(result: Result) -> list[str]:
 def format_table(result: Result) -> str:
     """The human-readable report of :func:`economics.evaluate.evaluate`'s result."""
     lines = [f"{result.scenario_name} — prices as of {result.review_date.isoformat()}", ""]
-    header = ["", "option", "ok", "$/req", "$/Mtok out", "likely range", "J $/task", "q", "TPOT ms", "TTFT s", "GPUs", "util", "note"]
+    header = [
+        "",
+        "option",
+        "ok",
+        "$/req",
+        "$/Mtok out",
+        "likely range",
+        "J $/task",
+        "q",
+        "TPOT ms",
+        "TTFT s",
+        "GPUs",
+        "util",
+        "note",
+    ]
     by_workload: dict[str, list[OptionResult]] = defaultdict(list)
     for o in result.options:  # one pass: the table stays linear in the number of workloads
         by_workload[o.workload_id].append(o)

@@ -67,9 +67,7 @@ def option_band_ratio(scenario: Scenario, option: OwnedOption, regime: BandRegim
     if option.measured is not None:
         return 1.0, 1.0, MEASURED
     model = scenario.model(option.model_id)
-    band = throughput_band(
-        1.0, regime=regime, moe=model.is_moe, precision=option.precision, profile=option.calibration
-    )
+    band = throughput_band(1.0, regime=regime, moe=model.is_moe, precision=option.precision, profile=option.calibration)
     return band.low, band.high, band.basis
 
 

@@ -10,7 +10,7 @@ import math
 
 import pandas as pd
 
-from economics.result import FleetSummary, Result
+from economics.result import FleetSummary, OptionResult, Result
 from economics.safe_io import csv_text
 from economics.scenario import Scenario
 from economics.units import MS
@@ -59,12 +59,20 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _source(o: OptionResult, measured: set[str], calibrated: set[str]) -> str:
+    """Where an option's throughput comes from: '' for an API, measured, the calibrated model or the model."""
+    if o.kind == "api":
+        return ""
+    return "measured" if o.option_id in measured else "model, calibrated" if o.option_id in calibrated else "model"
+
+
 def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     """One row per workload and option: every cost and operating number the router compared."""
     kinds = option_kinds(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
     measured = {o.id for o in scenario.owned_options if o.measured is not None}
+    calibrated = {o.id for o in scenario.owned_options if o.calibration is not None}
     rows = []
     for o in result.options:
         rows.append(
@@ -86,7 +94,12 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "GPUs": o.gpus,
                 "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
                 "Capacity per replica [req/s]": _finite(o.capacity_requests_per_s),
-                "Throughput from": "" if o.kind == "api" else ("measured" if o.option_id in measured else "model"),
+                "Likely cost, low end [USD/Mtok output]": o.cost_low_usd_per_mtok_output,
+                "Likely cost, high end [USD/Mtok output]": o.cost_high_usd_per_mtok_output,
+                "Likely capacity, low end [req/s]": o.capacity_low_requests_per_s,
+                "Likely capacity, high end [req/s]": o.capacity_high_requests_per_s,
+                "Accuracy band from": o.band_basis,
+                "Throughput from": _source(o, measured, calibrated),
                 "Speculation on": o.speculation_on,
                 "API batch tier": o.batch_tier,
             }

@@ -69,14 +69,16 @@ def test_round_trip_through_file_and_link_and_old_ones_still_load() -> None:
     calibrated = apply_calibration(bank, _calibration())
     assert parse_scenario(scenario_json(calibrated)) == calibrated
     back = decode(encode(calibrated), bank)
-    assert back.status == "ok" and back.scenario == calibrated
+    assert back.status == "ok"
+    assert back.scenario == calibrated
     # absent, not null: a scenario without a calibration writes exactly the JSON it wrote before the field existed
     assert "calibration" not in scenario_json(bank)
     # an old link: the preset file's own JSON (written before calibrations existed), packed as a v1 token
     raw = Path("data/scenarios/singapore-bank.json").read_text(encoding="utf-8")
     old = "v1." + base64.urlsafe_b64encode(zlib.compress(raw.encode("utf-8"))).decode().rstrip("=")
     opened = decode(old, calibrated)
-    assert opened.status == "ok" and calibrated_options(opened.scenario) == ()
+    assert opened.status == "ok"
+    assert calibrated_options(opened.scenario) == ()
 
 
 def test_round_trip_through_a_saved_review(tmp_path: Path) -> None:
@@ -84,7 +86,8 @@ def test_round_trip_through_a_saved_review(tmp_path: Path) -> None:
     result = evaluate(calibrated)
     summary = save_review(calibrated, result, name="calibrated", path=tmp_path / "reviews.sqlite")
     saved = load_review(summary.id, path=tmp_path / "reviews.sqlite")
-    assert saved.scenario == calibrated and saved.result == result
+    assert saved.scenario == calibrated
+    assert saved.result == result
     row = next(o for o in saved.result.options if o.option_id == "owned-8b-ar" and o.feasible)
     assert row.band_basis.startswith("your 4 benchmark point")
 
@@ -119,7 +122,8 @@ def test_a_calibrated_option_changes_the_plans_capacity() -> None:
     lam_slow = slow.options[0].capacity_requests_per_s
     # half the memory bandwidth at most doubles a memory-bound step (overheads do not scale), so λ ∈ [λ/2, λ)
     assert lam / 2 <= lam_slow < lam
-    assert plain.plan is not None and slow.plan is not None
+    assert plain.plan is not None
+    assert slow.plan is not None
     assert [r.replicas for r in plain.plan.replicas] == [1]
     # replicas = ceil(peak / (u·λ_slow)); with λ_slow < 0.9·λ the peak no longer fits one replica
     expected = math.ceil(0.9 * u * lam / (u * lam_slow))
@@ -140,11 +144,15 @@ def test_cli_writes_the_calibration_into_a_scenario_file(tmp_path: Path) -> None
     assert run.returncode == 0, run.stderr
     saved = json.loads(out.read_text(encoding="utf-8"))
     calibrations = {o["id"]: o.get("calibration") for o in saved["owned_options"]}
-    assert calibrations["owned-70b-ar"] is None and calibrations["owned-8b-diffusion"] is None
+    assert calibrations["owned-70b-ar"] is None
+    assert calibrations["owned-8b-diffusion"] is None
     cal = calibrations["owned-8b-ar"]
-    assert cal["n_points"] == 3 and cal["fitted_on"] == "plain_runs.csv" and cal["model_ids"] == ["llama-3.1-8b"]
+    assert cal["n_points"] == 3
+    assert cal["fitted_on"] == "plain_runs.csv"
+    assert cal["model_ids"] == ["llama-3.1-8b"]
     both = subprocess.run(
         [sys.executable, "-m", "economics", "calibrate", "tests/data/benchmarks/plain_runs.csv", "--scenario", "x"],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
-    assert both.returncode == 2 and "--scenario and --out go together" in both.stderr
+    assert both.returncode == 2
+    assert "--scenario and --out go together" in both.stderr

@@ -47,7 +47,9 @@ def test_the_close_call_band_scales_only_the_inference_cost() -> None:
     wl = next(w for w in scenario.workloads if w.id == "contract-review")
     q = next(o for o in scenario.owned_options if o.id == "dc-70b-ar").quality
     q = wl.quality_overrides.get("dc-70b-ar", q)
-    assert d.chosen_option_id == "dc-70b-ar" and wl.max_attempts == 1 and d.close_call is not None
+    assert d.chosen_option_id == "dc-70b-ar"
+    assert wl.max_attempts == 1
+    assert d.close_call is not None
     fail = (1 - q) * wl.failure_cost_usd
     c = d.close_call.chosen_usd_per_task - fail
     assert d.close_call.chosen_low_usd_per_task - fail == pytest.approx(c / 1.13674, rel=1e-4)
@@ -62,18 +64,21 @@ def test_a_near_tie_is_too_close_and_a_clear_win_is_not() -> None:
     calibrated = {d.workload_id: d for d in evaluate(apply_calibration(load_preset("batch-shop"), _cal())).decisions}
     # e-mail triage: gpt-5-mini (chosen) and the owned 70B cost the same to within 0.2%
     tie = calibrated["email-triage"].close_call
-    assert tie is not None and tie.runner_up_option_id == "dc-70b-ar"
+    assert tie is not None
+    assert tie.runner_up_option_id == "dc-70b-ar"
     assert math.isclose(tie.chosen_usd_per_task, tie.runner_up_usd_per_task, rel_tol=0.002)
     assert calibrated["email-triage"].too_close_to_call
     # without the calibration the 70B's band is the shared errors at saturation, where the model is optimistic
     # (the band lies wholly above the model's cost): the owned 70B is then likely dearer still, and the API's
     # lower cost lies outside its band
     untied = plain["email-triage"].close_call
-    assert untied is not None and untied.runner_up_low_usd_per_task > untied.chosen_usd_per_task
+    assert untied is not None
+    assert untied.runner_up_low_usd_per_task > untied.chosen_usd_per_task
     assert not plain["email-triage"].too_close_to_call
     # contract review: the runner-up costs 36% more than the chosen route, far outside a band of 12–14%
     clear = calibrated["contract-review"].close_call
-    assert clear is not None and clear.runner_up_usd_per_task > 1.3 * clear.chosen_usd_per_task
+    assert clear is not None
+    assert clear.runner_up_usd_per_task > 1.3 * clear.chosen_usd_per_task
     assert not calibrated["contract-review"].too_close_to_call
 
 
@@ -84,6 +89,7 @@ def test_a_measured_option_has_no_model_band() -> None:
                     for o in bank.owned_options)  # fmt: skip
     result = evaluate(bank.model_copy(update={"owned_options": options}))
     rows = [o for o in result.options if o.option_id == "owned-8b-ar" and o.feasible]
-    assert rows and all(o.band_basis == "measured" and o.throughput_low_ratio == 1.0 for o in rows)
+    assert rows
+    assert all(o.band_basis == "measured" and o.throughput_low_ratio == 1.0 for o in rows)
     apis = [o for o in result.options if o.kind == "api"]
     assert all(o.band_basis == "" and o.capacity_low_requests_per_s is None for o in apis)

@@ -1,0 +1,97 @@
+"""How accurate a throughput-derived figure is, in words and as chart error bars (issue 13).
+
+Pure helpers (no streamlit): the pages, the charts and the meeting pack call them with the evaluation's
+:class:`~economics.OptionResult` rows, whose band fields :func:`economics.evaluate` fills (a modelled owned
+option: a 10–90% band; a benchmarked one: "measured"; an API: none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from economics import OptionResult, Scenario, WorkloadDecision
+from ui import format as fmt
+
+MEASURED = "measured"
+
+
+def _range(low: float | None, value: float, high: float | None, show: Callable[[float], str]) -> str:
+    if low is None or high is None:
+        return ""
+    return f"{show(min(low, value))}–{show(max(high, value))}"
+
+
+def cost_range(o: OptionResult) -> str:
+    """The likely range of an owned option's $/Mtok output ("$13.60–$18.72"), "measured", or '' (API, infeasible)."""
+    if o.band_basis == MEASURED:
+        return MEASURED
+    return _range(o.cost_low_usd_per_mtok_output, o.cost_usd_per_mtok_output, o.cost_high_usd_per_mtok_output,
+                  fmt.usd)  # fmt: skip
+
+
+def capacity_range(o: OptionResult) -> str:
+    """The likely range of an owned option's requests per second per replica, "measured", or ''."""
+    if o.band_basis == MEASURED:
+        return MEASURED
+    return _range(o.capacity_low_requests_per_s, o.capacity_requests_per_s, o.capacity_high_requests_per_s,
+                  lambda x: f"{x:,.3g}")  # fmt: skip
+
+
+def error_bars(
+    values: Sequence[float], lows: Sequence[float | None], highs: Sequence[float | None]
+) -> dict[str, object]:
+    """Plotly ``error_x``/``error_y`` of asymmetric bars from each value to its band's ends (none where no band).
+
+    A band that lies wholly on one side of its value (the model is biased in that regime) draws from the value
+    to the far end only.
+    """
+    plus = [0.0 if h is None else max(h - v, 0.0) for v, h in zip(values, highs, strict=True)]
+    minus = [0.0 if lo is None else max(v - lo, 0.0) for v, lo in zip(values, lows, strict=True)]
+    return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5, "width": 4}
+
+
+def cost_error_bars(rows: Sequence[OptionResult]) -> dict[str, object]:
+    """Error bars of the $/Mtok output of ``rows``."""
+    return error_bars([o.cost_usd_per_mtok_output for o in rows], [o.cost_low_usd_per_mtok_output for o in rows],
+                      [o.cost_high_usd_per_mtok_output for o in rows])  # fmt: skip
+
+
+def close_call_text(d: WorkloadDecision, names: dict[str, str]) -> str:
+    """One sentence for a card when the route is too close to call at the model's accuracy, else ''."""
+    c = d.close_call
+    if not d.too_close_to_call or c is None:
+        return ""
+    other = names.get(c.runner_up_option_id, c.runner_up_option_id)
+    return (
+        f"Too close to call at this accuracy: {fmt.usd(c.chosen_usd_per_task)} per task here (likely "
+        f"{fmt.usd(min(c.chosen_low_usd_per_task, c.chosen_usd_per_task))}–"
+        f"{fmt.usd(max(c.chosen_high_usd_per_task, c.chosen_usd_per_task))}) against "
+        f"{fmt.usd(c.runner_up_usd_per_task)} on {other} (likely "
+        f"{fmt.usd(min(c.runner_up_low_usd_per_task, c.runner_up_usd_per_task))}–"
+        f"{fmt.usd(max(c.runner_up_high_usd_per_task, c.runner_up_usd_per_task))}). Measure before you commit."
+    )
+
+
+def chosen_cost_text(result_options: Sequence[OptionResult], d: WorkloadDecision) -> str:
+    """The chosen owned route's stand-alone $/Mtok output with its likely range, '' for an API route."""
+    row = next(
+        (o for o in result_options if o.workload_id == d.workload_id and o.option_id == d.chosen_option_id), None
+    )
+    if row is None or row.kind == "api" or not row.feasible:
+        return ""
+    span = cost_range(row)
+    if span == MEASURED:
+        return f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own (measured throughput)"
+    return (f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own, likely {span} "
+            f"({row.band_basis})")  # fmt: skip
+
+
+def card_lines(result_options: Sequence[OptionResult], d: WorkloadDecision, names: dict[str, str]) -> list[str]:
+    """What a decision card adds about accuracy: the chosen owned route's likely $/Mtok and a close call."""
+    return [line for line in (chosen_cost_text(result_options, d), close_call_text(d, names)) if line]
+
+
+def calibration_note(scenario: Scenario) -> str:
+    """Which owned options use a calibration fitted to the user's runs, in words; '' when none does."""
+    parts = [f"{o.name}: {o.calibration.describe()}" for o in scenario.owned_options if o.calibration is not None]
+    return ("Calibrated throughput in use — " + "; ".join(parts)) if parts else ""
