@@ -74,7 +74,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("energy_table", "grid_factor"), "economics.energy"),
     **dict.fromkeys(("Horizon", "crossover_sensitivity", "horizon", "price_trends"), "economics.finance.horizon"),
     **dict.fromkeys(("FinanceSettings", "HorizonSettings"), "economics.finance.settings"),
-    **dict.fromkeys(("fit_profile",), "economics.calibration_fit"),
+    **dict.fromkeys(("CalibrationProfile", "fit_profile"), "economics.calibration_fit"),
     **dict.fromkeys(("SavedCalibration",), "economics.calibration_saved"),
     **dict.fromkeys(
         ("apply_calibration", "calibrated_options", "matching_options", "saved_calibration"),
@@ -144,6 +144,7 @@ __all__ = [
     "ApiOffer",
     "Band",
     "BenchmarkFormatError",
+    "CalibrationProfile",
     "Catalog",
     "Claim",
     "CloseCall",
