@@ -81,6 +81,7 @@ _LAZY: dict[str, str] = {
         "economics.calibration_apply",
     ),
     **dict.fromkeys(("Band", "throughput_band"), "economics.bands"),
+    **dict.fromkeys(("option_band_ratio",), "economics.route_bands"),
     **dict.fromkeys(
         ("AccuracyReport", "DIMENSION_NAMES", "GROUP_NAMES", "calibration_report"), "economics.calibration_report"
     ),
@@ -226,6 +227,7 @@ __all__ = [
     "migrate",
     "monte_carlo",
     "node_cost_usd_per_hour",
+    "option_band_ratio",
     "owned_node_cost_breakdown",
     "parse_money",
     "parse_percent",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from economics import OptionResult, Scenario, WorkloadDecision
+from economics import OptionResult, Scenario, WorkloadDecision, option_band_ratio
 from ui import format as fmt
 
 MEASURED = "measured"
@@ -89,6 +89,30 @@ def chosen_cost_text(result_options: Sequence[OptionResult], d: WorkloadDecision
 def card_lines(result_options: Sequence[OptionResult], d: WorkloadDecision, names: dict[str, str]) -> list[str]:
     """What a decision card adds about accuracy: the chosen owned route's likely $/Mtok and a close call."""
     return [line for line in (chosen_cost_text(result_options, d), close_call_text(d, names)) if line]
+
+
+def throughput_ratios(options: Sequence[OptionResult], workload_id: str) -> dict[str, tuple[float, float]]:
+    """Option id → (low, high) plausible throughput as multiples of the model's, for one workload's modelled
+    owned options (none for measured options and APIs)."""
+    return {
+        o.option_id: (o.throughput_low_ratio, o.throughput_high_ratio)
+        for o in options
+        if o.workload_id == workload_id
+        and o.throughput_low_ratio is not None
+        and o.throughput_high_ratio is not None
+        and o.band_basis not in ("", MEASURED)
+    }
+
+
+def batch_range(scenario: Scenario, option_id: str, batch: int, tokens_per_s: float) -> str:
+    """The likely range of an owned option's tok/s at a fixed batch ("1,200–1,900 (basis)"), or "measured"."""
+    option = next((o for o in scenario.owned_options if o.id == option_id), None)
+    if option is None:
+        return ""
+    low, high, basis = option_band_ratio(scenario, option, "batch-1" if batch <= 1 else "concurrency")
+    if basis == MEASURED:
+        return "the model's curve; this option's capacity elsewhere is measured"
+    return f"{fmt.count(tokens_per_s * min(low, 1.0))}–{fmt.count(tokens_per_s * max(high, 1.0))} tok/s"
 
 
 def calibration_note(scenario: Scenario) -> str:

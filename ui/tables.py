@@ -7,6 +7,8 @@ empty cells, and the "why not" column says why.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -125,9 +127,22 @@ def fleet_savings(fleet: FleetSummary) -> float | None:
     return fleet.all_api_cost_usd_per_month - fleet.total_cost_usd_per_month
 
 
-def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
+def _likely(curve: Any, ratio: tuple[float, float] | None) -> str:
+    """ "1,200–1,900" from a variant's throughput band, "measured" for a benchmark, '' without a band."""
+    if not curve.feasible:
+        return ""
+    if curve.source == "measured":
+        return "measured"
+    if ratio is None:
+        return ""
+    x = curve.capacity_tokens_per_s
+    return f"{x * min(ratio[0], 1.0):,.0f}–{x * max(ratio[1], 1.0):,.0f}"
+
+
+def cost_curves_frame(a: CostAnalysis, ratios: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
     """One row per owned variant: throughput, replica cost and break-even (the chart shows the cost at any
-    utilization)."""
+    utilization); with ``ratios`` (option id → plausible throughput low/high as multiples of the model's) the
+    likely capacity range of each modelled variant."""
     rows = []
     for c in a.curves:
         u_star = c.break_even_utilization
@@ -139,6 +154,7 @@ def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
                 "Why not": plain(c.reason),
                 "Throughput source": c.source,
                 "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
+                "Likely capacity [output tok/s per replica]": _likely(c, (ratios or {}).get(c.option_id)),
                 "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,
                 "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
                 "Break-even": (
