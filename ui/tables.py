@@ -51,6 +51,7 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
             "Runs on": names.get(d.chosen_option_id or "", "—"),
             "Why": plain(d.reason),
             "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
+            "Too close to call at this accuracy": d.too_close_to_call,
             "Cost of route [USD/month]": d.monthly_cost_usd,
             "On its best API [USD/month]": d.all_api_monthly_cost_usd,
             "Savings vs API [USD/month]": d.savings_vs_api_usd_per_month,

@@ -93,3 +93,21 @@ def test_a_measured_option_has_no_model_band() -> None:
     assert all(o.band_basis == "measured" and o.throughput_low_ratio == 1.0 for o in rows)
     apis = [o for o in result.options if o.kind == "api"]
     assert all(o.band_basis == "" and o.capacity_low_requests_per_s is None for o in apis)
+
+
+def test_the_meeting_pack_carries_the_bands_and_the_close_call() -> None:
+    from reporting.html import render_html
+    from reporting.pack import build_pack
+    from reporting.tables import decisions_with_bands
+
+    scenario = apply_calibration(load_preset("batch-shop"), _cal())
+    pack = build_pack(scenario, uncertainty=False)
+    frame = decisions_with_bands(pack).set_index("Workload id")
+    # contract review runs on the calibrated 70B: its $/Mtok band is the cost ÷ 1.13674 … ÷ 0.87971 (by hand)
+    row = next(o for o in pack.result.options if o.workload_id == "contract-review" and o.option_id == "dc-70b-ar")
+    low = frame.loc["contract-review", "Likely cost, low end [USD/Mtok output]"]
+    assert low == pytest.approx(row.cost_usd_per_mtok_output / 1.13674, rel=1e-4)
+    assert bool(frame.loc["email-triage", "Too close to call at this accuracy"])
+    html = render_html(pack)
+    assert "1 route is too close to call: E-mail triage labels" in html
+    assert "Throughput calibrated to your own benchmark runs for" in html
