@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pandas as pd
+
 from economics import OptionResult, Scenario, WorkloadDecision, option_band_ratio
 from ui import format as fmt
 
@@ -115,7 +117,42 @@ def batch_range(scenario: Scenario, option_id: str, batch: int, tokens_per_s: fl
     return f"{fmt.count(tokens_per_s * min(low, 1.0))}–{fmt.count(tokens_per_s * max(high, 1.0))} tok/s"
 
 
+def cost_range_from(
+    options: Sequence[OptionResult], workload_id: str, option_id: str, usd_per_mtok: float, measured: bool
+) -> str:
+    """The likely range of an owned $/Mtok computed elsewhere from the option's throughput band for the workload:
+    cost ∝ 1/throughput, so ``cost/high … cost/low`` ("$1.20–$1.90"); "measured" or '' when there is no band."""
+    if measured:
+        return MEASURED
+    ratio = throughput_ratios(options, workload_id).get(option_id)
+    if ratio is None:
+        return ""
+    return f"{fmt.usd(usd_per_mtok / max(ratio[1], 1.0))}–{fmt.usd(usd_per_mtok / min(ratio[0], 1.0))}"
+
+
 def calibration_note(scenario: Scenario) -> str:
     """Which owned options use a calibration fitted to the user's runs, in words; '' when none does."""
     parts = [f"{o.name}: {o.calibration.describe()}" for o in scenario.owned_options if o.calibration is not None]
     return ("Calibrated throughput in use — " + "; ".join(parts)) if parts else ""
+
+
+def route_accuracy_frame(options: Sequence[OptionResult], decisions: Sequence[WorkloadDecision]) -> pd.DataFrame:
+    """Per workload: the route's $/Mtok output on its own, its likely range, where that comes from, and whether
+    the route is too close to call. Results saved before bands existed have empty range cells."""
+    by_key = {(o.workload_id, o.option_id): o for o in options}
+    rows = []
+    for d in decisions:
+        o = by_key.get((d.workload_id, d.chosen_option_id or ""))
+        owned = o is not None and o.kind != "api" and o.feasible
+        rows.append(
+            {
+                "Workload": d.workload_name,
+                "Route": d.route_label,
+                "Cost on its own [USD/Mtok output]": o.cost_usd_per_mtok_output if owned and o else None,
+                "Likely low [USD/Mtok output]": o.cost_low_usd_per_mtok_output if owned and o else None,
+                "Likely high [USD/Mtok output]": o.cost_high_usd_per_mtok_output if owned and o else None,
+                "Range from": (o.band_basis if owned and o else "") or ("price list" if not owned else ""),
+                "Too close to call": d.too_close_to_call,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -93,10 +93,10 @@ def cost_curve_figure(
 def _likely_range(c: Chart, x: np.ndarray, cost: np.ndarray, ratio: tuple[float, float], color: str) -> None:
     """A shaded band from cost/high to cost/low throughput ratio (the model's value always inside it)."""
     low, high = min(ratio[0], 1.0), max(ratio[1], 1.0)
-    common = {"mode": "lines", "line": {"width": 0, "color": color}, "hoverinfo": "skip", "showlegend": False,
-              "name": "likely range (model accuracy)"}  # fmt: skip
-    c.add(x=x, y=cost / low, **common)
-    c.add(x=x, y=cost / high, fill="tonexty", fillcolor=color, opacity=0.18, **common)
+    common: dict[str, object] = {"mode": "lines", "line": {"width": 0, "color": color}, "hoverinfo": "skip",
+                                 "showlegend": False, "name": "likely range (model accuracy)"}  # fmt: skip
+    c.add("scatter", x=x, y=cost / low, **common)
+    c.add("scatter", x=x, y=cost / high, fill="tonexty", fillcolor=color, opacity=0.18, **common)
 
 
 def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float) -> None:
