@@ -15,8 +15,7 @@ from pydantic import ValidationError
 from economics import evaluate
 from economics.calibration_apply import apply_calibration, calibrated_options, matching_options
 from economics.calibration_saved import SavedCalibration
-from economics.scenarios import load_preset, parse_scenario, scenario_json
-from economics.share import decode, encode
+from economics.io.scenarios import decode, encode, load_preset, parse_scenario, preset_json
 from storage.reviews import load_review, save_review
 
 
@@ -67,12 +66,12 @@ def test_bad_targets_and_bad_profiles_are_named() -> None:
 def test_round_trip_through_file_and_link_and_old_ones_still_load() -> None:
     bank = load_preset("singapore-bank")
     calibrated = apply_calibration(bank, _calibration())
-    assert parse_scenario(scenario_json(calibrated)) == calibrated
+    assert parse_scenario(preset_json(calibrated)) == calibrated
     back = decode(encode(calibrated), bank)
     assert back.status == "ok"
     assert back.scenario == calibrated
     # absent, not null: a scenario without a calibration writes exactly the JSON it wrote before the field existed
-    assert "calibration" not in scenario_json(bank)
+    assert "calibration" not in preset_json(bank)
     # an old link: the preset file's own JSON (written before calibrations existed), packed as a v1 token
     raw = Path("data/scenarios/singapore-bank.json").read_text(encoding="utf-8")
     old = "v1." + base64.urlsafe_b64encode(zlib.compress(raw.encode("utf-8"))).decode().rstrip("=")

@@ -10,9 +10,9 @@ import pytest
 from economics import evaluate
 from economics.calibration_apply import apply_calibration
 from economics.calibration_saved import SavedCalibration
+from economics.io.scenarios import load_preset
 from economics.measured import MeasuredThroughput
 from economics.route_bands import too_close_to_call, workload_regime
-from economics.scenarios import load_preset
 
 
 def test_too_close_to_call_by_hand() -> None:

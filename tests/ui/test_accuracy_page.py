@@ -23,8 +23,8 @@ def test_accuracy_page_shows_the_report() -> None:
 
 def test_a_fitted_calibration_goes_into_the_scenario_and_out_again() -> None:
     from economics.calibration_fit import fit_profile
-    from economics.catalog import load_catalog
     from economics.io import read_benchmark
+    from economics.io.catalog import load_catalog
     from tests.ui.helpers import ROOT
 
     csv = ROOT / "tests" / "data" / "benchmarks" / "plain_runs.csv"

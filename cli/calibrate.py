@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from economics.cli import CliError
+from cli.main import CliError
 from economics.hardware import PRECISIONS
 
 #: Most files one call reads [count].
@@ -51,7 +51,7 @@ def _save(args: argparse.Namespace, profile: Any) -> None:
     import datetime as dt
 
     from economics.calibration_apply import apply_calibration, saved_calibration
-    from economics.scenarios import ScenarioError, load_scenario, scenario_json
+    from economics.io.scenarios import ScenarioError, load_scenario, preset_json
 
     try:
         scenario = load_scenario(args.scenario)
@@ -64,7 +64,7 @@ def _save(args: argparse.Namespace, profile: Any) -> None:
     except ValueError as exc:
         raise CliError("--option" if args.option else "--scenario", str(exc).splitlines()[0]) from None
     try:
-        Path(args.out).write_text(scenario_json(calibrated), encoding="utf-8")
+        Path(args.out).write_text(preset_json(calibrated), encoding="utf-8")
     except OSError as exc:
         raise CliError("--out", f"{args.out}: {exc.strerror}") from None
     names = [o.id for o in calibrated.owned_options if o.calibration == saved]
@@ -80,8 +80,8 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
-    from economics.catalog import load_catalog
     from economics.io import BenchmarkFormatError, RunContext, read_benchmark
+    from economics.io.catalog import load_catalog
 
     _check_flags(args)
     if len(args.files) > MAX_FILES:
