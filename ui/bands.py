@@ -49,6 +49,8 @@ def error_bars(
     """
     plus = [0.0 if h is None else max(h - v, 0.0) for v, h in zip(values, highs, strict=True)]
     minus = [0.0 if lo is None else max(v - lo, 0.0) for v, lo in zip(values, lows, strict=True)]
+    if not any(plus) and not any(minus):  # an API or a measured option: no bar, not even its caps
+        return {"visible": False}
     return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5, "width": 4}
 
 
@@ -64,14 +66,23 @@ def close_call_text(d: WorkloadDecision, names: dict[str, str]) -> str:
     if not d.too_close_to_call or c is None:
         return ""
     other = names.get(c.runner_up_option_id, c.runner_up_option_id)
+    here = _task_range(c.chosen_low_usd_per_task, c.chosen_usd_per_task, c.chosen_high_usd_per_task)
+    there = _task_range(c.runner_up_low_usd_per_task, c.runner_up_usd_per_task, c.runner_up_high_usd_per_task)
     return (
-        f"Too close to call at this accuracy: {fmt.usd(c.chosen_usd_per_task)} per task here (likely "
-        f"{fmt.usd(min(c.chosen_low_usd_per_task, c.chosen_usd_per_task))}–"
-        f"{fmt.usd(max(c.chosen_high_usd_per_task, c.chosen_usd_per_task))}) against "
-        f"{fmt.usd(c.runner_up_usd_per_task)} on {other} (likely "
-        f"{fmt.usd(min(c.runner_up_low_usd_per_task, c.runner_up_usd_per_task))}–"
-        f"{fmt.usd(max(c.runner_up_high_usd_per_task, c.runner_up_usd_per_task))}). Measure before you commit."
+        f"Too close to call at this accuracy: {_task(c.chosen_usd_per_task)} per task here{here} against "
+        f"{_task(c.runner_up_usd_per_task)} on {other}{there}. Measure before you commit."
     )
+
+
+def _task(x: float) -> str:
+    """A cost per task with four significant figures, so that close costs stay apart: $0.001212."""
+    return fmt.usd(x) if abs(x) >= 1 else f"${x:.4g}"
+
+
+def _task_range(low: float, value: float, high: float) -> str:
+    """The likely range in words, " (likely $a–$b)"; empty when the band is the value itself (an API's price)."""
+    lo, hi = min(low, value), max(high, value)
+    return "" if lo == hi else f" (likely {_task(lo)}–{_task(hi)})"
 
 
 def chosen_cost_text(result_options: Sequence[OptionResult], d: WorkloadDecision) -> str:

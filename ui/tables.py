@@ -129,7 +129,7 @@ def fleet_savings(fleet: FleetSummary) -> float | None:
 
 
 def _likely(curve: Any, ratio: tuple[float, float] | None) -> str:
-    """ "1,200–1,900" from a variant's throughput band, "measured" for a benchmark, '' without a band."""
+    """The likely capacity range "1,200–1,900" from a throughput band, "measured" for a benchmark, or empty."""
     if not curve.feasible:
         return ""
     if curve.source == "measured":

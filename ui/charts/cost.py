@@ -96,7 +96,15 @@ def _likely_range(c: Chart, x: np.ndarray, cost: np.ndarray, ratio: tuple[float,
     common: dict[str, object] = {"mode": "lines", "line": {"width": 0, "color": color}, "hoverinfo": "skip",
                                  "showlegend": False, "name": "likely range (model accuracy)"}  # fmt: skip
     c.add("scatter", x=x, y=cost / low, **common)
-    c.add("scatter", x=x, y=cost / high, fill="tonexty", fillcolor=color, opacity=0.18, **common)
+    c.add("scatter", x=x, y=cost / high, fill="tonexty", fillcolor=_translucent(color, 0.18), **common)
+
+
+def _translucent(color: str, alpha: float) -> str:
+    """``#RRGGBB`` → ``rgba(r, g, b, alpha)`` (a fill the curves show through); other colours as given."""
+    if len(color) == 7 and color.startswith("#"):
+        r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+        return f"rgba({r}, {g}, {b}, {alpha})"
+    return color
 
 
 def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float) -> None:
