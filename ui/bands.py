@@ -95,8 +95,19 @@ def chosen_cost_text(result_options: Sequence[OptionResult], d: WorkloadDecision
     span = cost_range(row)
     if span == MEASURED:
         return f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own (measured throughput)"
-    return (f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own, likely {span} "
-            f"({row.band_basis})")  # fmt: skip
+    return (
+        f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own, likely {span} "
+        f"({plain_basis(row.band_basis)})"
+    )
+
+
+def plain_basis(basis: str) -> str:
+    """Where a band comes from, in a finance reader's words (the tables keep the engineer's detail)."""
+    if basis.startswith("your "):
+        return "from your own benchmark runs"
+    if basis == MEASURED:
+        return "measured"
+    return "from the model's error on published benchmarks like it"
 
 
 def card_lines(result_options: Sequence[OptionResult], d: WorkloadDecision, names: dict[str, str]) -> list[str]:
