@@ -22,6 +22,7 @@ runner-up's (a band always includes its own value), and at least one of the two 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,8 +67,17 @@ def option_band_ratio(scenario: Scenario, option: OwnedOption, regime: BandRegim
     """
     if option.measured is not None:
         return 1.0, 1.0, MEASURED
-    model = scenario.model(option.model_id)
-    band = throughput_band(1.0, regime=regime, moe=model.is_moe, precision=option.precision, profile=option.calibration)
+    moe = scenario.model(option.model_id).is_moe
+    if option.calibration is None:
+        return _shared_band(regime, moe, option.precision)
+    band = throughput_band(1.0, regime=regime, moe=moe, precision=option.precision, profile=option.calibration)
+    return band.low, band.high, band.basis
+
+
+@lru_cache(maxsize=256)
+def _shared_band(regime: BandRegime, moe: bool, precision: str) -> tuple[float, float, str]:
+    """The band from the shared calibration rows: a pandas lookup, the same for the whole process (cached)."""
+    band = throughput_band(1.0, regime=regime, moe=moe, precision=precision)
     return band.low, band.high, band.basis
 
 
