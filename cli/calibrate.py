@@ -3,13 +3,15 @@
 Reads vLLM / SGLang / GenAI-Perf / AIPerf / LLMPerf results or a plain CSV (:mod:`economics.io`), fits MBU and
 MFU by bounded least squares in log space (:func:`economics.calibration_fit.fit_profile`) and prints the
 profile with its uncertainty and every point's residual. ``--format json`` writes the profile that
-``throughput --calibration FILE`` reads.
+``throughput --calibration FILE`` reads. ``--scenario S.json --out S2.json`` also saves the calibration into a
+copy of the scenario, on the owned options serving the runs' model on their GPU (or those named by ``--option``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,47 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--precision", choices=PRECISIONS, default="bf16", help="serving precision")
     p.add_argument("--engine", default="vllm", metavar="ID", help="engine id (data/catalog/engines.csv)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    p.add_argument("--scenario", metavar="S.json", help="scenario file to save the fitted calibration into")
+    p.add_argument("--out", metavar="S2.json", help="where to write the calibrated scenario (with --scenario)")
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="ID",
+        help="owned option to calibrate (repeatable); default: every option serving the runs' model on their GPU",
+    )
     p.set_defaults(run=run)
+
+
+def _save(args: argparse.Namespace, profile: Any) -> None:
+    """Write ``--scenario`` with the calibration on its matching (or named) owned options to ``--out``."""
+    import datetime as dt
+
+    from economics.calibration_apply import apply_calibration, saved_calibration
+    from economics.io.scenarios import ScenarioError, load_scenario, preset_json
+
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as exc:
+        raise CliError("--scenario", f"{args.scenario}: {'; '.join(exc.problems)[:500]}") from None
+    fitted_on = ", ".join(Path(f).name for f in args.files)
+    saved = saved_calibration(profile, fitted_on, dt.datetime.now(dt.UTC).date())
+    try:
+        calibrated = apply_calibration(scenario, saved, args.option)
+    except ValueError as exc:
+        raise CliError("--option" if args.option else "--scenario", str(exc).splitlines()[0]) from None
+    try:
+        Path(args.out).write_text(preset_json(calibrated), encoding="utf-8")
+    except OSError as exc:
+        raise CliError("--out", f"{args.out}: {exc.strerror}") from None
+    names = [o.id for o in calibrated.owned_options if o.calibration == saved]
+    print(f"Saved the calibration on {', '.join(names)} in {args.out}", file=sys.stderr)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    if (args.scenario is None) != (args.out is None):
+        raise CliError("--out" if args.scenario else "--scenario", "--scenario and --out go together")
+    if args.option and args.scenario is None:
+        raise CliError("--option", "only applies with --scenario and --out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from economics.io import BenchmarkFormatError, RunContext, read_benchmark
     from economics.io.catalog import load_catalog
 
+    _check_flags(args)
     if len(args.files) > MAX_FILES:
         raise CliError("FILE", f"at most {MAX_FILES} files per call, got {len(args.files)}")
     ctx = None
@@ -65,6 +108,12 @@ def run(args: argparse.Namespace) -> int:
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except ValueError as exc:
         raise CliError("FILE", str(exc)) from None
+    if args.scenario is not None and args.out is not None:
+        _save(args, profile)
+    return _print(args, profile)
+
+
+def _print(args: argparse.Namespace, profile: Any) -> int:
     if args.format == "json":
         print(json.dumps({"profile": profile.model_dump(mode="json")}, indent=2))
         return 0

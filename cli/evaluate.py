@@ -133,6 +133,11 @@ def json_document(
     flips = {d.workload_id: [f.model_dump(mode="json") for f in d.flips] for d in result.decisions}
     plan = doc.get("plan") or {}
     doc["workloads"] = [dict(w, flips=flips.get(w["workload_id"], [])) for w in plan.get("workloads", [])]
+    calls = {d.workload_id: d for d in result.decisions}  # issue 13: "too close to call" and the two bands
+    for w in doc["workloads"]:
+        d = calls.get(w["workload_id"])
+        w["too_close_to_call"] = bool(d and d.too_close_to_call)
+        w["close_call"] = d.close_call.model_dump(mode="json") if d and d.close_call else None
     return doc
 
 
@@ -166,17 +171,28 @@ def _grid(rows: list[list[str]], right: set[int]) -> list[str]:
     return out
 
 
+def _band(o: OptionResult, rate: DisplayRate | None = None) -> str:
+    """The likely range of an owned option's $/Mtok (issue 13), "measured" for a benchmarked one."""
+    if o.band_basis == "measured":
+        return "measured"
+    if o.cost_low_usd_per_mtok_output is None or o.cost_high_usd_per_mtok_output is None:
+        return ""
+    usd = partial(_usd, rate=rate)
+    return f"{usd(o.cost_low_usd_per_mtok_output, 3)}–{usd(o.cost_high_usd_per_mtok_output, 3)}"
+
+
 def _option_row(o: OptionResult, chosen: str | None, rate: DisplayRate | None = None) -> list[str]:
     usd = partial(_usd, rate=rate)
     mark = "→" if o.option_id == chosen else " "
     if not o.feasible:
-        return [mark, o.option_id, "no", "", "", "", "", "", "", "", "", o.reason]
+        return [mark, o.option_id, "no", "", "", "", "", "", "", "", "", "", o.reason]
     return [
         mark,
         o.option_id,
         "yes",
         usd(o.cost_usd_per_request),
         usd(o.cost_usd_per_mtok_output, 3),
+        _band(o, rate),
         usd(o.expected_cost_usd_per_request),
         f"{o.quality:.2f}",
         _ms(o.tpot_s),
@@ -240,8 +256,8 @@ def format_table(
     usd = partial(_usd, rate=rate)
     lines = [f"{result.scenario_name} — prices as of {result.review_date.isoformat()}", *notes, ""]
     cur = "$" if rate is None or rate.is_identity else rate.code
-    header = ["", "option", "ok", f"{cur}/req", f"{cur}/Mtok out", f"J {cur}/task", "q", "TPOT ms", "TTFT s", "GPUs",
-              "util", "note"]  # fmt: skip
+    header = ["", "option", "ok", f"{cur}/req", f"{cur}/Mtok out", "likely range", f"J {cur}/task", "q", "TPOT ms",
+              "TTFT s", "GPUs", "util", "note"]  # fmt: skip
     by_workload: dict[str, list[OptionResult]] = defaultdict(list)
     for o in result.options:  # one pass: the table stays linear in the number of workloads
         by_workload[o.workload_id].append(o)
@@ -257,8 +273,16 @@ def format_table(
             f"{usd(d.monthly_cost_usd)}/month{split}"
         )
         lines.append(f"  why:   {d.reason}")
+        if d.too_close_to_call and d.close_call is not None:
+            c = d.close_call
+            lines.append(
+                f"  too close to call at this accuracy: {usd(c.chosen_usd_per_task)}/task "
+                f"(likely {usd(c.chosen_low_usd_per_task)}–{usd(c.chosen_high_usd_per_task)}) against "
+                f"{usd(c.runner_up_usd_per_task)} on {c.runner_up_option_id} "
+                f"(likely {usd(c.runner_up_low_usd_per_task)}–{usd(c.runner_up_high_usd_per_task)}); {c.basis}"
+            )
         rows = [header] + [_option_row(o, d.chosen_option_id, rate) for o in by_workload[d.workload_id]]
-        lines.extend(_grid(rows, right={3, 4, 5, 6, 7, 8, 9, 10}))
+        lines.extend(_grid(rows, right={3, 4, 5, 6, 7, 8, 9, 10, 11}))
         flips = [f.text for f in d.flips if f.threshold is not None]
         if flips:
             lines.append("  flips: " + flips[0])

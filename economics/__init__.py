@@ -43,7 +43,7 @@ from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
 from economics.pricing import reprice
 from economics.quality import break_even_failure_cost, expected_cost_per_task
-from economics.result import FleetSummary, FlipThreshold, OptionResult, Result, WorkloadDecision
+from economics.result import CloseCall, FleetSummary, FlipThreshold, OptionResult, Result, WorkloadDecision
 from economics.roofline import forward_time
 from economics.routing import route
 from economics.scenario import SCHEMA_VERSION, OwnedOption, Policy, Scenario, migrate
@@ -86,7 +86,14 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("finance_pack_section",), "economics.finance.report"),
     **dict.fromkeys(("Horizon", "crossover_sensitivity", "horizon", "price_trends"), "economics.finance.horizon"),
     **dict.fromkeys(("FinanceSettings", "HorizonSettings"), "economics.finance.settings"),
-    **dict.fromkeys(("fit_profile",), "economics.calibration_fit"),
+    **dict.fromkeys(("CalibrationProfile", "fit_profile"), "economics.calibration_fit"),
+    **dict.fromkeys(("SavedCalibration",), "economics.calibration_saved"),
+    **dict.fromkeys(
+        ("apply_calibration", "calibrated_options", "matching_options", "saved_calibration"),
+        "economics.calibration_apply",
+    ),
+    **dict.fromkeys(("Band", "throughput_band"), "economics.bands"),
+    **dict.fromkeys(("option_band_ratio",), "economics.route_bands"),
     **dict.fromkeys(
         ("AccuracyReport", "DIMENSION_NAMES", "GROUP_NAMES", "calibration_report"), "economics.calibration_report"
     ),
@@ -149,9 +156,12 @@ __all__ = [
     "ARScheme",
     "AccuracyReport",
     "ApiOffer",
+    "Band",
     "BenchmarkFormatError",
+    "CalibrationProfile",
     "Catalog",
     "Claim",
+    "CloseCall",
     "Comparison",
     "DecisionGrid",
     "Deployment",
@@ -179,6 +189,7 @@ __all__ = [
     "RentedNode",
     "Result",
     "RunContext",
+    "SavedCalibration",
     "Scenario",
     "ScenarioError",
     "Snapshot",
@@ -190,6 +201,7 @@ __all__ = [
     "Workload",
     "WorkloadDecision",
     "api_cost_per_request",
+    "apply_calibration",
     "apply_negotiated",
     "argument",
     "break_even_demand",
@@ -197,6 +209,7 @@ __all__ = [
     "break_even_utilization",
     "build_surrogate",
     "by_id",
+    "calibrated_options",
     "calibration_report",
     "canonical_json",
     "capital_recovery_factor",
@@ -228,9 +241,11 @@ __all__ = [
     "load_catalog",
     "load_engines",
     "load_scenario",
+    "matching_options",
     "migrate",
     "monte_carlo",
     "node_cost_usd_per_hour",
+    "option_band_ratio",
     "owned_node_cost_breakdown",
     "parse_money",
     "parse_percent",
@@ -243,8 +258,10 @@ __all__ = [
     "replicas_for_peak",
     "reprice",
     "route",
+    "saved_calibration",
     "scenario_json",
     "slo_capacity",
+    "throughput_band",
     "to_display",
     "tornado",
     "typed_source",

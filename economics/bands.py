@@ -19,7 +19,7 @@ import pandas as pd
 from pydantic import Field
 
 from economics._base import Frozen
-from economics.calibration_fit import CalibrationProfile
+from economics.calibration_saved import CalibrationLike
 
 BandRegime = Literal["batch-1", "concurrency", "saturation"]
 #: z of a two-sided 80% interval (10th–90th percentile) of a normal distribution [1].
@@ -82,7 +82,7 @@ def throughput_band(
     regime: BandRegime = "saturation",
     moe: bool = False,
     precision: str = "bf16",
-    profile: CalibrationProfile | None = None,
+    profile: CalibrationLike | None = None,
     errors: pd.DataFrame | None = None,
 ) -> Band:
     """The band of a throughput ``value`` [tok/s] (or anything proportional to it).

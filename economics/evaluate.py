@@ -622,10 +622,13 @@ def evaluate(scenario: Scenario) -> Result:
             "policy.cost_mode: 'pooled' no longer changes any cost; the plan shares replicas across workloads "
             "and the lens (policy.lens) says whether bought nodes count"
         )
+    from economics.route_bands import with_bands  # bands read the calibration report (pandas): loaded on first use
+
+    options, decisions = with_bands(ev, fp, _option_results(ev), decisions)
     return Result(
         scenario_name=scenario.name,
         review_date=scenario.review_date,
-        options=_option_results(ev),
+        options=options,
         decisions=decisions,
         fleet=_plan_fleet_summary(scenario, fp),
         warnings=tuple(warnings),

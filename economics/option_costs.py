@@ -186,7 +186,7 @@ def _owned_variant(
     w: WorkloadArrays,
 ) -> OptionArrays:
     model, deployment = replica.model, replica.deployment
-    eff = scenario.efficiency
+    eff = option.effective_efficiency(scenario.efficiency)
     policy = scenario.policy
     unique, inverse = replica.shapes, replica.inverse
     cap = slo_capacity(

@@ -37,6 +37,29 @@ class OptionResult(Frozen):
     achieved_batch: float = Field(description="mean sequences in flight per replica at the average load [count]")
     speculation_on: bool = Field(default=False, description="the AR option runs with speculation here [-]")
     batch_tier: bool = Field(default=False, description="the API is used at its batch tier [-]")
+    band_basis: str = Field(
+        default="",
+        description="where the band of the model's throughput comes from, in words; 'measured' for a benchmarked "
+        "option (no model band), '' for an API or an infeasible option [-]",
+    )
+    throughput_low_ratio: float | None = Field(
+        default=None, description="10th-percentile plausible throughput / the model's (band low); None: no band [1]"
+    )
+    throughput_high_ratio: float | None = Field(
+        default=None, description="90th-percentile plausible throughput / the model's (band high); None: no band [1]"
+    )
+    capacity_low_requests_per_s: float | None = Field(
+        default=None, description="low end of the band of capacity_requests_per_s; None: no band [req/s]"
+    )
+    capacity_high_requests_per_s: float | None = Field(
+        default=None, description="high end of the band of capacity_requests_per_s; None: no band [req/s]"
+    )
+    cost_low_usd_per_mtok_output: float | None = Field(
+        default=None, description="low end of the band of cost_usd_per_mtok_output (∝ 1/throughput) [USD/Mtok]"
+    )
+    cost_high_usd_per_mtok_output: float | None = Field(
+        default=None, description="high end of the band of cost_usd_per_mtok_output (∝ 1/throughput) [USD/Mtok]"
+    )
 
 
 class FlipThreshold(Frozen):
@@ -60,6 +83,24 @@ class FlipThreshold(Frozen):
         if self.to_option_id != self.new_option_id:
             object.__setattr__(self, "to_option_id", self.new_option_id)
         return self
+
+
+class CloseCall(Frozen):
+    """The plan's route against its runner-up, each with the band of the model's accuracy (issue 13).
+
+    Costs are the workload's marginal expected cost per task in the plan (the figure the route is decided on,
+    see :attr:`WorkloadDecision.margin_usd_per_request`). An owned option's band scales its inference cost by the
+    inverse of its throughput band; an API's or a measured option's band is its cost itself.
+    """
+
+    runner_up_option_id: str = Field(description="the next best option for the workload [-]")
+    chosen_usd_per_task: float = Field(description="the chosen route's expected cost per task J [USD]")
+    chosen_low_usd_per_task: float = Field(description="low end of its band [USD]")
+    chosen_high_usd_per_task: float = Field(description="high end of its band [USD]")
+    runner_up_usd_per_task: float = Field(description="the runner-up's expected cost per task J [USD]")
+    runner_up_low_usd_per_task: float = Field(description="low end of its band [USD]")
+    runner_up_high_usd_per_task: float = Field(description="high end of its band [USD]")
+    basis: str = Field(description="where the owned option's band comes from, in words [-]")
 
 
 class WorkloadDecision(Frozen):
@@ -105,6 +146,14 @@ class WorkloadDecision(Frozen):
         "costs more than that API; None without a feasible API [USD/month]"
     )
     flips: tuple[FlipThreshold, ...] = ()
+    too_close_to_call: bool = Field(
+        default=False,
+        description="the runner-up's cost lies inside the band of the chosen route's cost, or the chosen route's "
+        "inside the runner-up's: at the model's accuracy the two cannot be told apart [-]",
+    )
+    close_call: CloseCall | None = Field(
+        default=None, description="the two costs and their bands; None without a runner-up [-]"
+    )
 
 
 class FleetSummary(Frozen):

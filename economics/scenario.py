@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from economics._base import Frozen
+from economics.calibration_saved import SavedCalibration
 from economics.finance.settings import FinanceSettings
 from economics.hardware import GPU, Efficiency, Precision
 from economics.lookup import by_id
@@ -53,6 +54,16 @@ class OwnedOption(Frozen):
         exclude_if=lambda v: v is None,  # absent, not null: files and links without a benchmark are unchanged
         description="the user's benchmark of one replica; replaces the model's capacity [-]",
     )
+    calibration: SavedCalibration | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent, not null: files and links without a calibration are unchanged
+        description="efficiency factors fitted to the user's benchmark runs; replace the scenario's for this "
+        "option's throughput [-]",
+    )
+
+    def effective_efficiency(self, base: Efficiency) -> Efficiency:
+        """The efficiency factors this option's throughput uses: the fitted ones when calibrated, else ``base``."""
+        return base if self.calibration is None else self.calibration.efficiency(base)
 
     @model_validator(mode="after")
     def _check(self) -> OwnedOption:

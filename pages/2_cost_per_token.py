@@ -6,7 +6,7 @@ import streamlit as st
 
 from economics.currency import currency_statement
 from economics.energy import grid_factor
-from ui import compute, state, tables
+from ui import bands, compute, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
@@ -55,8 +55,9 @@ st.subheader("3 · Utilization → effective cost")
 
 
 a = compute.cost(s, cost_inputs(workload_id))
+likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
 compute.chart(
-    charts.cost_curve_figure, a, tables.you_are_here(compute.evaluate(s), workload_id), key="chart_cost_curve"
+    charts.cost_curve_figure, a, tables.you_are_here(compute.evaluate(s), workload_id), likely, key="chart_cost_curve"
 )
 
 
@@ -75,7 +76,7 @@ if a.sovereign:
         icon=":material/lock:",
     )
 table(
-    tables.cost_curves_frame(a),
+    tables.cost_curves_frame(a, likely),
     key="cost_curves",
     file_name="cost_per_token.csv",
     column_config={

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import compute, state
+from ui import bands, compute, state
 from ui import format as fmt
 from ui.charts import breakeven as charts
 from ui.widgets.breakeven import break_even_inputs, map_axes
@@ -47,6 +47,16 @@ def break_even_view() -> None:
             key_figures(
                 [
                     ("Owned today [USD/Mtok output]", fmt.usd(a.owned_usd_per_mtok)),
+                    (
+                        "Owned, likely range",  # issue 13: the throughput model's accuracy
+                        bands.cost_range_from(
+                            compute.evaluate(s).options,
+                            inputs.workload_id,
+                            inputs.option_id,
+                            a.owned_usd_per_mtok,
+                            inputs.option_id in measured,
+                        ),
+                    ),
                     ("API [USD/Mtok output]", fmt.usd(a.api_usd_per_mtok)),
                     ("Utilization today", fmt.pct(a.utilization, 1)),
                     (
@@ -55,7 +65,9 @@ def break_even_view() -> None:
                     ),
                 ],
                 help_text="Utilization today: average load over the paid replicas' SLO capacity. Owned is "
-                f"cheaper above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}.",
+                f"cheaper above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}. "
+                "Likely range: the 10–90% band of the throughput model's error on measured benchmarks like this "
+                "one (or of your calibration); cost per token moves inversely with throughput.",
             )
             shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
             with tab:
@@ -68,4 +80,5 @@ def break_even_view() -> None:
                     compute.chart(charts.break_even_map_figure, mapped, key="chart_be_map")
 
 
+measured = {o.id for o in s.owned_options if o.measured is not None}
 break_even_view()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import compute, state
+from ui import bands, compute, state
 from ui import format as fmt
 from ui.charts import batching as charts
 from ui.widgets.batching import batch_input, batching_inputs
@@ -42,12 +42,14 @@ if inputs is not None:
                     f"{p.intensity_flop_per_byte:,.0f}",
                 ),
                 (f"KV cache, batch {p.batch}", fmt.gb(p.kv_bytes)),
+                ("Likely AR tok/s", bands.batch_range(s, chosen.ar_option_id, p.batch, p.tokens_per_s)),
             ],
             title=f"Autoregressive replica at batch {p.batch}",
             help_text="Tokens per second: output tokens of one AR replica in steady decode. USD/Mtok while busy: "
             "the replica's cost per hour ÷ that throughput, at 100% utilization. Swing: cost per Mtok at batch 1 "
             "÷ cost per Mtok at this batch. FLOP/B: arithmetic intensity of the AR decode pass (the GPU's ridge "
-            "point is on the roofline). KV cache: the caches of the whole batch.",
+            "point is on the roofline). KV cache: the caches of the whole batch. Likely range: the 10–90% band of "
+            "the model's error on measured benchmarks like this one (or of your calibration, when one is in use).",
         )
         compute.chart(charts.batch_cost_figure, a, p, key="chart_batch_cost")
 

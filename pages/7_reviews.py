@@ -9,6 +9,7 @@ from reporting import tables as pack_tables
 from reporting.meeting_pack import pack_downloads
 from ui import compute, state, tables
 from ui import format as fmt
+from ui.bands import route_accuracy_frame as accuracy_frame
 from ui.charts import reviews as charts
 from ui.widgets import reviews as rv
 from ui.widgets.table import table
@@ -67,6 +68,12 @@ with st.expander("Thresholds as a table"):
     table(rv.flips_frame(subject.result), key="rv_flips", file_name="flip_thresholds.csv")
 
 st.subheader("How sure are we")
+with st.expander("How accurate the throughput model is for each route", icon=":material/straighten:"):
+    st.caption(  # issue 13: the band of each owned route's cost from the throughput model's measured accuracy
+        "An owned route's cost per token rests on the modelled tokens per second. The likely range is the 10–90% "
+        "band of the model's error on published benchmarks like it, or of your calibration when one is in use."
+    )
+    table(accuracy_frame(subject.result.options, subject.result.decisions), key="rv_accuracy", file_name="accuracy.csv")
 ranges, draws, seed = rv.ranges_editor()
 tornado, mc = compute.uncertainty(subject.scenario, ranges, draws, seed)
 metric = st.radio(

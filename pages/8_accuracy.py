@@ -12,6 +12,7 @@ from economics.hardware import PRECISIONS
 from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, read_benchmark
 from economics.io.catalog import load_catalog
 from ui.charts.accuracy import accuracy_figure
+from ui.widgets.calibration import calibration_in_use, use_calibration
 
 
 @st.cache_resource(show_spinner=False)
@@ -63,6 +64,7 @@ st.caption(
     "(JSON or CSV), LLMPerf summary JSON, or a CSV with the columns model, gpu, gpu_count, precision, "
     f"input_tokens, output_tokens, concurrency, output_tokens_per_s. At most {MAX_FILE_BYTES // 1_000_000} MB."
 )
+calibration_in_use()
 catalog = load_catalog()
 cols = st.columns(5)
 model_id = cols[0].selectbox("Model", list(catalog.models), index=0)
@@ -93,6 +95,10 @@ if upload is not None:
         st.dataframe(rows.rename(columns={"source": "run", "measured_tokens_per_s": "measured tok/s",
                                           "predicted_tokens_per_s": "model tok/s", "residual_pct": "difference %"}),
                      hide_index=True, use_container_width=True)  # fmt: skip
+        st.session_state["calibration_fitted_on"] = upload.name
+fitted = st.session_state.get("calibration_profile")
+if fitted is not None:  # the last fit of this session, until another file replaces it
+    use_calibration(fitted, str(st.session_state.get("calibration_fitted_on", "your benchmark file")))
 
 with st.expander(f"Rows the model cannot represent ({len(report.excluded)})"):
     st.dataframe(pd.DataFrame([{"set": d, "row": e.row, "measurement": e.label, "why not": e.reason}

@@ -239,6 +239,25 @@ def _uncertainty(mc: MonteCarlo) -> str:
     )
 
 
+def _accuracy(scenario: Scenario, result: Result) -> str:
+    """Which routes are too close to call at the throughput model's accuracy, and which options are calibrated."""
+    close = [d.workload_name for d in result.decisions if d.too_close_to_call]
+    calibrated = [o.name for o in scenario.owned_options if o.calibration is not None]
+    parts = []
+    if close:
+        parts.append(
+            f"At the throughput model's accuracy, {plural(len(close), 'route')} "
+            f"{'is' if len(close) == 1 else 'are'} too close to call: "
+            f"{', '.join(close)}; the runner-up's cost lies inside the likely range of the chosen route's, so "
+            "measure before committing."
+        )
+    elif any(d.close_call is not None for d in result.decisions):
+        parts.append("Every route stays the better one across the likely range of the throughput model's error.")
+    if calibrated:
+        parts.append(f"Throughput calibrated to your own benchmark runs for {', '.join(calibrated)}.")
+    return " ".join(parts)
+
+
 def narrative(
     scenario: Scenario,
     result: Result,
@@ -249,7 +268,7 @@ def narrative(
 ) -> tuple[str, ...]:
     """The pack's summary in sentences, each computed from the arguments."""
     sentences = [*_provenance(scenario, baseline), _workloads(scenario), _latency(scenario), _routes(result)]
-    sentences += [_money(result), *_fleet(scenario, result), _closest_flip(result)]
+    sentences += [_money(result), *_fleet(scenario, result), _closest_flip(result), _accuracy(scenario, result)]
     if comparison is not None:
         sentences.append(_comparison(comparison))
     if monte_carlo is not None:

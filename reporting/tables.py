@@ -43,6 +43,13 @@ def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
         chosen[(d.workload_id, d.chosen_option_id)].cost_usd_per_mtok_output if d.chosen_option_id is not None else None
         for d in pack.result.decisions
     ]
+    routes = [chosen.get((d.workload_id, d.chosen_option_id or "")) for d in pack.result.decisions]
+    # issue 13: the route's likely range from the throughput model's accuracy ("measured" rows have none)
+    frame["Likely cost, low end [USD/Mtok output]"] = [o.cost_low_usd_per_mtok_output if o else None for o in routes]
+    frame["Likely cost, high end [USD/Mtok output]"] = [o.cost_high_usd_per_mtok_output if o else None for o in routes]
+    frame["Throughput from"] = [
+        ("measured" if o.band_basis == "measured" else "model") if o and o.kind != "api" else "" for o in routes
+    ]
     if pack.monte_carlo is not None:
         mc = pack.monte_carlo.workloads.set_index("workload_id")
         ids = frame["Workload id"]

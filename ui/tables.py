@@ -7,11 +7,13 @@ empty cells, and the "why not" column says why.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
 from economics.io.safe_io import csv_text
-from economics.result import FleetSummary, Result
+from economics.result import FleetSummary, OptionResult, Result
 from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
@@ -49,6 +51,7 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
             "Runs on": names.get(d.chosen_option_id or "", "—"),
             "Why": plain(d.reason),
             "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
+            "Too close to call at this accuracy": d.too_close_to_call,
             "Cost of route [USD/month]": d.monthly_cost_usd,
             "On its best API [USD/month]": d.all_api_monthly_cost_usd,
             "Savings vs API [USD/month]": d.savings_vs_api_usd_per_month,
@@ -59,12 +62,20 @@ def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _source(o: OptionResult, measured: set[str], calibrated: set[str]) -> str:
+    """Where an option's throughput comes from: '' for an API, measured, the calibrated model or the model."""
+    if o.kind == "api":
+        return ""
+    return "measured" if o.option_id in measured else "model, calibrated" if o.option_id in calibrated else "model"
+
+
 def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
     """One row per workload and option: every cost and operating number the router compared."""
     kinds = option_kinds(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
     measured = {o.id for o in scenario.owned_options if o.measured is not None}
+    calibrated = {o.id for o in scenario.owned_options if o.calibration is not None}
     rows = []
     for o in result.options:
         rows.append(
@@ -86,7 +97,12 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "GPUs": o.gpus,
                 "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
                 "Capacity per replica [req/s]": _finite(o.capacity_requests_per_s),
-                "Throughput from": "" if o.kind == "api" else ("measured" if o.option_id in measured else "model"),
+                "Likely cost, low end [USD/Mtok output]": o.cost_low_usd_per_mtok_output,
+                "Likely cost, high end [USD/Mtok output]": o.cost_high_usd_per_mtok_output,
+                "Likely capacity, low end [req/s]": o.capacity_low_requests_per_s,
+                "Likely capacity, high end [req/s]": o.capacity_high_requests_per_s,
+                "Accuracy band from": o.band_basis,
+                "Throughput from": _source(o, measured, calibrated),
                 "Speculation on": o.speculation_on,
                 "API batch tier": o.batch_tier,
             }
@@ -112,9 +128,22 @@ def fleet_savings(fleet: FleetSummary) -> float | None:
     return fleet.all_api_cost_usd_per_month - fleet.total_cost_usd_per_month
 
 
-def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
+def _likely(curve: Any, ratio: tuple[float, float] | None) -> str:
+    """The likely capacity range "1,200–1,900" from a throughput band, "measured" for a benchmark, or empty."""
+    if not curve.feasible:
+        return ""
+    if curve.source == "measured":
+        return "measured"
+    if ratio is None:
+        return ""
+    x = curve.capacity_tokens_per_s
+    return f"{x * min(ratio[0], 1.0):,.0f}–{x * max(ratio[1], 1.0):,.0f}"
+
+
+def cost_curves_frame(a: CostAnalysis, ratios: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
     """One row per owned variant: throughput, replica cost and break-even (the chart shows the cost at any
-    utilization)."""
+    utilization); with ``ratios`` (option id → plausible throughput low/high as multiples of the model's) the
+    likely capacity range of each modelled variant."""
     rows = []
     for c in a.curves:
         u_star = c.break_even_utilization
@@ -126,6 +155,7 @@ def cost_curves_frame(a: CostAnalysis) -> pd.DataFrame:
                 "Why not": plain(c.reason),
                 "Throughput source": c.source,
                 "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
+                "Likely capacity [output tok/s per replica]": _likely(c, (ratios or {}).get(c.option_id)),
                 "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,
                 "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
                 "Break-even": (

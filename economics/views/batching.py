@@ -159,12 +159,13 @@ def _grid(cap: float) -> FloatArray:
 
 def _roof(scenario: Scenario, option: OwnedOption) -> Roof:
     gpu = scenario.gpu(scenario.node(option.node_id).gpu_id)
+    eff = option.effective_efficiency(scenario.efficiency)
     return Roof(
         gpu_name=gpu.name,
         peak_flops_per_s=gpu.peak_flops_per_s(option.precision),
         bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s,
-        effective_flops_per_s=gpu.peak_flops_per_s(option.precision) * scenario.efficiency.mfu_decode,
-        effective_bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s * scenario.efficiency.mbu,
+        effective_flops_per_s=gpu.peak_flops_per_s(option.precision) * eff.mfu_decode,
+        effective_bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s * eff.mbu,
     )
 
 
@@ -196,7 +197,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     diffusion = None if inputs.diffusion_option_id is None else _option(scenario, inputs.diffusion_option_id)
     workload = by_id(scenario.workloads, inputs.workload_id, "workload")
     input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
-    eff = scenario.efficiency
+    eff = ar.effective_efficiency(scenario.efficiency)
     ar_model, ar_dep = _deployment(scenario, ar)
     ar_cost_h = _replica_cost_usd_per_hour(scenario, ar)
     cap = kv_capacity(ar_model, ar_dep, eff)
@@ -211,6 +212,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     def add_batch(option: OwnedOption, label: str, kind: DisplayKind, scheme: AnyScheme, best_of_ar: bool) -> None:
         model, dep = _deployment(scenario, option)
         cost_h = _replica_cost_usd_per_hour(scenario, option)
+        eff = option.effective_efficiency(scenario.efficiency)  # the option's fitted factors, when calibrated
         first = steady_decode(model, dep, eff, scheme, 1.0, input_tokens, output_tokens)
         b = _grid(float(first.max_batch_kv))
         run = steady_decode(model, dep, eff, scheme, b, input_tokens, output_tokens)
@@ -307,7 +309,7 @@ def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis
     docs/roofline.md#worked-example-70b)."""
     ar = _option(scenario, inputs.ar_option_id)
     model, dep = _deployment(scenario, ar)
-    eff = scenario.efficiency
+    eff = ar.effective_efficiency(scenario.efficiency)
     at = steady_decode(model, dep, eff, ARScheme(), float(batch), analysis.input_tokens, analysis.output_tokens)
     x = float(at.output_tokens_per_s)
     cost = float(cost_per_mtok_capacity_form(_replica_cost_usd_per_hour(scenario, ar), x, 1.0))

@@ -176,7 +176,7 @@ def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCap
             cap = slo_capacity(
                 model,
                 dep,
-                scenario.efficiency,
+                option.effective_efficiency(scenario.efficiency),
                 scheme,
                 wl.input_tokens,
                 wl.output_tokens,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,12 +15,18 @@ from ui.theme import DASHES, KIND_COLOR, KIND_SHADES, LIMIT_COLOR, Chart
 BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
 
 
-def cost_curve_figure(a: CostAnalysis, here: tuple[str, float] | None = None) -> go.Figure:
+def cost_curve_figure(
+    a: CostAnalysis,
+    here: tuple[str, float] | None = None,
+    ratios: Mapping[str, tuple[float, float]] | None = None,
+) -> go.Figure:
     """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens; and
     "you are here" on the curve of ``here`` = (option id, the workload's actual utilization [1]) from the
-    evaluated scenario. Independent of the marked utilization, so moving the marker does not redraw it."""
+    evaluated scenario. Independent of the marked utilization, so moving the marker does not redraw it.
+    ``ratios`` (option id → plausible throughput low/high as multiples of the model's) shades each modelled
+    curve's likely range: cost ∝ 1/throughput."""
     c = Chart(
-        f"Effective cost per token vs utilization: {a.workload_name}",
+        f"Effective cost per token vs utilization: {a.workload_name}" + (" (shaded: likely range)" if ratios else ""),
         "utilization: busy share of the replica's capacity within latency targets [%]",
         "effective cost [USD per Mtok output] (log)",
         height=520,
@@ -33,6 +40,9 @@ def cost_curve_figure(a: CostAnalysis, here: tuple[str, float] | None = None) ->
         if not curve.feasible:
             continue
         finite.append(float(np.nanmin(curve.cost_usd_per_mtok)))
+        if ratios and curve.source == "model" and curve.option_id in ratios:
+            _likely_range(c, 100 * curve.utilization, curve.cost_usd_per_mtok, ratios[curve.option_id],
+                          shade(curve.kind, rank))  # fmt: skip
         c.add(
             x=100 * curve.utilization,
             y=curve.cost_usd_per_mtok,
@@ -78,6 +88,23 @@ def cost_curve_figure(a: CostAnalysis, here: tuple[str, float] | None = None) ->
     c.axis("yaxis", tickprefix="$")
     c.axis("xaxis", range=[0, 100], ticksuffix="%")
     return c.figure()
+
+
+def _likely_range(c: Chart, x: np.ndarray, cost: np.ndarray, ratio: tuple[float, float], color: str) -> None:
+    """A shaded band from cost/high to cost/low throughput ratio (the model's value always inside it)."""
+    low, high = min(ratio[0], 1.0), max(ratio[1], 1.0)
+    common: dict[str, object] = {"mode": "lines", "line": {"width": 0, "color": color}, "hoverinfo": "skip",
+                                 "showlegend": False, "name": "likely range (model accuracy)"}  # fmt: skip
+    c.add("scatter", x=x, y=cost / low, **common)
+    c.add("scatter", x=x, y=cost / high, fill="tonexty", fillcolor=_translucent(color, 0.18), **common)
+
+
+def _translucent(color: str, alpha: float) -> str:
+    """``#RRGGBB`` → ``rgba(r, g, b, alpha)`` (a fill the curves show through); other colours as given."""
+    if len(color) == 7 and color.startswith("#"):
+        r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+        return f"rgba({r}, {g}, {b}, {alpha})"
+    return color
 
 
 def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float) -> None:

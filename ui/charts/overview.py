@@ -9,13 +9,15 @@ import plotly.graph_objects as go
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
+from ui.bands import cost_error_bars, cost_range
 from ui.tables import option_names
 from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, LIMIT_COLOR, Chart, option_styles
 
 
 def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
     """Dot plot: one row per workload, one dot per feasible option at its all-in $/Mtok output; the chosen
-    option is ringed. Infeasible options are left out (the options table says why)."""
+    option is ringed; an owned option's bar spans its likely range (the model's accuracy). Infeasible options are
+    left out (the options table says why)."""
     workloads = [d.workload_name for d in result.decisions]
     styles = option_styles(scenario)
     c = Chart(
@@ -40,6 +42,7 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
             x=[o.cost_usd_per_mtok_output for o in rows],
             y=[wl_name[o.workload_id] for o in rows],
             mode="markers",
+            error_x=cost_error_bars(rows),  # issue 13: the likely range from the model's accuracy
             name=f"{names[oid]} ({KIND_LABEL[kinds[oid]]})",
             marker={
                 "color": color,
@@ -51,11 +54,17 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
                 },
             },
             customdata=[
-                [o.cost_usd_per_request, o.expected_cost_usd_per_request, 100 * o.quality, "recommended" if p else ""]
+                [
+                    o.cost_usd_per_request,
+                    o.expected_cost_usd_per_request,
+                    100 * o.quality,
+                    "recommended" if p else "",
+                    f"likely {cost_range(o)} per Mtok<br>" if cost_range(o) else "",
+                ]
                 for o, p in zip(rows, picked, strict=True)
             ],
             hovertemplate=(
-                "<b>%{y}</b><br>%{fullData.name}<br>$%{x:,.3g} per Mtok output<br>"
+                "<b>%{y}</b><br>%{fullData.name}<br>$%{x:,.3g} per Mtok output<br>%{customdata[4]}"
                 "$%{customdata[0]:,.4g} per task; with failures $%{customdata[1]:,.4g}<br>"
                 "quality %{customdata[2]:.0f}%<br><b>%{customdata[3]}</b><extra></extra>"
             ),

@@ -8,6 +8,7 @@ import streamlit as st
 
 from economics.result import Result
 from economics.scenario import Scenario
+from ui import bands
 from ui import format as fmt
 from ui.tables import option_names
 
@@ -41,6 +42,8 @@ def decision_cards(result: Result, scenario: Scenario) -> None:
                 f"Runs on: {runs_on}" + (" · **measured** throughput" if d.chosen_option_id in measured else "")
             )
             mid.markdown(fmt.md_escape(fmt.plain(d.reason)))
+            for line in bands.card_lines(result.options, d, names):  # issue 13: accuracy band, close call
+                (mid.warning if line.startswith("Too close") else mid.caption)(fmt.md_escape(line))
             right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, its share of the plan")
             if d.chosen_kind == "api":
                 right.caption("pay per token: no owned capacity needed")

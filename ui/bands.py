@@ -1,0 +1,180 @@
+"""How accurate a throughput-derived figure is, in words and as chart error bars (issue 13).
+
+Pure helpers (no streamlit): the pages, the charts and the meeting pack call them with the evaluation's
+:class:`~economics.OptionResult` rows, whose band fields :func:`economics.evaluate` fills (a modelled owned
+option: a 10–90% band; a benchmarked one: "measured"; an API: none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from economics import OptionResult, Scenario, WorkloadDecision, option_band_ratio
+from ui import format as fmt
+
+MEASURED = "measured"
+
+
+def _range(low: float | None, value: float, high: float | None, show: Callable[[float], str]) -> str:
+    if low is None or high is None:
+        return ""
+    return f"{show(min(low, value))}–{show(max(high, value))}"
+
+
+def cost_range(o: OptionResult) -> str:
+    """The likely range of an owned option's $/Mtok output ("$13.60–$18.72"), "measured", or '' (API, infeasible)."""
+    if o.band_basis == MEASURED:
+        return MEASURED
+    return _range(o.cost_low_usd_per_mtok_output, o.cost_usd_per_mtok_output, o.cost_high_usd_per_mtok_output,
+                  fmt.usd)  # fmt: skip
+
+
+def capacity_range(o: OptionResult) -> str:
+    """The likely range of an owned option's requests per second per replica, "measured", or ''."""
+    if o.band_basis == MEASURED:
+        return MEASURED
+    return _range(o.capacity_low_requests_per_s, o.capacity_requests_per_s, o.capacity_high_requests_per_s,
+                  lambda x: f"{x:,.3g}")  # fmt: skip
+
+
+def error_bars(
+    values: Sequence[float], lows: Sequence[float | None], highs: Sequence[float | None]
+) -> dict[str, object]:
+    """Plotly ``error_x``/``error_y`` of asymmetric bars from each value to its band's ends (none where no band).
+
+    A band that lies wholly on one side of its value (the model is biased in that regime) draws from the value
+    to the far end only.
+    """
+    plus = [0.0 if h is None else max(h - v, 0.0) for v, h in zip(values, highs, strict=True)]
+    minus = [0.0 if lo is None else max(v - lo, 0.0) for v, lo in zip(values, lows, strict=True)]
+    if not any(plus) and not any(minus):  # an API or a measured option: no bar, not even its caps
+        return {"visible": False}
+    return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5, "width": 4}
+
+
+def cost_error_bars(rows: Sequence[OptionResult]) -> dict[str, object]:
+    """Error bars of the $/Mtok output of ``rows``."""
+    return error_bars([o.cost_usd_per_mtok_output for o in rows], [o.cost_low_usd_per_mtok_output for o in rows],
+                      [o.cost_high_usd_per_mtok_output for o in rows])  # fmt: skip
+
+
+def close_call_text(d: WorkloadDecision, names: dict[str, str]) -> str:
+    """One sentence for a card when the route is too close to call at the model's accuracy, else ''."""
+    c = d.close_call
+    if not d.too_close_to_call or c is None:
+        return ""
+    other = names.get(c.runner_up_option_id, c.runner_up_option_id)
+    here = _task_range(c.chosen_low_usd_per_task, c.chosen_usd_per_task, c.chosen_high_usd_per_task)
+    there = _task_range(c.runner_up_low_usd_per_task, c.runner_up_usd_per_task, c.runner_up_high_usd_per_task)
+    return (
+        f"Too close to call at this accuracy: {_task(c.chosen_usd_per_task)} per task here{here} against "
+        f"{_task(c.runner_up_usd_per_task)} on {other}{there}. Measure before you commit."
+    )
+
+
+def _task(x: float) -> str:
+    """A cost per task with four significant figures, so that close costs stay apart: $0.001212."""
+    return fmt.usd(x) if abs(x) >= 1 else f"${x:.4g}"
+
+
+def _task_range(low: float, value: float, high: float) -> str:
+    """The likely range in words, " (likely $a–$b)"; empty when the band is the value itself (an API's price)."""
+    lo, hi = min(low, value), max(high, value)
+    return "" if lo == hi else f" (likely {_task(lo)}–{_task(hi)})"
+
+
+def chosen_cost_text(result_options: Sequence[OptionResult], d: WorkloadDecision) -> str:
+    """The chosen owned route's stand-alone $/Mtok output with its likely range, '' for an API route."""
+    row = next(
+        (o for o in result_options if o.workload_id == d.workload_id and o.option_id == d.chosen_option_id), None
+    )
+    if row is None or row.kind == "api" or not row.feasible:
+        return ""
+    span = cost_range(row)
+    if span == MEASURED:
+        return f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own (measured throughput)"
+    return (
+        f"{fmt.usd(row.cost_usd_per_mtok_output)} per million output tokens on its own, likely {span} "
+        f"({plain_basis(row.band_basis)})"
+    )
+
+
+def plain_basis(basis: str) -> str:
+    """Where a band comes from, in a finance reader's words (the tables keep the engineer's detail)."""
+    if basis.startswith("your "):
+        return "from your own benchmark runs"
+    if basis == MEASURED:
+        return "measured"
+    return "from the model's error on published benchmarks like it"
+
+
+def card_lines(result_options: Sequence[OptionResult], d: WorkloadDecision, names: dict[str, str]) -> list[str]:
+    """What a decision card adds about accuracy: the chosen owned route's likely $/Mtok and a close call."""
+    return [line for line in (chosen_cost_text(result_options, d), close_call_text(d, names)) if line]
+
+
+def throughput_ratios(options: Sequence[OptionResult], workload_id: str) -> dict[str, tuple[float, float]]:
+    """Option id → (low, high) plausible throughput as multiples of the model's, for one workload's modelled
+    owned options (none for measured options and APIs)."""
+    return {
+        o.option_id: (o.throughput_low_ratio, o.throughput_high_ratio)
+        for o in options
+        if o.workload_id == workload_id
+        and o.throughput_low_ratio is not None
+        and o.throughput_high_ratio is not None
+        and o.band_basis not in ("", MEASURED)
+    }
+
+
+def batch_range(scenario: Scenario, option_id: str, batch: int, tokens_per_s: float) -> str:
+    """The likely range of an owned option's tok/s at a fixed batch ("1,200–1,900 (basis)"), or "measured"."""
+    option = next((o for o in scenario.owned_options if o.id == option_id), None)
+    if option is None:
+        return ""
+    low, high, basis = option_band_ratio(scenario, option, "batch-1" if batch <= 1 else "concurrency")
+    if basis == MEASURED:
+        return "the model's curve; this option's capacity elsewhere is measured"
+    return f"{fmt.count(tokens_per_s * min(low, 1.0))}–{fmt.count(tokens_per_s * max(high, 1.0))} tok/s"
+
+
+def cost_range_from(
+    options: Sequence[OptionResult], workload_id: str, option_id: str, usd_per_mtok: float, measured: bool
+) -> str:
+    """The likely range of an owned $/Mtok computed elsewhere from the option's throughput band for the workload:
+    cost ∝ 1/throughput, so ``cost/high … cost/low`` ("$1.20–$1.90"); "measured" or '' when there is no band."""
+    if measured:
+        return MEASURED
+    ratio = throughput_ratios(options, workload_id).get(option_id)
+    if ratio is None:
+        return ""
+    return f"{fmt.usd(usd_per_mtok / max(ratio[1], 1.0))}–{fmt.usd(usd_per_mtok / min(ratio[0], 1.0))}"
+
+
+def calibration_note(scenario: Scenario) -> str:
+    """Which owned options use a calibration fitted to the user's runs, in words; '' when none does."""
+    parts = [f"{o.name}: {o.calibration.describe()}" for o in scenario.owned_options if o.calibration is not None]
+    return ("Calibrated throughput in use — " + "; ".join(parts)) if parts else ""
+
+
+def route_accuracy_frame(options: Sequence[OptionResult], decisions: Sequence[WorkloadDecision]) -> pd.DataFrame:
+    """Per workload: the route's $/Mtok output on its own, its likely range, where that comes from, and whether
+    the route is too close to call. Results saved before bands existed have empty range cells."""
+    by_key = {(o.workload_id, o.option_id): o for o in options}
+    rows = []
+    for d in decisions:
+        o = by_key.get((d.workload_id, d.chosen_option_id or ""))
+        owned = o is not None and o.kind != "api" and o.feasible
+        rows.append(
+            {
+                "Workload": d.workload_name,
+                "Route": d.route_label,
+                "Cost on its own [USD/Mtok output]": o.cost_usd_per_mtok_output if owned and o else None,
+                "Likely low [USD/Mtok output]": o.cost_low_usd_per_mtok_output if owned and o else None,
+                "Likely high [USD/Mtok output]": o.cost_high_usd_per_mtok_output if owned and o else None,
+                "Range from": (o.band_basis if owned and o else "") or ("price list" if not owned else ""),
+                "Too close to call": d.too_close_to_call,
+            }
+        )
+    return pd.DataFrame(rows)
