@@ -37,17 +37,17 @@ from economics.option_costs import (
     api_option_arrays,
     owned_option_arrays,
 )
-from economics.plan import NO_PLAN, SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
+from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution
 from economics.plan_accounts import (
     Accounts,
     baseline_usd,
-    improve_by_moves,
     marginal_usd_per_month,
     nodes_needed_by,
     plan_accounts,
     plan_nodes,
     plan_problem,
     plan_replicas,
+    solve_fleet,
 )
 from economics.result import (
     FleetSummary,
@@ -456,9 +456,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
     lens = s.policy.lens if lens is None else lens
     demand = day_demand(s.workloads)
     p = plan_problem(s, t, demand, lens)
-    sol = solve_plan(p)
-    if sol.status.startswith(NO_PLAN):
-        sol = improve_by_moves(p, sol)
+    sol = solve_fleet(p)
     acc = plan_accounts(s, p, sol, lens)
     volume = acc.volume
     served = volume.sum(axis=1) > 0
@@ -554,10 +552,12 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
     plan = fp.plan
     out: list[str] = []
     if plan.solver_status != "optimal":
-        out.append(
-            f"plan: the solver stopped before proving the plan optimal ({plan.solver_status}); "
+        bound = (
             f"the plan may cost up to {100 * plan.mip_gap:.3g}% more than the best one"
+            if fp.solution.mip_gap < math.inf
+            else "how far it is from the best one is unknown"
         )
+        out.append(f"plan: the solver stopped before proving the plan optimal ({plan.solver_status}); {bound}")
     for i, n in enumerate(plan.nodes):
         if n.nodes_to_buy:
             out.append(

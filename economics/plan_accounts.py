@@ -17,7 +17,19 @@ from numpy.typing import NDArray
 from economics.costs import node_cost_fixed_and_variable
 from economics.demand import DayDemand
 from economics.offers import OwnedNode, RentedNode
-from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts, money_usd_per_month
+from economics.plan import (
+    MIP_REL_GAP,
+    NO_PLAN,
+    ROUNDED,
+    SECONDS_PER_MONTH,
+    PlanProblem,
+    PlanSolution,
+    counts,
+    large,
+    money_usd_per_month,
+    solve_plan,
+    solve_relaxation,
+)
 from economics.quality import expected_attempts, failure_probability
 from economics.result import Lens, PlanNode, PlanReplicas
 from economics.routing import OptionTable
@@ -335,13 +347,15 @@ def marginal_usd_per_month(
 
 
 def improve_by_moves(p: PlanProblem, sol: PlanSolution, rounds: int = 8) -> PlanSolution:
-    """A fallback when the solver returned no plan: single moves from the stand-alone start, each workload
-    to its cheapest option at its marginal cost in the current plan, kept only while the objective falls.
+    """A fallback when the solver returned no plan: single moves from the stand-alone start (or from the
+    rounded LP relaxation), each workload to its cheapest option at its marginal cost in the current plan,
+    kept only while the objective falls.
 
-    A local search, never called optimal: the status stays the solver's "no plan found …" and the gap
-    unknown (``inf``)."""
+    A local search, never called optimal: the status keeps the solver's words; the gap is unknown (``inf``)
+    from the stand-alone start, and measured against the relaxation's proven bound from the rounded one."""
     head = sol.status.split("):")[0] + ")" if "):" in sol.status else sol.status
-    best = replace(sol, status=f"{head}: single moves from the stand-alone routes, not proven optimal")
+    start = "the rounded relaxation" if head.startswith(ROUNDED) else "the stand-alone routes"
+    best = replace(sol, status=f"{head}: single moves from {start}, not proven optimal")
     best_obj = money_usd_per_month(p, sol.share, sol.units)
     rows = np.arange(p.shape[0])
     for _ in range(rounds):
@@ -363,10 +377,32 @@ def improve_by_moves(p: PlanProblem, sol: PlanSolution, rounds: int = 8) -> Plan
             replicas, units = counts(p, share, processed)
             obj = money_usd_per_month(p, share, units)
             if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
-                best = PlanSolution(share, processed, replicas, units, best.served, best.status, best.mip_gap,
-                                    obj, best.solve_time_s)  # fmt: skip
+                best = replace(best, share=share, processed_rate=processed, replicas=replicas, units=units,
+                               objective_usd_per_month=obj)  # fmt: skip
                 best_obj, improved = obj, True
                 break
         if not improved:
             break
-    return best
+    return replace(best, mip_gap=best.gap_of(best_obj))
+
+
+def solve_fleet(p: PlanProblem) -> PlanSolution:
+    """The plan: HiGHS's MIP (:func:`economics.plan.solve_plan`), with two aids for large portfolios.
+
+    A large MIP (:func:`economics.plan.large`) is first solved as its LP relaxation, rounded and improved
+    by single moves; the relaxation's objective is a lower bound on the MIP's, so when the plan is within
+    :data:`~economics.plan.MIP_REL_GAP` of it, it is optimal by the same standard as HiGHS's "optimal"
+    (status "optimal", the proven gap reported). Otherwise, and for every small MIP, HiGHS solves the MIP;
+    a plan it did not finish is improved by single moves (never called optimal) and the better of the two
+    plans is kept."""
+    first: PlanSolution | None = None
+    if large(p):
+        first = improve_by_moves(p, solve_relaxation(p))
+        if first.mip_gap <= MIP_REL_GAP:
+            return replace(first, status="optimal")
+    sol = solve_plan(p)
+    if sol.status.startswith((NO_PLAN, ROUNDED)):
+        sol = improve_by_moves(p, sol)
+    if first is not None and first.objective_usd_per_month < sol.objective_usd_per_month:
+        return first
+    return sol
