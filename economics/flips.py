@@ -6,7 +6,8 @@ For every workload and each driver, everything else held fixed:
 =================  ==========================================================  ========================
 driver             what moves                                                  method
 =================  ==========================================================  ========================
-api_output_price   list output price of the chosen API, or of the best API     closed form (J affine)
+api_output_price   output price in use (negotiated, discounted) of the chosen  closed form (J affine)
+                   API, or of the best API
 node_price         $/node-hour of the node behind the chosen (or best) owned   closed form: lower
                    option; every option on that node moves with it             envelope of lines
 utilization        utilisation of that owned option (U_pool when pooled)       closed form in 1/U
@@ -99,16 +100,19 @@ def _attempt_factor(table: OptionTable) -> tuple[FloatArray, FloatArray]:
 
 
 def api_output_price_flip(table: OptionTable, r: Route) -> FlipArrays:
-    """List output price of the pivot API at which the route changes [USD/Mtok] (closed form).
+    """Output price in use of the pivot API at which the route changes [USD/Mtok] (closed form).
 
-    ``J_api(p) = J_api(p0) + g·T_out·mult·(p − p0)/1e6`` is affine in p, so ``p* = p0 + (T − J)/slope``.
+    The price in use is what this workload pays per output token: the list price (or a negotiated rate
+    from the price book, which replaces it) less the negotiated discount and the batch tier,
+    ``p = p_list·mult``. ``J_api(p) = J_api(p0) + g·T_out·(p − p0)/1e6`` is affine in p, so
+    ``p* = p0 + (T − J)/slope``.
     """
     _, pivot, _ = _pivots(table, r)
     target, new, is_chosen = _target(r, pivot)
     g, _ = _attempt_factor(table)
     safe = np.maximum(pivot, 0)
-    p0 = np.where(pivot >= 0, table.api_output_usd_per_mtok[safe], np.nan)
-    slope = _take(g * table.api_price_multiplier, pivot) * table.output_tokens / MTOK
+    p0 = np.where(pivot >= 0, table.api_output_usd_per_mtok[safe], np.nan) * _take(table.api_price_multiplier, pivot)
+    slope = _take(g, pivot) * table.output_tokens / MTOK
     with np.errstate(invalid="ignore", divide="ignore"):
         p_star = p0 + (target - _take(r.expected_cost_usd, pivot)) / slope
     ok = np.isfinite(p_star) & (p_star >= 0) & (slope > 0)
@@ -311,7 +315,7 @@ def all_flips(table: OptionTable, r: Route) -> tuple[FlipArrays, ...]:
 
 
 _WHAT = {
-    "api_output_price": "the output price of {pivot}",
+    "api_output_price": "the output price paid for {pivot} (after any negotiated or batch discount)",
     "node_price": "the hourly cost of the node behind {pivot}",
     "utilization": "the utilization of {pivot}",
     "quality_gap": "the quality gap between the best API and {pivot}",
