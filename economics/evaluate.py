@@ -49,6 +49,7 @@ from economics.plan_accounts import (
     plan_replicas,
     solve_fleet,
 )
+from economics.plan_utilization import U_MIN, utilization_flips
 from economics.result import (
     FleetSummary,
     Lens,
@@ -207,6 +208,7 @@ def _option_table(
         target_utilization=scenario.policy.target_utilization,
         pooled=False,  # the old pooled cost mode no longer changes any cost (one owned-cost path)
         pool_utilization=scenario.policy.pool_utilization,
+        api_negotiated_keep=np.array([1.0] * len(owned) + [1 - a.negotiated_discount_fraction for a in scenario.apis]),
     )
     return table, reasons
 
@@ -376,7 +378,8 @@ def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan) -> tuple[Workload
     tm, r = plan_route(ev, fp)
     plan_ev = replace(ev, table=tm, route=r)
     chosen = r.chosen.tolist()
-    flips = flip_rows(plan_flips(tm, r, _pivot_j(fp, tm)), tm.option_ids, ev.option_names)
+    found = utilization_flips(fp.problem, fp.solution, fp.main)
+    flips = flip_rows(plan_flips(tm, r, _pivot_j(fp, tm), (found, U_MIN)), tm.option_ids, ev.option_names)
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
     v_stars, u_stars, lam_stars = co.value_star.tolist(), co.u_star.tolist(), co.lambda_star.tolist()
     kinds = tm.kind.tolist()

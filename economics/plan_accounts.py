@@ -275,6 +275,14 @@ def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArr
     >>> _fill_replicas(np.array([[0.5, 0.0, 2.0]]), np.ones((1, 3), bool), np.array([1.5]), np.array([0.0])).tolist()
     [1.0]
     """
+    r_star = fill_level(base, window, volume)
+    need = np.ceil(np.maximum(r_star, 0.0) - 1e-7)
+    return np.asarray(np.maximum(floor, np.where(volume > 0, need, floor)), dtype=np.float64)
+
+
+def fill_level(base: FloatArray, window: NDArray[np.bool_], volume: FloatArray) -> FloatArray:
+    """(N,) the water level ``r*`` of :func:`_fill_replicas` before rounding up; ``inf`` when the window
+    cannot hold the volume at any level. Homogeneous: scaling ``base`` and ``volume`` scales ``r*``."""
     b = np.sort(np.where(window, base, np.inf), axis=1)  # (N, H), outside the window last
     n = window.sum(axis=1)
     k = np.arange(1, b.shape[1] + 1)[None, :]
@@ -283,9 +291,7 @@ def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArr
     upper = np.concatenate([b[:, 1:], np.full((b.shape[0], 1), np.inf)], axis=1)
     fits = (level >= b - 1e-12) & (level <= upper + 1e-12) & (k <= n[:, None])
     first = np.argmax(fits, axis=1)
-    r_star = np.where(fits.any(axis=1), level[np.arange(len(first)), first], np.inf)
-    need = np.ceil(np.maximum(r_star, 0.0) - 1e-7)
-    return np.asarray(np.maximum(floor, np.where(volume > 0, need, floor)), dtype=np.float64)
+    return np.asarray(np.where(fits.any(axis=1), level[np.arange(len(first)), first], np.inf), dtype=np.float64)
 
 
 def marginal_usd_per_month(
