@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from economics.evaluate import evaluate
+from economics.io.scenarios import default_scenario
 from economics.plan import PlanSolution, solve_plan
 from economics.plan_utilization import utilization_flips
 from economics.price_book import NegotiatedPrice, apply_negotiated
 from economics.result import FlipThreshold, Result
-from economics.scenarios import default_scenario
 from tests.economics.test_plan import problem
 
 
