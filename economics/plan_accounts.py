@@ -324,20 +324,22 @@ def marginal_usd_per_month(
     load = p.load_per_request()
     own_load = load[rows] / cap_scale  # (N, O) the row's load per request when put back
     per_hour = np.einsum("wo,woh->oh", load, sol.processed_rate)  # (O, H)
-    contrib = load[rows][:, :, None] * sol.processed_rate[rows]  # (N, O, H)
+    # what does not depend on the scales is computed once per distinct workload (rows repeat in the Monte Carlo)
+    uniq, inv = np.unique(rows, return_inverse=True)
+    contrib = load[uniq][:, :, None] * sol.processed_rate[uniq]  # (U, O, H)
     owned = np.flatnonzero(~p.is_api)
     inc = np.zeros((o_count, k_count))
     inc[owned, p.option_node[owned]] = p.gpus_per_replica[owned]
     r_without = np.where(
         p.is_api[None, :], 0.0, np.maximum(np.ceil(np.max(per_hour[None] - contrib, axis=2, initial=0.0) - 1e-7), 0.0)
-    )  # (N, O)
+    )[inv]  # (N, O)
     gpus_without = r_without @ inc  # (N, K)
     units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
     out = np.where(allowed, own, np.inf)
     deferrable, window = p.deferrable[rows], p.window[rows]
     for o in owned if options is None else np.intersect1d(owned, options):
         k = int(p.option_node[o])
-        base = per_hour[o][None, :] - contrib[:, o, :]  # (N, H)
+        base = (per_hour[o][None, :] - contrib[:, o, :])[inv]  # (N, H)
         add = own_load[:, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
         r_follow = np.ceil(np.max(base + add, axis=1, initial=0.0) - 1e-7)
         d = np.flatnonzero(deferrable & allowed[:, o])
