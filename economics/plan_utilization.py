@@ -11,7 +11,7 @@ computed once at ``u = 1`` (loads are ``g/(u·λmax)`` per request, and the wate
 workload's window is homogeneous in them). So the marginal costs at any ``u`` are a few array operations:
 a scan of :data:`GRID` values of ``u`` in [:data:`U_MIN`, 1] for all workloads at once finds the nearest
 change on each side of today's value, and :data:`BISECTION_STEPS` bisection steps on each workload's
-bracket place it. A route that changes and changes back within one grid step (0.5 percentage points) is
+bracket place it. A route that changes and changes back within one grid step (1 percentage point) is
 not seen; the search range is stated in the flip's words.
 """
 
@@ -28,8 +28,8 @@ IntArray = NDArray[np.intp]
 BoolArray = NDArray[np.bool_]
 
 U_MIN = 0.01
-GRID = 199
-#: 20 halvings of one grid step (0.005) place the threshold within 5e-9.
+GRID = 100
+#: 20 halvings of one grid step (0.01) place the threshold within 1e-8.
 BISECTION_STEPS = 20
 
 
