@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from economics.plan import NO_PLAN
 from economics.result import OptionResult, Result
 
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ def _plan_lines(result: Result, rate: DisplayRate | None = None) -> list[str]:
     assert p is not None
     lens = "cash (bought nodes are sunk)" if p.lens == "cash" else "full cost (every node carries its capital)"
     out = [
-        f"Plan — lens: {lens}; solver: {p.solver_status}" + (f", gap {100 * p.mip_gap:.3g}%" if p.mip_gap > 0 else ""),
+        f"Plan — lens: {lens}; solver: {p.solver_status}" + _gap_words(p.solver_status, p.mip_gap),
         f"  total {usd(p.total_cost_usd_per_month)}/month (cash {usd(p.cash_cost_usd_per_month)}, "
         f"full cost {usd(p.full_cost_usd_per_month)}); with expected failure cost "
         f"{usd(p.objective_usd_per_month)}/month",
@@ -311,3 +312,10 @@ def format_table(
     if result.warnings:
         lines += ["", "Warnings", *("  " + w for w in result.warnings)]
     return "\n".join(lines)
+
+
+def _gap_words(status: str, gap: float) -> str:
+    """ ", gap 0.012%" for a plan with a proven gap; ", gap unknown" when no bound was proven; "" when optimal."""
+    if status.startswith(NO_PLAN):
+        return ", gap unknown"
+    return f", gap {100 * gap:.3g}%" if gap > 0 else ""

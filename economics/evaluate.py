@@ -38,18 +38,19 @@ from economics.option_costs import (
     api_option_arrays,
     owned_option_arrays,
 )
-from economics.plan import NO_PLAN, SECONDS_PER_MONTH, PlanProblem, PlanSolution, solve_plan
+from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution
 from economics.plan_accounts import (
     Accounts,
     baseline_usd,
-    improve_by_moves,
     marginal_usd_per_month,
     nodes_needed_by,
     plan_accounts,
     plan_nodes,
     plan_problem,
     plan_replicas,
+    solve_fleet,
 )
+from economics.plan_utilization import U_MIN, utilization_flips
 from economics.result import (
     FleetSummary,
     Lens,
@@ -212,6 +213,7 @@ def _option_table(
         target_utilization=scenario.policy.target_utilization,
         pooled=False,  # the old pooled cost mode no longer changes any cost (one owned-cost path)
         pool_utilization=scenario.policy.pool_utilization,
+        api_negotiated_keep=np.array([1.0] * len(owned) + [1 - a.negotiated_discount_fraction for a in scenario.apis]),
     )
     return table, reasons
 
@@ -381,7 +383,8 @@ def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan) -> tuple[Workload
     tm, r = plan_route(ev, fp)
     plan_ev = replace(ev, table=tm, route=r)
     chosen = r.chosen.tolist()
-    flips = flip_rows(plan_flips(tm, r, _pivot_j(fp, tm)), tm.option_ids, ev.option_names)
+    found = utilization_flips(fp.problem, fp.solution, fp.main)
+    flips = flip_rows(plan_flips(tm, r, _pivot_j(fp, tm), (found, U_MIN)), tm.option_ids, ev.option_names)
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
     v_stars, u_stars, lam_stars = co.value_star.tolist(), co.u_star.tolist(), co.lambda_star.tolist()
     kinds = tm.kind.tolist()
@@ -461,9 +464,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
     lens = s.policy.lens if lens is None else lens
     demand = day_demand(s.workloads)
     p = plan_problem(s, t, demand, lens)
-    sol = solve_plan(p)
-    if sol.status.startswith(NO_PLAN):
-        sol = improve_by_moves(p, sol)
+    sol = solve_fleet(p)
     acc = plan_accounts(s, p, sol, lens)
     volume = acc.volume
     served = volume.sum(axis=1) > 0
@@ -562,10 +563,12 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
     plan = fp.plan
     out: list[str] = []
     if plan.solver_status != "optimal":
-        out.append(
-            f"plan: the solver stopped before proving the plan optimal ({plan.solver_status}); "
+        bound = (
             f"the plan may cost up to {100 * plan.mip_gap:.3g}% more than the best one"
+            if fp.solution.mip_gap < math.inf
+            else "how far it is from the best one is unknown"
         )
+        out.append(f"plan: the solver stopped before proving the plan optimal ({plan.solver_status}); {bound}")
     for i, n in enumerate(plan.nodes):
         if n.nodes_to_buy:
             out.append(

@@ -6,7 +6,8 @@ For every workload and each driver, everything else held fixed:
 =================  ==========================================================  ========================
 driver             what moves                                                  method
 =================  ==========================================================  ========================
-api_output_price   list output price of the chosen API, or of the best API     closed form (J affine)
+api_output_price   output price in use (list less the negotiated discount, or  closed form (J affine)
+                   a negotiated rate) of the chosen API, or of the best API
 node_price         $/node-hour of the node behind the chosen (or best) owned   closed form: lower
                    option; every option on that node moves with it             envelope of lines
 utilization        utilisation of that owned option (U_pool when pooled)       closed form in 1/U
@@ -59,6 +60,8 @@ class FlipArrays:
     threshold: FloatArray  # (W,) value at which the route changes; NaN = never in range
     above: BoolArray  # (W,) the route flips when the driver rises above the threshold
     new_option: IntArray  # (W,) option that takes over, −1 if none
+    what: str = ""  # what moves, in words ({pivot} = the pivot's name); "" = the driver's usual words
+    searched: str = "in range"  # where a threshold was looked for, in words
 
 
 def _take(a: FloatArray, idx: IntArray) -> FloatArray:
@@ -100,16 +103,20 @@ def _attempt_factor(table: OptionTable) -> tuple[FloatArray, FloatArray]:
 
 
 def api_output_price_flip(table: OptionTable, r: Route) -> FlipArrays:
-    """List output price of the pivot API at which the route changes [USD/Mtok] (closed form).
+    """Output price in use of the pivot API at which the route changes [USD/Mtok] (closed form).
 
-    ``J_api(p) = J_api(p0) + g·T_out·mult·(p − p0)/1e6`` is affine in p, so ``p* = p0 + (T − J)/slope``.
+    The price in use is the organisation's rate: the list price less the negotiated discount ``d``, or a
+    negotiated rate from the price book (which replaces the list price), ``p = p_list·(1 − d)``; a batch
+    tier still halves (or so) what a deferrable workload pays on top of it. ``J_api(p) = J_api(p0) +
+    g·T_out·mult·(p − p0)/(1e6·(1 − d))`` is affine in p, so ``p* = p0 + (T − J)/slope``.
     """
     _, pivot, _ = _pivots(table, r)
     target, new, is_chosen = _target(r, pivot)
     g, _ = _attempt_factor(table)
     safe = np.maximum(pivot, 0)
-    p0 = np.where(pivot >= 0, table.api_output_usd_per_mtok[safe], np.nan)
-    slope = _take(g * table.api_price_multiplier, pivot) * table.output_tokens / MTOK
+    keep = np.ones(len(table.option_ids)) if table.api_negotiated_keep is None else table.api_negotiated_keep
+    p0 = np.where(pivot >= 0, table.api_output_usd_per_mtok[safe] * keep[safe], np.nan)
+    slope = _take(g * table.api_price_multiplier, pivot) / keep[safe] * table.output_tokens / MTOK
     with np.errstate(invalid="ignore", divide="ignore"):
         p_star = p0 + (target - _take(r.expected_cost_usd, pivot)) / slope
     ok = np.isfinite(p_star) & (p_star >= 0) & (slope > 0)
@@ -313,7 +320,7 @@ def all_flips(table: OptionTable, r: Route) -> tuple[FlipArrays, ...]:
 
 
 _WHAT = {
-    "api_output_price": "the output price of {pivot}",
+    "api_output_price": "the output price of {pivot} in use (after any negotiated discount)",
     "node_price": "the hourly cost of the node behind {pivot}",
     "utilization": "the utilization of {pivot}",
     "quality_gap": "the quality gap between the best API and {pivot}",
@@ -348,13 +355,13 @@ def flip_rows(
             if pivot < 0 or not math.isfinite(current):
                 continue
             th, above, new = thresholds[w], aboves[w], news[w]
-            what = _WHAT[f.driver].format(pivot=option_names[pivot])
+            what = (f.what or _WHAT[f.driver]).format(pivot=option_names[pivot])
             threshold: float | None = None
             new_id: str | None = None
             if new < 0 and not math.isnan(th):  # no runner-up: never index the option list with −1
                 text = f"No other allowed option can take over, whatever {what} does (now {_fmt(current, f.unit)})."
             elif math.isnan(th):
-                text = f"No value of {what} in range changes the route (now {_fmt(current, f.unit)})."
+                text = f"No value of {what} {f.searched} changes the route (now {_fmt(current, f.unit)})."
             else:
                 way = "rises above" if above else "falls below"
                 text = (
@@ -423,15 +430,45 @@ def plan_throughput_flip(
     )
 
 
+def plan_utilization_flip(
+    table: OptionTable, r: Route, found: tuple[FloatArray, BoolArray, IntArray], low: float
+) -> FlipArrays:
+    """The target-utilization flip on the plan (:func:`economics.plan_utilization.utilization_flips` gives
+    ``found``: threshold, above, new option). On the plan a workload's utilization is an outcome; the input
+    is ``policy.target_utilization``, the share of SLO capacity replicas are sized to, and the flip is the
+    value of it at which the plan moves the workload. Shown for workloads with an allowed owned option."""
+    pivot, _, _ = _pivots(table, r)
+    threshold, above, new = found
+    ok = (pivot >= 0) & np.isfinite(threshold) & (new >= 0)
+    return FlipArrays(
+        "utilization",
+        "share of SLO capacity",
+        pivot,
+        np.full(pivot.shape, table.target_utilization),
+        np.where(ok, threshold, np.nan),
+        above,
+        np.where(ok, new, -1).astype(np.intp),
+        what="the target utilization that replicas are sized to",
+        searched=f"between {100 * low:.3g}% and 100%",
+    )
+
+
 def plan_flips(
-    table: OptionTable, r: Route, pivot_j: Callable[[IntArray, FloatArray], FloatArray] | None = None
+    table: OptionTable,
+    r: Route,
+    pivot_j: Callable[[IntArray, FloatArray], FloatArray] | None = None,
+    utilization: tuple[tuple[FloatArray, BoolArray, IntArray], float] | None = None,
 ) -> tuple[FlipArrays, ...]:
     """The drivers on the plan's marginal table (:func:`economics.evaluate.plan_route`), the rest of the plan
     held fixed: API output price and node price (the marginal owned cost scales with the node's $/h) in
-    closed form, the quality gap, and the throughput through ``pivot_j``. Utilization is not a driver of
-    one workload in the plan: it is the outcome of everything routed to the node (the stand-alone
-    break-even utilization stays on each decision as ``break_even_utilization``)."""
-    flips = [api_output_price_flip(table, r), node_price_flip(table, r), quality_gap_flip(table, r)]
+    closed form, the target utilization (``utilization``: the scan's result and its lower end), the quality
+    gap, and the throughput through ``pivot_j``. A workload's own utilization is not a driver in the plan:
+    it is the outcome of everything routed to the node (the stand-alone break-even utilization stays on
+    each decision as ``break_even_utilization``)."""
+    flips = [api_output_price_flip(table, r), node_price_flip(table, r)]
+    if utilization is not None:
+        flips.append(plan_utilization_flip(table, r, *utilization))
+    flips.append(quality_gap_flip(table, r))
     if pivot_j is not None:
         flips.append(plan_throughput_flip(table, r, pivot_j))
     return tuple(flips)

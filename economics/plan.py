@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
@@ -60,6 +60,8 @@ GUARD_INTEGERS = 1500
 #: The guarded solve is stopped at GUARD_GRACE × the time limit + 1 s.
 GUARD_GRACE = 1.5
 NO_PLAN = "no plan found"
+#: Status of a plan rounded from the LP relaxation when the MIP gave none in time (its gap is proven).
+ROUNDED = "time limit: the rounded LP relaxation"
 
 
 @dataclass(frozen=True)
@@ -132,20 +134,39 @@ class PlanSolution:
     mip_gap: float  # relative gap between the plan and the best bound [1]; 0 when optimal
     objective_usd_per_month: float  # solver objective, bought nodes' cost included in the cash lens [USD/month]
     solve_time_s: float  # [s]
+    #: a proven lower bound on the objective (the LP relaxation's), when the plan came from rounding it [USD/month]
+    bound_usd_per_month: float = -math.inf
+    #: the money no route avoids (each workload's cheapest route), the origin of the relative gap [USD/month]
+    floor_usd_per_month: float = 0.0
 
     @property
     def optimal(self) -> bool:
         return self.status == "optimal"
 
+    def gap_of(self, objective_usd_per_month: float) -> float:
+        """Relative gap of a plan with this objective to the proven bound, on what the plan can still change
+        (the objective above :attr:`floor_usd_per_month`, like HiGHS's MIP gap); ``inf`` without a bound [1]."""
+        if not math.isfinite(self.bound_usd_per_month):
+            return math.inf
+        room = max(objective_usd_per_month - self.floor_usd_per_month, _EPS)
+        return max(0.0, objective_usd_per_month - self.bound_usd_per_month) / room
+
 
 def candidate_pairs(problem: PlanProblem) -> BoolArray:
-    """(W, O) pairs the MIP keeps: every allowed owned pair and the cheapest allowed API per workload."""
+    """(W, O) pairs the MIP keeps: the cheapest allowed API per workload, and each allowed owned pair that
+    costs less per request than that API.
+
+    Both prunings are exact. APIs have no capacity, so a workload never gains from a dearer API. An owned
+    pair whose money plus failure cost per request (power above idle included) is at least its best API's
+    is dominated: moving any share of it to the API costs no more per request and frees capacity, so some
+    optimal plan never uses it. On large portfolios this removes most pairs before the solver sees them."""
     cost = np.where(problem.allowed, problem.per_request_usd(), np.inf)
     api_cost = np.where(problem.is_api[None, :], cost, np.inf)
     best_api = np.argmin(api_cost, axis=1)
     rows = np.arange(cost.shape[0])
-    keep = problem.allowed & ~problem.is_api[None, :]
-    has_api = np.isfinite(api_cost[rows, best_api])
+    api_best = api_cost[rows, best_api]
+    keep = problem.allowed & ~problem.is_api[None, :] & (cost < api_best[:, None])
+    has_api = np.isfinite(api_best)
     keep[rows[has_api], best_api[has_api]] = True
     return np.asarray(keep, dtype=bool)
 
@@ -186,8 +207,9 @@ def _layout(p: PlanProblem, keep: BoolArray) -> _Layout:
     return _Layout(pw, po, hourly, x_start, y_pair, y_hour, y_start, r_start, owned, n_start, n_start + k)
 
 
-def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], FloatArray]:
-    """The MIP's rows (assignment, capacity, deferred volume, GPUs) and the objective vector."""
+def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], FloatArray, float]:
+    """The MIP's rows (assignment, capacity, deferred volume, GPUs), the objective vector, and the constant it
+    was shifted by (the money of each workload's cheapest route, see below) [USD/month]."""
     w_count, o_count, k_count, h_count = p.shape
     pw, po = lay.pw, lay.po
     per_req = p.per_request_usd()[pw, po]  # (P,)
@@ -213,6 +235,7 @@ def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], 
     low = np.full(w_count * h_count, np.inf)
     np.minimum.at(low, key, c[x_cols])
     c[x_cols] -= low[key]
+    shift = float(low[np.isfinite(low)].sum())
     rows: list[LinearConstraint] = []
     # 1) assignment: each served workload's shares sum to 1 (each period when hourly)
     a_r, a_c = [], []
@@ -280,7 +303,18 @@ def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], 
         gv = np.concatenate([p.gpus_per_replica[lay.owned], -p.unit_gpus])
         m = coo_array((gv, (gr, gc)), shape=(k_count, lay.n_total)).tocsr()
         rows.append(LinearConstraint(m, -np.inf, 0.0))
-    return rows, c
+    # 5) an owned option that carries any share runs at least one replica: Σ x − (number of x)·r ≤ 0. Implied
+    # by the capacity rows, but a trickle's load (1e-7 replicas) is inside HiGHS's feasibility tolerance there.
+    x_opt = np.repeat(po, np.where(lay.hourly, h_count, 1))
+    owned_x = np.flatnonzero(~p.is_api[x_opt])
+    if owned_x.size and len(lay.owned):
+        n_x = np.bincount(opt_row[x_opt[owned_x]], minlength=len(lay.owned)).astype(np.float64)
+        er = np.concatenate([opt_row[x_opt[owned_x]], np.arange(len(lay.owned))])
+        ec = np.concatenate([owned_x, lay.r_start + np.arange(len(lay.owned))])
+        ev = np.concatenate([np.ones(owned_x.size), -n_x])
+        m = coo_array((ev, (er, ec)), shape=(len(lay.owned), lay.n_total)).tocsr()
+        rows.append(LinearConstraint(m, -np.inf, 0.0))
+    return rows, c, shift
 
 
 def counts(p: PlanProblem, share: FloatArray, processed: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -407,23 +441,24 @@ def _milp_guarded(*args: Any) -> _Milp | None:
         receive.close()
 
 
-def solve_plan(p: PlanProblem) -> PlanSolution:
-    """Solve the fleet MIP exactly with HiGHS (:func:`scipy.optimize.milp`) within ``p.time_limit_s``.
+@dataclass(frozen=True)
+class _Model:
+    """The MIP as handed to HiGHS, with what is needed to read its answer."""
 
-    Deterministic: HiGHS is run with its defaults and a fixed relative gap (:data:`MIP_REL_GAP`); the replica and node
-    counts are then lowered to the fewest that carry the chosen shares (which never raises the objective).
-    """
-    w_count, o_count, _k_count, h_count = p.shape
-    start = time.perf_counter()
+    keep: BoolArray
+    lay: _Layout
+    args: tuple[Any, ...]  # c, constraints, integrality, bounds, time limit
+    shift: float  # [USD/month]
+    guarded: bool
+
+
+def _model(p: PlanProblem) -> _Model | None:
+    """Build the MIP; None when no workload has a candidate pair."""
     keep = candidate_pairs(p)
-    served = np.asarray(keep.any(axis=1), dtype=bool)
     if not keep.any():
-        share = np.zeros((w_count, o_count, h_count))
-        replicas, units = counts(p, share, share)
-        return PlanSolution(share, share, replicas, units, served, "optimal", 0.0,
-                            money_usd_per_month(p, share, units), time.perf_counter() - start)  # fmt: skip
+        return None
     lay = _layout(p, keep)
-    constraints, c = _constraints(p, lay)
+    constraints, c, shift = _constraints(p, lay)
     integrality = np.zeros(lay.n_total, dtype=np.uint8)
     lo = np.zeros(lay.n_total)
     hi = np.full(lay.n_total, np.inf)
@@ -437,18 +472,102 @@ def solve_plan(p: PlanProblem) -> PlanSolution:
     hi[lay.n_start :] = np.maximum(p.min_units, MAX_UNITS)
     args = (c, constraints, integrality, Bounds(lo, hi), float(p.time_limit_s))
     guarded = int(integrality.sum()) > GUARD_INTEGERS and "fork" in mp.get_all_start_methods()
-    res = _milp_guarded(*args) if guarded else _milp(*args)
-    if res is not None and res.x is not None and res.status in (0, 1):
+    return _Model(keep, lay, args, shift, guarded)
+
+
+def large(p: PlanProblem) -> bool:
+    """The MIP has more binaries than HiGHS reliably proves within its time limit (its solve is then
+    guarded, and :func:`economics.plan_accounts.solve_fleet` tries the rounded relaxation first)."""
+    return int((candidate_pairs(p) & ~p.split[:, None]).sum()) > GUARD_INTEGERS
+
+
+def _rounded_relaxation(p: PlanProblem, m: _Model) -> tuple[FloatArray, FloatArray, float] | None:
+    """Solve the MIP's LP relaxation (HiGHS's simplex honours its time limit), put each workload whole on
+    its largest share (split workloads keep their hourly shares), and return the shares, the processed
+    rates and the relaxation's objective, a proven lower bound on the shifted objective; None when the
+    relaxation has no answer either."""
+    c, constraints, integrality, bounds, limit = m.args
+    relaxed = (c, constraints, np.zeros_like(integrality), bounds, limit)
+    res = _milp_guarded(*relaxed) if m.guarded else _milp(*relaxed)
+    if res is None or res.x is None or res.status != 0:
+        return None
+    share, _ = _from_vector(p, m.lay, np.asarray(res.x, dtype=np.float64))
+    binary = ~p.split
+    main = np.argmax(np.where(m.keep, share.sum(axis=2), -1.0), axis=1)
+    rows = np.flatnonzero(binary & m.keep.any(axis=1))
+    share[binary] = 0.0
+    share[rows, main[rows], :] = 1.0
+    processed = _rates(p, share)
+    d = p.deferrable
+    processed[d] = share[d] * p.bill_rate[d][:, None, :]
+    return share, processed, float(np.dot(c, res.x))
+
+
+def _empty(p: PlanProblem, start: float) -> PlanSolution:
+    w_count, o_count, _k_count, h_count = p.shape
+    share = np.zeros((w_count, o_count, h_count))
+    replicas, units = counts(p, share, share)
+    served = np.zeros(w_count, dtype=bool)
+    return PlanSolution(share, share, replicas, units, served, "optimal", 0.0,
+                        money_usd_per_month(p, share, units), time.perf_counter() - start)  # fmt: skip
+
+
+def _rounded_solution(p: PlanProblem, m: _Model, why: str, start: float) -> PlanSolution | None:
+    relaxed = _rounded_relaxation(p, m)
+    if relaxed is None:
+        return None
+    share, processed, lp = relaxed
+    replicas, units = counts(p, share, processed)
+    objective = money_usd_per_month(p, share, units)
+    served = np.asarray(m.keep.any(axis=1), dtype=bool)
+    out = PlanSolution(share, processed, replicas, units, served, f"{ROUNDED} ({why}), not proven optimal", math.inf,
+                       objective, time.perf_counter() - start, lp + m.shift, m.shift)  # fmt: skip
+    return replace(out, mip_gap=out.gap_of(objective))
+
+
+def solve_relaxation(p: PlanProblem) -> PlanSolution:
+    """The plan rounded from the MIP's LP relaxation, with its gap to the relaxation's bound (a proven gap).
+
+    For large portfolios, where the binaries barely bind: each workload whole on its largest share, the
+    fewest replicas and nodes that carry that. Its status says it is rounded; ``mip_gap`` is measured
+    like HiGHS's, so a caller may call it optimal when the gap is within :data:`MIP_REL_GAP`."""
+    start = time.perf_counter()
+    m = _model(p)
+    if m is None:
+        return _empty(p, start)
+    out = _rounded_solution(p, m, "large portfolio", start)
+    return solve_plan(p) if out is None else out
+
+
+def solve_plan(p: PlanProblem) -> PlanSolution:
+    """Solve the fleet MIP exactly with HiGHS (:func:`scipy.optimize.milp`) within ``p.time_limit_s``.
+
+    Deterministic: HiGHS is run with its defaults and a fixed relative gap (:data:`MIP_REL_GAP`); the replica and node
+    counts are then lowered to the fewest that carry the chosen shares (which never raises the objective). At
+    the time limit HiGHS's best plan is kept with its gap; when HiGHS gives no plan in time (on large fleets
+    its heuristics overrun the limit and the guard stops it), the LP relaxation is rounded, with its proven
+    gap; only when that fails too does each workload go on its cheapest option stand-alone (gap unknown).
+    """
+    start = time.perf_counter()
+    m = _model(p)
+    if m is None:
+        return _empty(p, start)
+    served = np.asarray(m.keep.any(axis=1), dtype=bool)
+    res = _milp_guarded(*m.args) if m.guarded else _milp(*m.args)
+    if res is None or res.x is None or res.status not in (0, 1):
+        why = "the solver did not return within the time limit" if res is None else res.message.strip()
+        rounded = _rounded_solution(p, m, why, start)
+        if rounded is not None:
+            return rounded
+        share, processed = _fallback(p, m.keep)
+        status = f"{NO_PLAN} ({why}): each workload on its cheapest option stand-alone"
+        gap = math.inf
+    else:
         gap = float(res.mip_gap or 0.0)
-        share, processed = _from_vector(p, lay, np.asarray(res.x, dtype=np.float64))
+        share, processed = _from_vector(p, m.lay, np.asarray(res.x, dtype=np.float64))
         status = "optimal" if res.status == 0 else "time limit: best plan found"
         if res.status == 0:
             gap = max(0.0, min(gap, MIP_REL_GAP))
-    else:
-        share, processed = _fallback(p, keep)
-        why = "the solver did not return within the time limit" if res is None else res.message.strip()
-        status = f"{NO_PLAN} ({why}): each workload on its cheapest option stand-alone"
-        gap = math.inf
     replicas, units = counts(p, share, processed)
     objective = money_usd_per_month(p, share, units)
     return PlanSolution(share, processed, replicas, units, served, status, gap, objective, time.perf_counter() - start)

@@ -19,7 +19,19 @@ from economics.demand import DayDemand
 from economics.finance.serverless import serverless_extra_usd_per_request
 from economics.finance.terms import RentalTerms
 from economics.offers import OwnedNode, RentedNode
-from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution, counts, money_usd_per_month
+from economics.plan import (
+    MIP_REL_GAP,
+    NO_PLAN,
+    ROUNDED,
+    SECONDS_PER_MONTH,
+    PlanProblem,
+    PlanSolution,
+    counts,
+    large,
+    money_usd_per_month,
+    solve_plan,
+    solve_relaxation,
+)
 from economics.quality import expected_attempts, failure_probability
 from economics.result import Lens, PlanNode, PlanReplicas
 from economics.routing import OptionTable
@@ -297,6 +309,14 @@ def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArr
     >>> _fill_replicas(np.array([[0.5, 0.0, 2.0]]), np.ones((1, 3), bool), np.array([1.5]), np.array([0.0])).tolist()
     [1.0]
     """
+    r_star = fill_level(base, window, volume)
+    need = np.ceil(np.maximum(r_star, 0.0) - 1e-7)
+    return np.asarray(np.maximum(floor, np.where(volume > 0, need, floor)), dtype=np.float64)
+
+
+def fill_level(base: FloatArray, window: NDArray[np.bool_], volume: FloatArray) -> FloatArray:
+    """(N,) the water level ``r*`` of :func:`_fill_replicas` before rounding up; ``inf`` when the window
+    cannot hold the volume at any level. Homogeneous: scaling ``base`` and ``volume`` scales ``r*``."""
     b = np.sort(np.where(window, base, np.inf), axis=1)  # (N, H), outside the window last
     n = window.sum(axis=1)
     k = np.arange(1, b.shape[1] + 1)[None, :]
@@ -305,9 +325,7 @@ def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArr
     upper = np.concatenate([b[:, 1:], np.full((b.shape[0], 1), np.inf)], axis=1)
     fits = (level >= b - 1e-12) & (level <= upper + 1e-12) & (k <= n[:, None])
     first = np.argmax(fits, axis=1)
-    r_star = np.where(fits.any(axis=1), level[np.arange(len(first)), first], np.inf)
-    need = np.ceil(np.maximum(r_star, 0.0) - 1e-7)
-    return np.asarray(np.maximum(floor, np.where(volume > 0, need, floor)), dtype=np.float64)
+    return np.asarray(np.where(fits.any(axis=1), level[np.arange(len(first)), first], np.inf), dtype=np.float64)
 
 
 def marginal_usd_per_month(
@@ -340,20 +358,22 @@ def marginal_usd_per_month(
     load = p.load_per_request()
     own_load = load[rows] / cap_scale  # (N, O) the row's load per request when put back
     per_hour = np.einsum("wo,woh->oh", load, sol.processed_rate)  # (O, H)
-    contrib = load[rows][:, :, None] * sol.processed_rate[rows]  # (N, O, H)
+    # what does not depend on the scales is computed once per distinct workload (rows repeat in the Monte Carlo)
+    uniq, inv = np.unique(rows, return_inverse=True)
+    contrib = load[uniq][:, :, None] * sol.processed_rate[uniq]  # (U, O, H)
     owned = np.flatnonzero(~p.is_api)
     inc = np.zeros((o_count, k_count))
     inc[owned, p.option_node[owned]] = p.gpus_per_replica[owned]
     r_without = np.where(
         p.is_api[None, :], 0.0, np.maximum(np.ceil(np.max(per_hour[None] - contrib, axis=2, initial=0.0) - 1e-7), 0.0)
-    )  # (N, O)
+    )[inv]  # (N, O)
     gpus_without = r_without @ inc  # (N, K)
     units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
     out = np.where(allowed, own, np.inf)
     deferrable, window = p.deferrable[rows], p.window[rows]
     for o in owned if options is None else np.intersect1d(owned, options):
         k = int(p.option_node[o])
-        base = per_hour[o][None, :] - contrib[:, o, :]  # (N, H)
+        base = (per_hour[o][None, :] - contrib[:, o, :])[inv]  # (N, H)
         add = own_load[:, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
         r_follow = np.ceil(np.max(base + add, axis=1, initial=0.0) - 1e-7)
         d = np.flatnonzero(deferrable & allowed[:, o])
@@ -369,13 +389,15 @@ def marginal_usd_per_month(
 
 
 def improve_by_moves(p: PlanProblem, sol: PlanSolution, rounds: int = 8) -> PlanSolution:
-    """A fallback when the solver returned no plan: single moves from the stand-alone start, each workload
-    to its cheapest option at its marginal cost in the current plan, kept only while the objective falls.
+    """A fallback when the solver returned no plan: single moves from the stand-alone start (or from the
+    rounded LP relaxation), each workload to its cheapest option at its marginal cost in the current plan,
+    kept only while the objective falls.
 
-    A local search, never called optimal: the status stays the solver's "no plan found …" and the gap
-    unknown (``inf``)."""
+    A local search, never called optimal: the status keeps the solver's words; the gap is unknown (``inf``)
+    from the stand-alone start, and measured against the relaxation's proven bound from the rounded one."""
     head = sol.status.split("):")[0] + ")" if "):" in sol.status else sol.status
-    best = replace(sol, status=f"{head}: single moves from the stand-alone routes, not proven optimal")
+    start = "the rounded relaxation" if head.startswith(ROUNDED) else "the stand-alone routes"
+    best = replace(sol, status=f"{head}: single moves from {start}, not proven optimal")
     best_obj = money_usd_per_month(p, sol.share, sol.units)
     rows = np.arange(p.shape[0])
     for _ in range(rounds):
@@ -397,10 +419,32 @@ def improve_by_moves(p: PlanProblem, sol: PlanSolution, rounds: int = 8) -> Plan
             replicas, units = counts(p, share, processed)
             obj = money_usd_per_month(p, share, units)
             if obj < best_obj - 1e-9 * max(1.0, abs(best_obj)):
-                best = PlanSolution(share, processed, replicas, units, best.served, best.status, best.mip_gap,
-                                    obj, best.solve_time_s)  # fmt: skip
+                best = replace(best, share=share, processed_rate=processed, replicas=replicas, units=units,
+                               objective_usd_per_month=obj)  # fmt: skip
                 best_obj, improved = obj, True
                 break
         if not improved:
             break
-    return best
+    return replace(best, mip_gap=best.gap_of(best_obj))
+
+
+def solve_fleet(p: PlanProblem) -> PlanSolution:
+    """The plan: HiGHS's MIP (:func:`economics.plan.solve_plan`), with two aids for large portfolios.
+
+    A large MIP (:func:`economics.plan.large`) is first solved as its LP relaxation, rounded and improved
+    by single moves; the relaxation's objective is a lower bound on the MIP's, so when the plan is within
+    :data:`~economics.plan.MIP_REL_GAP` of it, it is optimal by the same standard as HiGHS's "optimal"
+    (status "optimal", the proven gap reported). Otherwise, and for every small MIP, HiGHS solves the MIP;
+    a plan it did not finish is improved by single moves (never called optimal) and the better of the two
+    plans is kept."""
+    first: PlanSolution | None = None
+    if large(p):
+        first = improve_by_moves(p, solve_relaxation(p))
+        if first.mip_gap <= MIP_REL_GAP:
+            return replace(first, status="optimal")
+    sol = solve_plan(p)
+    if sol.status.startswith((NO_PLAN, ROUNDED)):
+        sol = improve_by_moves(p, sol)
+    if first is not None and first.objective_usd_per_month < sol.objective_usd_per_month:
+        return first
+    return sol

@@ -264,6 +264,8 @@ class OptionTable:
     target_utilization: float  # u_target [1]
     pooled: bool  # cost mode of the policy [-]
     pool_utilization: float  # U_pool [1]
+    #: (O,) share of the list price kept after the negotiated discount, 1 − d; None = no discount [1]
+    api_negotiated_keep: FloatArray | None = None
 
     @property
     def is_api(self) -> BoolArray:

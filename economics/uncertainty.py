@@ -27,6 +27,11 @@ The approximation (a *surrogate*, so that 10⁴ draws take milliseconds instead 
     ``tests/reviews/test_uncertainty.py`` checks the surrogate against full ``evaluate`` calls: exact for
     price multipliers and at the MBU/MFU range ends, within tolerance in between.
 
+On the fleet plan (the default, ``build_surrogate(..., basis="plan")``, issue 10)
+    The plan is solved once at base; in each draw the owned options the plan may use are priced at the
+    workload's marginal cost in it (the rest of the plan held fixed) with the draw's capacity scale and node
+    price, so each draw's route, "P(route unchanged)" and the cost band are the plan's (docs/uncertainty.md).
+
 Savings are "all on the best allowed API" (lowest expected cost per task) minus "on the chosen route", summed
 over workloads that have an allowed API (sovereign workloads have none), the same definition as
 ``WorkloadDecision.savings_vs_api``.
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -47,7 +53,8 @@ from pydantic import Field, model_validator
 
 from economics._base import Frozen
 from economics.costs import hourly_cost_usd
-from economics.evaluate import Evaluation, evaluate_arrays
+from economics.evaluate import Evaluation, FleetPlan, evaluate_arrays, plan_fleet
+from economics.plan_accounts import marginal_usd_per_month
 from economics.quality import expected_cost_per_task
 from economics.routing import OPTION_KINDS, OWNED_DIFFUSION
 from economics.scenario import Scenario
@@ -149,6 +156,8 @@ class Surrogate:
     mfu: _Secants
     mbu_cap: float  # largest MBU multiplier that keeps MBU ≤ 1 [1]
     mfu_cap: float  # largest MFU multiplier that keeps both MFUs ≤ 1 [1]
+    #: the fleet plan at base: owned options are priced at the workload's marginal cost in it; None = stand-alone
+    plan: FleetPlan | None = None
 
 
 def _secant(base: FloatArray, other: FloatArray, m: float, fallback: float) -> FloatArray:
@@ -184,11 +193,17 @@ def _secants(scenario: Scenario, ev: Evaluation, name: str, low: float, high: fl
     return _Secants(**out)
 
 
-def build_surrogate(scenario: Scenario, ranges: UncertaintyRanges | None = None) -> Surrogate:
+def build_surrogate(
+    scenario: Scenario, ranges: UncertaintyRanges | None = None, *, basis: Literal["plan", "standalone"] = "plan"
+) -> Surrogate:
     """Evaluate the scenario at base, and at the ends of the MBU and MFU ranges for the secant elasticities.
 
     Five calls to :func:`economics.evaluate.evaluate_arrays` (fewer when a range end is the base). Where an
     option is feasible at base but not at a range end, the secant falls back to capacity ∝ efficiency.
+    ``basis="plan"`` (default, issue 10) also solves the fleet plan once: each draw then prices the owned
+    options the plan may use at the workload's marginal cost in it (the rest of the plan held fixed, the
+    draw's SLO capacity for the workload and node price applied), so each draw's route is the plan's
+    decision. ``"standalone"``: every option on its own dedicated replicas (the labelled comparison).
     """
     rng = ranges or UncertaintyRanges()
     eff = scenario.efficiency
@@ -199,6 +214,10 @@ def build_surrogate(scenario: Scenario, ranges: UncertaintyRanges | None = None)
     for name in ("mbu", "mfu"):
         low, high = (min(m, caps[name]) for m in getattr(rng, name).multipliers)
         secants[name] = _secants(scenario, ev, name, low, high)
+    fp = plan_fleet(ev) if basis == "plan" else None
+    if fp is not None:
+        on_plan = fp.problem.allowed & ~ev.table.is_api[None, :]
+        cost = np.where(on_plan, _plan_cost(fp, ev, np.ones((1, *cost.shape)))[0], cost)
     return Surrogate(
         evaluation=ev,
         ranges=rng,
@@ -208,7 +227,36 @@ def build_surrogate(scenario: Scenario, ranges: UncertaintyRanges | None = None)
         mfu=secants["mfu"],
         mbu_cap=caps["mbu"],
         mfu_cap=caps["mfu"],
+        plan=fp,
     )
+
+
+#: Rows of (draw, workload) priced on the plan at once: bounds the (rows, options, hours) arrays to ~3M numbers.
+_PLAN_ROWS = 20_000
+
+
+def _plan_cost(fp: FleetPlan, ev: Evaluation, scale: FloatArray) -> FloatArray:
+    """(N, W, O) each workload's marginal cost per attempt in the base plan on each owned option, the rest of
+    the plan held fixed, when that option's SLO capacity for it is ``scale`` (N, W, O) times the base
+    (:func:`economics.plan_accounts.marginal_usd_per_month`, draws in chunks); inf where the plan may not
+    use the pair [USD]."""
+    p = fp.problem
+    n, w_count, o_count = scale.shape
+    owned = np.flatnonzero(~p.is_api)
+    vol = ev.table.avg_requests_per_s * SECONDS_PER_MONTH
+    out = np.full(scale.shape, np.inf)
+    step = max(1, _PLAN_ROWS // max(1, w_count))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        rows = np.tile(np.arange(w_count), hi - lo)
+        cap = np.broadcast_to(scale[lo:hi], (hi - lo, w_count, o_count)).reshape(-1, o_count)
+        m = marginal_usd_per_month(p, fp.solution, rows, capacity_scale=cap, options=owned).reshape(
+            hi - lo, w_count, -1
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = (m / vol[None, :, None] - p.failure_usd[None]) / p.attempts[None]
+        out[lo:hi] = np.where(np.isfinite(m) & p.allowed[None], np.maximum(c, 0.0), np.inf)
+    return out
 
 
 @dataclass(frozen=True)
@@ -263,6 +311,11 @@ def _propagate(sg: Surrogate, d: _Draws) -> _Outcome:
 
             scale = hourly(lam0 * s) / hourly(lam0)
         owned_cost = sg.cost_usd[None] * d.node[:, None, :] * scale
+    if sg.plan is not None:  # on the plan: the marginal cost with this draw's capacity, times the node price
+        on_plan = sg.plan.problem.allowed & ~is_api[None, :]
+        s_full = np.broadcast_to(s, owned_cost.shape)
+        plan_cost = _plan_cost(sg.plan, sg.evaluation, np.where(is_api[None, None, :], 1.0, s_full))
+        owned_cost = np.where(on_plan[None], plan_cost * d.node[:, None, :], owned_cost)
     cost = np.where(is_api, sg.cost_usd[None] * d.api[:, None, :], owned_cost)
     cost = np.where(sg.able[None], cost, np.inf)
     q = np.where(diffusion, np.clip(t.quality[None] * d.diffusion_quality[:, None, None], 0.0, 1.0), t.quality[None])

@@ -77,7 +77,8 @@ if p and p.nodes_to_buy:
         icon=":material/shopping_cart:",
     )
 if p and p.solver_status != "optimal":
-    st.warning(f"Plan: {fmt.md_escape(p.solver_status)} (gap {fmt.pct(p.mip_gap)}).")
+    gap = "unknown" if p.solver_status.startswith("no plan found") else fmt.pct(p.mip_gap)
+    st.warning(f"Plan: {fmt.md_escape(p.solver_status)} (gap {gap}).")
 if r.warnings:
     with st.expander(f"{fmt.plural(len(r.warnings), 'point')} to check", icon=":material/warning:"):
         st.markdown("\n".join(f"- {fmt.md_escape(fmt.plain(w))}" for w in r.warnings))

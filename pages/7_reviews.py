@@ -100,7 +100,8 @@ table(
     },
 )
 st.caption(
-    f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point; "
+    f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point, each routed by the fleet "
+    "plan (the workload's marginal cost in it, the rest of the plan held fixed); "
     f"savings vs the best API per workload, 5–95 %: {fmt.usd_per_month(mc.savings_p05_usd_per_month)} to "
     f"{fmt.usd_per_month(mc.savings_p95_usd_per_month)}."
 )

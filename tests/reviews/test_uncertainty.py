@@ -30,7 +30,7 @@ BANK = default_scenario()
 
 @pytest.fixture(scope="module")
 def bank_surrogate():  # type: ignore[no-untyped-def]
-    return build_surrogate(BANK)
+    return build_surrogate(BANK, basis="standalone")
 
 
 def _pooled(s: Scenario) -> Scenario:
@@ -40,7 +40,7 @@ def _pooled(s: Scenario) -> Scenario:
 @functools.cache
 def _case(preset: str, pooled: bool) -> tuple[Scenario, Surrogate]:
     scenario = _pooled(load_preset(preset)) if pooled else load_preset(preset)
-    return scenario, build_surrogate(scenario)
+    return scenario, build_surrogate(scenario, basis="standalone")
 
 
 def _scale_prices(s: Scenario, api: float = 1.0, node: float = 1.0) -> Scenario:
