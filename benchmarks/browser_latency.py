@@ -60,7 +60,7 @@ import contextlib
 import json
 import statistics
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +109,47 @@ _INSTALL_JS = """
   document.addEventListener("keydown", onKey, true);
   window.__latency = state;
   return count;
+}
+"""
+
+#: ``--breakdown``: added to every tab before the app loads. Records when the page sends on its websocket (the
+#: widget change reaching the wire), when each message from the server arrives, and every long task (> 50 ms of
+#: the main thread), all in ``performance.now()`` time, so a latency splits into send, server, render.
+_PROBE_JS = """
+(() => {
+  window.__probe = { sent: [], received: [], long: [] };
+  const Native = window.WebSocket;
+  class Probed extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", () => window.__probe.received.push(performance.now()));
+    }
+    send(data) {
+      window.__probe.sent.push(performance.now());
+      return super.send(data);
+    }
+  }
+  window.WebSocket = Probed;
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__probe.long.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: false });
+  } catch (e) {}
+})();
+"""
+
+#: Reads the probe for one change from t0 to t1: [ms after t0 of the first send, of the first and the last
+#: message received before t1, main-thread time in long tasks between t0 and t1].
+_PROBE_READ_JS = """
+([t0, t1]) => {
+  const p = window.__probe;
+  if (!p) return null;
+  const sent = p.sent.filter((t) => t >= t0 && t <= t1);
+  const got = p.received.filter((t) => t >= t0 && t <= t1);
+  const long = p.long.filter(([s, d]) => s + d >= t0 && s <= t1)
+    .reduce((acc, [s, d]) => acc + Math.min(s + d, t1) - Math.max(s, t0), 0);
+  return [sent.length ? sent[0] - t0 : null, got.length ? got[0] - t0 : null,
+          got.length ? got[got.length - 1] - t0 : null, long];
 }
 """
 
@@ -253,6 +294,15 @@ class Result:
     name: str
     samples_ms: list[float]
     floor: bool = False
+    phases_ms: list[list[float]] = field(default_factory=list)  # --breakdown: see one_change
+
+    def phase_medians(self) -> list[float | None]:
+        """Median of each phase over the changes that have it."""
+        columns = zip(*self.phases_ms, strict=True) if self.phases_ms else []
+        return [
+            statistics.median([v for v in c if v is not None]) if any(v is not None for v in c) else None
+            for c in columns
+        ]
 
     @property
     def median_ms(self) -> float:
@@ -279,8 +329,10 @@ def locate_input(page: Page, target: Target) -> Locator:
     raise ValueError("no input given")
 
 
-def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> float:
-    """Make change number ``step`` and return its latency [ms]."""
+def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tuple[float, list[float] | None]:
+    """Make change number ``step``; return its latency [ms] and, with ``--breakdown``, its phases [ms after
+    the key press]: first websocket send, first and last message received before the chart was drawn, and
+    main-thread time in long tasks."""
     field = locate_input(page, target)
     if target.keys:
         sequence, value = target.keys[step % len(target.keys)].split(), ""
@@ -307,8 +359,9 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
         field.press(trigger)
     page.wait_for_function("window.__latency.t1 !== null", timeout=timeout_ms, polling="raf")
     t0, t1 = page.evaluate("[window.__latency.t0, window.__latency.t1]")
+    phases = page.evaluate(_PROBE_READ_JS, [t0, t1])
     wait_for_app(page, timeout_ms)
-    return float(t1) - float(t0)
+    return float(t1) - float(t0), phases
 
 
 def open_target(page: Page, base_url: str, target: Target, timeout_ms: float) -> None:
@@ -326,11 +379,17 @@ def measure(
         page.bring_to_front()
         open_target(page, url, target, timeout_ms)
     samples: list[list[float]] = [[] for _ in group]
+    phases: list[list[list[float] | None]] = [[] for _ in group]
     for i in range(warmup + reps):
-        for page, target, out in zip(pages, group, samples, strict=True):
+        for page, target, out, probe in zip(pages, group, samples, phases, strict=True):
             page.bring_to_front()  # a background tab gets no animation frames
-            out.append(one_change(page, target, i, timeout_ms))
-    return [Result(t.name, out[warmup:], t.floor) for t, out in zip(group, samples, strict=True)]
+            latency, phase = one_change(page, target, i, timeout_ms)
+            out.append(latency)
+            probe.append(phase)
+    return [
+        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None])
+        for t, out, probe in zip(group, samples, phases, strict=True)
+    ]
 
 
 def groups(targets: list[Target]) -> list[list[Target]]:
@@ -344,7 +403,7 @@ def groups(targets: list[Target]) -> list[list[Target]]:
     return out
 
 
-def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> list[Result]:
+def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakdown: bool = False) -> list[Result]:
     """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
     floor and the target after it are measured interleaved (:func:`measure`)."""
     results: list[Result] = []
@@ -357,6 +416,9 @@ def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> lis
                     if target.app not in urls:
                         urls[target.app] = servers.enter_context(running_server(target.app)).url
                 tabs = [browser.new_page(viewport={"width": 1440, "height": 900}) for _ in group]
+                if breakdown:
+                    for tab in tabs:
+                        tab.add_init_script(_PROBE_JS)
                 results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
                 for tab in tabs:
                     tab.close()
@@ -377,6 +439,15 @@ def report(results: list[Result], reps: int) -> str:
             f"{max(r.samples_ms):8.1f} {ratio:>6}"
         )
         floor = r if is_floor else floor
+    if any(r.phases_ms for r in results):
+        lines.append("")
+        lines.append(
+            f"{'breakdown, median ms after the key press':<50} {'send':>8} {'1st msg':>8} {'last msg':>8} "
+            f"{'long tsk':>8}"
+        )
+        for r in results:
+            cells = [f"{v:8.1f}" if v is not None else f"{'-':>8}" for v in r.phase_medians()]
+            lines.append(f"{r.name:<50} " + " ".join(cells))
     return "\n".join(lines)
 
 
@@ -413,6 +484,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--skip-trivial", action="store_true", help="measure the target page only")
     p.add_argument("--json", type=Path, help="write the samples to this JSON file")
+    p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time, per change, the websocket send, the server's first and last message before the chart "
+        "was drawn, and the main thread's long tasks (where the time goes)",
+    )
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
         args.input_key = "v_bt_batch"
@@ -465,7 +542,7 @@ def targets_from(args: argparse.Namespace) -> list[Target]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        results = run(targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000)
+        results = run(targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000, args.breakdown)
     except Exception as exc:  # report any failure as one line plus the exit code
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

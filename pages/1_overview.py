@@ -58,7 +58,7 @@ m[4].metric(
 )
 if p and p.nodes_to_buy:
     st.warning(
-        f"The plan needs {p.nodes_to_buy} more node(s): +{fmt.usd(p.capital_to_buy_usd)} capital, "
+        f"The plan needs {fmt.plural(p.nodes_to_buy, 'more node')}: +{fmt.usd(p.capital_to_buy_usd)} capital, "
         f"+{fmt.usd(p.new_nodes_usd_per_month)}/month.",
         icon=":material/shopping_cart:",
     )

@@ -160,8 +160,6 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
             name=f"{label}: ${value:,.2f}/h",
             marker={"color": color},
             hovertemplate=f"{label}: $%{{x:,.2f}} per node-hour<extra></extra>",
-            text=[f"${value:,.2f}"],
-            textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     c.axis("xaxis", tickprefix="$")
