@@ -223,7 +223,7 @@ TRIVIAL: dict[str, Target] = {
 #: The Overview has no input of its own (every chart on it follows the scenario, edited on other pages).
 SUITE: tuple[Target, ...] = (
     Target(
-        "Cost per token (utilization slider)",
+        "Cost per token (utilization slider, scenario)",
         ROOT / "app.py",
         "cost_per_token",
         input_key="v_cost_util",
@@ -243,16 +243,44 @@ SUITE: tuple[Target, ...] = (
     Target(
         "Batching (batch size)", ROOT / "app.py", "batching", input_key="v_bt_batch", watch_keys=("chart_batch_cost",)
     ),
-    # the scenario inputs finance types: a node price and an API rate (typed text, compared with the trivial
-    # page's text input). A workloads-table cell is not driven yet: a click on the grid's canvas is intercepted
-    # by its scroller (``Target.click`` is the start of that driver)
+    # the scenario inputs finance types (issue 12): node price fields, API rates, the workloads table. Each
+    # watches every chart the input changes (they are redrawn in one browser commit), and is compared with the
+    # trivial page driven by the same widget type: typed prices with its text input, a number with its number
+    # input, a grid cell (typed, then Enter) with its text input
     Target(
-        "Cost per token (node price, scenario)",
+        "Cost per token (node purchase price, scenario)",
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_capex_usd",
         values=["$281,000", "$282,000"],
-        watch_keys=("chart_node_sg-h100-node",),
+        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        widget="text",
+    ),
+    Target(
+        "Cost per token (node electricity price, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="node_sg-h100-node_electricity_usd_per_kwh",
+        values=["$0.21", "$0.22"],
+        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        widget="text",
+    ),
+    Target(
+        "Cost per token (node cost of capital, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="node_sg-h100-node_cost_of_capital_per_year",
+        values=["9", "10"],
+        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        widget="number",
+    ),
+    Target(
+        "Cost per token (API input rate, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="api_mercury-api_input_usd_per_mtok",
+        values=["$0.30", "$0.35"],
+        watch_keys=("chart_cost_curve", "chart_cost_at_u"),
         widget="text",
     ),
     Target(
@@ -261,7 +289,19 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="api_mercury-api_output_usd_per_mtok",
         values=["$0.80", "$0.85"],
-        watch_keys=("chart_cost_curve",),
+        watch_keys=("chart_cost_curve", "chart_cost_at_u"),
+        widget="text",
+    ),
+    Target(
+        "Workloads (failure cost cell, scenario)",
+        ROOT / "app.py",
+        "workloads",
+        input_key="workloads_editor",
+        # the first row's Name cell (below the 35 px header), then five cells right: Failure cost [USD/task]
+        click=(60.0, 52.0),
+        keys=["ArrowRight ArrowRight ArrowRight ArrowRight ArrowRight 3 Enter", *["ArrowRight " * 5 + "4 Enter"]],
+        watch_keys=("chart_quadrant",),
+        compare="html",  # the workload's point moves: attributes change, the text may not
         widget="text",
     ),
     Target(
@@ -346,8 +386,11 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tupl
     count = page.evaluate(_INSTALL_JS, [fresh, any_run, expect, target.compare, trigger])
     if count == 0:
         raise RuntimeError(f"{target.name}: nothing matches the watched selector {any_run!r}")
-    if target.click is not None:
-        field.click(position={"x": target.click[0], "y": target.click[1]})
+    if target.click is not None:  # a grid: the mouse at the cell (its scroller overlays the canvas), then keys
+        box = field.bounding_box()
+        if box is None:
+            raise RuntimeError(f"{target.name}: the grid {target.input_key!r} is not on screen")
+        page.mouse.click(box["x"] + target.click[0], box["y"] + target.click[1])
         for key in sequence:
             page.keyboard.press(key)
     elif target.keys:
