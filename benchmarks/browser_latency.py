@@ -391,8 +391,11 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tupl
         if box is None:
             raise RuntimeError(f"{target.name}: the grid {target.input_key!r} is not on screen")
         page.mouse.click(box["x"] + target.click[0], box["y"] + target.click[1])
-        for key in sequence:
+        page.wait_for_timeout(150)  # the grid takes focus (before the clock starts: it starts at Enter)
+        for key in sequence[:-1]:
             page.keyboard.press(key)
+        page.wait_for_timeout(250)  # the cell editor opens on the typed key: Enter must commit, not move
+        page.keyboard.press(sequence[-1])
     elif target.keys:
         field.focus()
         for key in sequence:
