@@ -58,6 +58,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import statistics
 import sys
 from dataclasses import asdict, dataclass, field
@@ -68,6 +69,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
@@ -335,6 +337,7 @@ class Result:
     samples_ms: list[float]
     floor: bool = False
     phases_ms: list[list[float]] = field(default_factory=list)  # --breakdown: see one_change
+    error: str | None = None  # why the target has no samples (an update that never arrived)
 
     def phase_medians(self) -> list[float | None]:
         """Median of each phase over the changes that have it."""
@@ -346,10 +349,12 @@ class Result:
 
     @property
     def median_ms(self) -> float:
-        return statistics.median(self.samples_ms)
+        return statistics.median(self.samples_ms) if self.samples_ms else math.nan
 
     @property
     def p90_ms(self) -> float:
+        if not self.samples_ms:
+            return math.nan
         if len(self.samples_ms) < 2:
             return self.samples_ms[0]
         return statistics.quantiles(self.samples_ms, n=10, method="inclusive")[-1]
@@ -410,8 +415,15 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tupl
     return float(t1) - float(t0), phases
 
 
-def open_target(page: Page, base_url: str, target: Target, timeout_ms: float) -> None:
-    goto_app(page, f"{base_url}/{target.url_path.lstrip('/')}", timeout_ms)
+def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, attempts: int = 3) -> None:
+    """Open the target's page; on a shared machine a first load can outlast the timeout: try again."""
+    for attempt in range(attempts):
+        try:
+            goto_app(page, f"{base_url}/{target.url_path.lstrip('/')}", timeout_ms)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
     # the first load of a page may report "done" before a late chart mounts: wait for the watched one
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 
@@ -465,7 +477,11 @@ def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakd
                 if breakdown:
                     for tab in tabs:
                         tab.add_init_script(_PROBE_JS)
-                results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
+                try:
+                    results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
+                except PlaywrightTimeoutError as exc:  # one target's failure must not lose the others' results
+                    first = str(exc).splitlines()[0]
+                    results += [Result(t.name, [], t.floor, error=first) for t in group]
                 for tab in tabs:
                     tab.close()
         finally:
@@ -479,7 +495,11 @@ def report(results: list[Result], reps: int) -> str:
     floor: Result | None = None
     for r in results:
         is_floor = r.floor
-        ratio = "" if is_floor or floor is None else f"{r.median_ms / floor.median_ms:6.2f}"
+        if r.error is not None:
+            lines.append(f"{r.name:<50} failed: {r.error[:70]}")
+            floor = r if is_floor else floor
+            continue
+        ratio = "" if is_floor or floor is None or floor.error else f"{r.median_ms / floor.median_ms:6.2f}"
         lines.append(
             f"{r.name:<50} {r.median_ms:8.1f} {r.p90_ms:8.1f} {min(r.samples_ms):8.1f} "
             f"{max(r.samples_ms):8.1f} {ratio:>6}"
@@ -492,6 +512,8 @@ def report(results: list[Result], reps: int) -> str:
             f"{'long tsk':>8}"
         )
         for r in results:
+            if r.error is not None:
+                continue
             cells = [f"{v:8.1f}" if v is not None else f"{'-':>8}" for v in r.phase_medians()]
             lines.append(f"{r.name:<50} " + " ".join(cells))
     return "\n".join(lines)
@@ -597,7 +619,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         payload = [{**asdict(r), "median_ms": r.median_ms, "p90_ms": r.p90_ms} for r in results]
         args.json.write_text(json.dumps(payload, indent=2))
-    return 0
+    return 1 if any(r.error is not None for r in results) else 0
 
 
 if __name__ == "__main__":
