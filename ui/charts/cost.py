@@ -164,5 +164,5 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     c.axis("xaxis", tickprefix="$")
     c.axis("yaxis", visible=False)
-    c.axis("margin", t=75)
+    c.axis("margin", t=95)  # two title lines clear of the inputs above, at 1,024 px too
     return c.figure()
