@@ -33,6 +33,7 @@ The floor, and the ratio (same widget type on both sides)
 Usage
     .venv/bin/python benchmarks/browser_latency.py --suite            # every dashboard page, n=20, warmup 3
     .venv/bin/python benchmarks/browser_latency.py --suite --only scenario   # the scenario inputs finance types
+    .venv/bin/python benchmarks/browser_latency.py --suite --only scenario --breakdown   # ... and where it goes
     .venv/bin/python benchmarks/browser_latency.py                    # Batching page, batch size, its cost chart
     .venv/bin/python benchmarks/browser_latency.py --page-url-path cost_per_token --input-key v_cost_util \\
         --keys ArrowRight,ArrowLeft --watch chart_cost_at_u
@@ -47,7 +48,12 @@ turn; one entry may be a space-separated sequence whose last key commits (and st
 html`` also catches changes that do not show in the text, such as a moved line. ``--expect`` may contain
 ``{value}``. ``--trivial-widget`` picks the trivial page's widget for a single target (default: "select"
 when a ``--keys`` entry ends in Enter, "slider" for other ``--keys``, else "number"). ``--json FILE``
-writes all samples. Exit code 1 if an update never arrives.
+writes all samples. ``--breakdown`` also times, per change, the websocket send, the first and last server
+message before the charts were drawn, and the main thread's long tasks. A target whose update never arrives
+is reported as failed (the others are still measured); the exit code is then 1.
+
+The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
+keyboard) watch every chart the input changes, not only the one beside it.
 
 The Overview has no input of its own (every chart on it follows the scenario, edited on other pages), so
 the suite has no Overview case; ``benchmarks/bench_pages.py`` times its server side.
