@@ -1,5 +1,5 @@
 """Charts a reviewer can read, in a real browser at 1,440 and 1,024 px: no chart title runs past its chart,
-and no two workload names on the routing quadrant print over each other."""
+and no two workload names on the routing quadrant print over each other or run off its plot."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ TITLES_JS = """
   return { title: t ? t.textContent : '', chart: [c.left, c.right],
            text: b ? [b.left, b.right] : null };
 })
+"""
+#: The plot area's bounding box [px] of the chart with the given key.
+PLOT_JS = """
+(key) => { const b = document.querySelector(`.st-key-${key} .nsewdrag`).getBoundingClientRect();
+  return [b.left, b.top, b.right, b.bottom]; }
 """
 #: Bounding boxes [px] of the text labels of the scatter points of the chart with the given key.
 LABELS_JS = """
@@ -64,3 +69,6 @@ def test_no_two_quadrant_labels_overlap(page: Page, app_url: str, width: int) ->
         and b["box"][1] < a["box"][3]
     ]
     assert not overlaps, overlaps
+    plot = page.evaluate(PLOT_JS, "chart_quadrant")
+    cut = [a["text"] for a in labels if a["box"][0] < plot[0] - 1 or a["box"][2] > plot[2] + 1]
+    assert not cut, cut

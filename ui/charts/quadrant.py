@@ -55,15 +55,23 @@ def _overlap(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def label_positions(xy: list[tuple[float, float]], names: list[str], span: tuple[float, float]) -> list[str]:
-    """A position for each name that keeps it off the other names and points, chosen in turn (busiest
-    points first) in pixels of the narrowest plot the page allows; ``xy`` are the points in axis units
-    (log10), ``span`` the axes' ranges in the same units. When every place collides the least crowded wins.
+def label_positions(
+    xy: list[tuple[float, float]],
+    names: list[str],
+    span: tuple[float, float],
+    origin: tuple[float, float] = (0.0, 0.0),
+) -> list[str]:
+    """A position for each name that keeps it off the other names and points and inside the plot, chosen in
+    turn (busiest points first) in pixels of the narrowest plot the page allows; ``xy`` are the points in axis
+    units (log10), ``span`` the axes' ranges and ``origin`` their lower ends in the same units. When every
+    place collides the least crowded wins.
 
-    >>> label_positions([(0.0, 0.0), (0.05, 0.0)], ["Alpha", "Beta"], (4.0, 4.0))
+    >>> label_positions([(2.0, 2.0), (2.05, 2.0)], ["Alpha", "Beta"], (4.0, 4.0))
     ['top center', 'bottom center']
+    >>> label_positions([(3.9, 2.0)], ["A long name near the right edge"], (4.0, 4.0))
+    ['middle left']
     """
-    px = [(x * _PLOT_PX[0] / span[0], y * _PLOT_PX[1] / span[1]) for x, y in xy]
+    px = [((x - origin[0]) * _PLOT_PX[0] / span[0], (y - origin[1]) * _PLOT_PX[1] / span[1]) for x, y in xy]
     markers = [(x - _MARKER_PX, y - _MARKER_PX, x + _MARKER_PX, y + _MARKER_PX) for x, y in px]
     taken: list[Box] = []
     out = [""] * len(px)
@@ -73,6 +81,7 @@ def label_positions(xy: list[tuple[float, float]], names: list[str], span: tuple
         for rank, (place, dx, dy) in enumerate(_PLACES):
             box = _box(*px[i], names[i], dx, dy)
             hits = sum(_overlap(box, b) for b in taken) + sum(_overlap(box, m) for j, m in enumerate(markers) if j != i)
+            hits += 2 * (box[0] < 0 or box[1] < 0 or box[2] > _PLOT_PX[0] or box[3] > _PLOT_PX[1])  # cut off
             scored.append((hits, rank, place, box))
         hits, _, place, box = min(scored)
         out[i] = place
@@ -152,6 +161,7 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
                 math.log10(float(xs[-1]) / float(xs[0])) + 2 * math.log10(_half_cell(xs)),
                 math.log10(float(ys[-1]) / float(ys[0])) + 2 * math.log10(_half_cell(ys)),
             ),
+            (math.log10(float(xs[0]) / _half_cell(xs)), math.log10(float(ys[0]) / _half_cell(ys))),
         ),
         textfont={"size": 13, "color": "#111111"},
         customdata=[
