@@ -81,10 +81,14 @@ def comparison_chart(comparison: Comparison) -> go.Figure:
     wl = comparison.workloads
     names = [f"{n} ⟲" if flipped else str(n) for n, flipped in zip(wl["workload_name"], wl["flipped"], strict=True)]
     chart = _bars(
-        f"Cost per workload: {comparison.before_label} → {comparison.after_label} (⟲ = route flipped)",
+        # two lines: the labels made one line too wide for a 1,024 px window
+        f"Cost per workload<br>"
+        f'<span style="font-size:12px">{comparison.before_label} → {comparison.after_label} '
+        "(⟲ = route flipped)</span>",
         "cost [USD/month]",
         len(names),
     )
+    chart.axis("margin", t=90)
     chart.add(
         "bar",
         y=names,
