@@ -41,7 +41,7 @@ def _open(page: Page, app_url: str, path: str, width: int) -> None:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("path", ["overview", "cost_per_token", "workloads"])
+@pytest.mark.parametrize("path", ["overview", "cost_per_token", "workloads", "reviews"])
 def test_every_chart_title_fits_inside_its_chart(page: Page, app_url: str, path: str, width: int) -> None:
     _open(page, app_url, path, width)
     charts = page.evaluate(TITLES_JS)
