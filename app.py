@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import layout, memory, state, store_start
+from ui import layout, live, memory, state, store_start
 from ui.defaults import default_scenario
 from ui.format import md_escape
 from ui.widgets import changes, scenario_panel
@@ -63,8 +63,24 @@ if notice is not None:
     (st.error if notice.level == "error" else st.warning)(body, icon=":material/link_off:")
     st.button("Dismiss this message", key="dismiss_notice", on_click=state.dismiss_notice)
 state.sync_url()
-banner = st.empty()  # filled after the page ran, so it reports the edit the page just applied
+banner = st.container()  # filled after the page ran, so it reports the edit the page just applied
+
+
+@st.fragment(key=live.BANNER)
+def what_changed() -> None:
+    """The what-changed banner; a live scenario edit reruns it after the page's fragments (ui.live)."""
+    changes.banner(state.scenario(), st)
+
+
+@st.fragment(key=live.STATUS)
+def modified() -> None:
+    """The sidebar's "modified from …" line, rerun with the banner."""
+    scenario_panel.status(state.scenario())
+
+
 page.run()
-changes.banner(state.scenario(), banner)
-scenario_panel.status(state.scenario())
+with banner:
+    what_changed()
+with scenario_panel.status_slot():
+    modified()
 state.sync_url()  # view settings the page changed; a fragment rerun leaves the URL to the next full run

@@ -33,6 +33,7 @@ The floor, and the ratio (same widget type on both sides)
 Usage
     .venv/bin/python benchmarks/browser_latency.py --suite            # every dashboard page, n=20, warmup 3
     .venv/bin/python benchmarks/browser_latency.py --suite --only scenario   # the scenario inputs finance types
+    .venv/bin/python benchmarks/browser_latency.py --suite --only scenario --breakdown   # ... and where it goes
     .venv/bin/python benchmarks/browser_latency.py                    # Batching page, batch size, its cost chart
     .venv/bin/python benchmarks/browser_latency.py --page-url-path cost_per_token --input-key v_cost_util \\
         --keys ArrowRight,ArrowLeft --watch chart_cost_at_u
@@ -47,7 +48,12 @@ turn; one entry may be a space-separated sequence whose last key commits (and st
 html`` also catches changes that do not show in the text, such as a moved line. ``--expect`` may contain
 ``{value}``. ``--trivial-widget`` picks the trivial page's widget for a single target (default: "select"
 when a ``--keys`` entry ends in Enter, "slider" for other ``--keys``, else "number"). ``--json FILE``
-writes all samples. Exit code 1 if an update never arrives.
+writes all samples. ``--breakdown`` also times, per change, the websocket send, the first and last server
+message before the charts were drawn, and the main thread's long tasks. A target whose update never arrives
+is reported as failed (the others are still measured); the exit code is then 1.
+
+The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
+keyboard) watch every chart the input changes, not only the one beside it.
 
 The Overview has no input of its own (every chart on it follows the scenario, edited on other pages), so
 the suite has no Overview case; ``benchmarks/bench_pages.py`` times its server side.
@@ -58,9 +64,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import statistics
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,6 +75,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
@@ -109,6 +117,47 @@ _INSTALL_JS = """
   document.addEventListener("keydown", onKey, true);
   window.__latency = state;
   return count;
+}
+"""
+
+#: ``--breakdown``: added to every tab before the app loads. Records when the page sends on its websocket (the
+#: widget change reaching the wire), when each message from the server arrives, and every long task (> 50 ms of
+#: the main thread), all in ``performance.now()`` time, so a latency splits into send, server, render.
+_PROBE_JS = """
+(() => {
+  window.__probe = { sent: [], received: [], long: [] };
+  const Native = window.WebSocket;
+  class Probed extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", () => window.__probe.received.push(performance.now()));
+    }
+    send(data) {
+      window.__probe.sent.push(performance.now());
+      return super.send(data);
+    }
+  }
+  window.WebSocket = Probed;
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__probe.long.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: false });
+  } catch (e) {}
+})();
+"""
+
+#: Reads the probe for one change from t0 to t1: [ms after t0 of the first send, of the first and the last
+#: message received before t1, main-thread time in long tasks between t0 and t1].
+_PROBE_READ_JS = """
+([t0, t1]) => {
+  const p = window.__probe;
+  if (!p) return null;
+  const sent = p.sent.filter((t) => t >= t0 && t <= t1);
+  const got = p.received.filter((t) => t >= t0 && t <= t1);
+  const long = p.long.filter(([s, d]) => s + d >= t0 && s <= t1)
+    .reduce((acc, [s, d]) => acc + Math.min(s + d, t1) - Math.max(s, t0), 0);
+  return [sent.length ? sent[0] - t0 : null, got.length ? got[0] - t0 : null,
+          got.length ? got[got.length - 1] - t0 : null, long];
 }
 """
 
@@ -182,7 +231,7 @@ TRIVIAL: dict[str, Target] = {
 #: The Overview has no input of its own (every chart on it follows the scenario, edited on other pages).
 SUITE: tuple[Target, ...] = (
     Target(
-        "Cost per token (utilization slider)",
+        "Cost per token (utilization slider, scenario)",
         ROOT / "app.py",
         "cost_per_token",
         input_key="v_cost_util",
@@ -202,16 +251,44 @@ SUITE: tuple[Target, ...] = (
     Target(
         "Batching (batch size)", ROOT / "app.py", "batching", input_key="v_bt_batch", watch_keys=("chart_batch_cost",)
     ),
-    # the scenario inputs finance types: a node price and an API rate (typed text, compared with the trivial
-    # page's text input). A workloads-table cell is not driven yet: a click on the grid's canvas is intercepted
-    # by its scroller (``Target.click`` is the start of that driver)
+    # the scenario inputs finance types (issue 12): node price fields, API rates, the workloads table. Each
+    # watches every chart the input changes (they are redrawn in one browser commit), and is compared with the
+    # trivial page driven by the same widget type: typed prices with its text input, a number with its number
+    # input, a grid cell (typed, then Enter) with its text input
     Target(
-        "Cost per token (node price, scenario)",
+        "Cost per token (node purchase price, scenario)",
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_capex_usd",
         values=["$281,000", "$282,000"],
-        watch_keys=("chart_node_sg-h100-node",),
+        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        widget="text",
+    ),
+    Target(
+        "Cost per token (node electricity price, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="node_sg-h100-node_electricity_usd_per_kwh",
+        values=["$0.21", "$0.22"],
+        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        widget="text",
+    ),
+    Target(
+        "Cost per token (node cost of capital, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="node_sg-h100-node_cost_of_capital_per_year",
+        values=["9", "10"],
+        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        widget="number",
+    ),
+    Target(
+        "Cost per token (API input rate, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="api_mercury-api_input_usd_per_mtok",
+        values=["$0.30", "$0.35"],
+        watch_keys=("chart_cost_curve", "chart_cost_at_u"),
         widget="text",
     ),
     Target(
@@ -220,7 +297,19 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="api_mercury-api_output_usd_per_mtok",
         values=["$0.80", "$0.85"],
-        watch_keys=("chart_cost_curve",),
+        watch_keys=("chart_cost_curve", "chart_cost_at_u"),
+        widget="text",
+    ),
+    Target(
+        "Workloads (failure cost cell, scenario)",
+        ROOT / "app.py",
+        "workloads",
+        input_key="workloads_editor",
+        # the first row's Name cell (below the 35 px header), then five cells right: Failure cost [USD/task]
+        click=(60.0, 52.0),
+        keys=["ArrowRight ArrowRight ArrowRight ArrowRight ArrowRight 3 Enter", *["ArrowRight " * 5 + "4 Enter"]],
+        watch_keys=("chart_quadrant",),
+        compare="html",  # the workload's point moves: attributes change, the text may not
         widget="text",
     ),
     Target(
@@ -253,13 +342,25 @@ class Result:
     name: str
     samples_ms: list[float]
     floor: bool = False
+    phases_ms: list[list[float]] = field(default_factory=list)  # --breakdown: see one_change
+    error: str | None = None  # why the target has no samples (an update that never arrived)
+
+    def phase_medians(self) -> list[float | None]:
+        """Median of each phase over the changes that have it."""
+        columns = zip(*self.phases_ms, strict=True) if self.phases_ms else []
+        return [
+            statistics.median([v for v in c if v is not None]) if any(v is not None for v in c) else None
+            for c in columns
+        ]
 
     @property
     def median_ms(self) -> float:
-        return statistics.median(self.samples_ms)
+        return statistics.median(self.samples_ms) if self.samples_ms else math.nan
 
     @property
     def p90_ms(self) -> float:
+        if not self.samples_ms:
+            return math.nan
         if len(self.samples_ms) < 2:
             return self.samples_ms[0]
         return statistics.quantiles(self.samples_ms, n=10, method="inclusive")[-1]
@@ -279,8 +380,10 @@ def locate_input(page: Page, target: Target) -> Locator:
     raise ValueError("no input given")
 
 
-def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> float:
-    """Make change number ``step`` and return its latency [ms]."""
+def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tuple[float, list[float] | None]:
+    """Make change number ``step``; return its latency [ms] and, with ``--breakdown``, its phases [ms after
+    the key press]: first websocket send, first and last message received before the chart was drawn, and
+    main-thread time in long tasks."""
     field = locate_input(page, target)
     if target.keys:
         sequence, value = target.keys[step % len(target.keys)].split(), ""
@@ -294,10 +397,16 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
     count = page.evaluate(_INSTALL_JS, [fresh, any_run, expect, target.compare, trigger])
     if count == 0:
         raise RuntimeError(f"{target.name}: nothing matches the watched selector {any_run!r}")
-    if target.click is not None:
-        field.click(position={"x": target.click[0], "y": target.click[1]})
-        for key in sequence:
+    if target.click is not None:  # a grid: the mouse at the cell (its scroller overlays the canvas), then keys
+        box = field.bounding_box()
+        if box is None:
+            raise RuntimeError(f"{target.name}: the grid {target.input_key!r} is not on screen")
+        page.mouse.click(box["x"] + target.click[0], box["y"] + target.click[1])
+        page.wait_for_timeout(150)  # the grid takes focus (before the clock starts: it starts at Enter)
+        for key in sequence[:-1]:
             page.keyboard.press(key)
+        page.wait_for_timeout(250)  # the cell editor opens on the typed key: Enter must commit, not move
+        page.keyboard.press(sequence[-1])
     elif target.keys:
         field.focus()
         for key in sequence:
@@ -307,12 +416,20 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> floa
         field.press(trigger)
     page.wait_for_function("window.__latency.t1 !== null", timeout=timeout_ms, polling="raf")
     t0, t1 = page.evaluate("[window.__latency.t0, window.__latency.t1]")
+    phases = page.evaluate(_PROBE_READ_JS, [t0, t1])
     wait_for_app(page, timeout_ms)
-    return float(t1) - float(t0)
+    return float(t1) - float(t0), phases
 
 
-def open_target(page: Page, base_url: str, target: Target, timeout_ms: float) -> None:
-    goto_app(page, f"{base_url}/{target.url_path.lstrip('/')}", timeout_ms)
+def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, attempts: int = 3) -> None:
+    """Open the target's page; on a shared machine a first load can outlast the timeout: try again."""
+    for attempt in range(attempts):
+        try:
+            goto_app(page, f"{base_url}/{target.url_path.lstrip('/')}", timeout_ms)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
     # the first load of a page may report "done" before a late chart mounts: wait for the watched one
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 
@@ -326,11 +443,17 @@ def measure(
         page.bring_to_front()
         open_target(page, url, target, timeout_ms)
     samples: list[list[float]] = [[] for _ in group]
+    phases: list[list[list[float] | None]] = [[] for _ in group]
     for i in range(warmup + reps):
-        for page, target, out in zip(pages, group, samples, strict=True):
+        for page, target, out, probe in zip(pages, group, samples, phases, strict=True):
             page.bring_to_front()  # a background tab gets no animation frames
-            out.append(one_change(page, target, i, timeout_ms))
-    return [Result(t.name, out[warmup:], t.floor) for t, out in zip(group, samples, strict=True)]
+            latency, phase = one_change(page, target, i, timeout_ms)
+            out.append(latency)
+            probe.append(phase)
+    return [
+        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None])
+        for t, out, probe in zip(group, samples, phases, strict=True)
+    ]
 
 
 def groups(targets: list[Target]) -> list[list[Target]]:
@@ -344,7 +467,7 @@ def groups(targets: list[Target]) -> list[list[Target]]:
     return out
 
 
-def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> list[Result]:
+def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakdown: bool = False) -> list[Result]:
     """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
     floor and the target after it are measured interleaved (:func:`measure`)."""
     results: list[Result] = []
@@ -357,7 +480,14 @@ def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float) -> lis
                     if target.app not in urls:
                         urls[target.app] = servers.enter_context(running_server(target.app)).url
                 tabs = [browser.new_page(viewport={"width": 1440, "height": 900}) for _ in group]
-                results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
+                if breakdown:
+                    for tab in tabs:
+                        tab.add_init_script(_PROBE_JS)
+                try:
+                    results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
+                except PlaywrightTimeoutError as exc:  # one target's failure must not lose the others' results
+                    first = str(exc).splitlines()[0]
+                    results += [Result(t.name, [], t.floor, error=first) for t in group]
                 for tab in tabs:
                     tab.close()
         finally:
@@ -371,12 +501,27 @@ def report(results: list[Result], reps: int) -> str:
     floor: Result | None = None
     for r in results:
         is_floor = r.floor
-        ratio = "" if is_floor or floor is None else f"{r.median_ms / floor.median_ms:6.2f}"
+        if r.error is not None:
+            lines.append(f"{r.name:<50} failed: {r.error[:70]}")
+            floor = r if is_floor else floor
+            continue
+        ratio = "" if is_floor or floor is None or floor.error else f"{r.median_ms / floor.median_ms:6.2f}"
         lines.append(
             f"{r.name:<50} {r.median_ms:8.1f} {r.p90_ms:8.1f} {min(r.samples_ms):8.1f} "
             f"{max(r.samples_ms):8.1f} {ratio:>6}"
         )
         floor = r if is_floor else floor
+    if any(r.phases_ms for r in results):
+        lines.append("")
+        lines.append(
+            f"{'breakdown, median ms after the key press':<50} {'send':>8} {'1st msg':>8} {'last msg':>8} "
+            f"{'long tsk':>8}"
+        )
+        for r in results:
+            if r.error is not None:
+                continue
+            cells = [f"{v:8.1f}" if v is not None else f"{'-':>8}" for v in r.phase_medians()]
+            lines.append(f"{r.name:<50} " + " ".join(cells))
     return "\n".join(lines)
 
 
@@ -413,6 +558,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--skip-trivial", action="store_true", help="measure the target page only")
     p.add_argument("--json", type=Path, help="write the samples to this JSON file")
+    p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time, per change, the websocket send, the server's first and last message before the chart "
+        "was drawn, and the main thread's long tasks (where the time goes)",
+    )
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
         args.input_key = "v_bt_batch"
@@ -465,7 +616,7 @@ def targets_from(args: argparse.Namespace) -> list[Target]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        results = run(targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000)
+        results = run(targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000, args.breakdown)
     except Exception as exc:  # report any failure as one line plus the exit code
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
@@ -474,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         payload = [{**asdict(r), "median_ms": r.median_ms, "p90_ms": r.p90_ms} for r in results]
         args.json.write_text(json.dumps(payload, indent=2))
-    return 0
+    return 1 if any(r.error is not None for r in results) else 0
 
 
 if __name__ == "__main__":

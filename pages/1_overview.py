@@ -72,7 +72,7 @@ if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
 if p and p.nodes_to_buy:
     st.warning(
-        f"The plan needs {p.nodes_to_buy} more node(s): +{shown(p.capital_to_buy_usd)} capital, "
+        f"The plan needs {fmt.plural(p.nodes_to_buy, 'more node')}: +{shown(p.capital_to_buy_usd)} capital, "
         f"+{shown(p.new_nodes_usd_per_month)}/month.",
         icon=":material/shopping_cart:",
     )

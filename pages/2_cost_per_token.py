@@ -6,7 +6,7 @@ import streamlit as st
 
 from economics.currency import currency_statement
 from economics.energy import grid_factor
-from ui import bands, compute, state, tables
+from ui import bands, compute, live, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
@@ -31,22 +31,41 @@ if not s.nodes:  # an API-only scenario: no node to price, the curves below show
         "workload runs on an API. Add a node (scenario panel, or a preset with owned hardware) to compare.",
         icon=":material/cloud:",
     )
-tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()][: len(s.nodes)]
-edited_nodes = []
-for tab, node in zip(tabs, s.nodes, strict=True):
-    with tab:
-        edited = typed(node, node_inputs(node, defaults.get(node.id)))
-        s = state.with_item(s, "nodes", edited) if edited != node else s
-        edited_nodes.append((edited.id, st.container()))
-        st.caption(source_caption(edited.source, edited.as_of, s.review_date))
-if s.apis:
-    st.markdown("**API rates** — type them as on the invoice: $9.50, 9.50 or 30%")
-    s = api_rate_inputs(s)
-state.update(s)
-for node_cost in compute.node_costs(s):
-    where = dict(edited_nodes)[node_cost.node_id]
-    compute.chart(charts.node_cost_figure, node_cost, key=f"chart_node_{node_cost.node_id}", where=where)
+#: A price edit reruns its own fragment, then these (ui.live): the effective-cost curves and table, the energy
+#: table; then the banner and the sidebar status. A node price and an API rate have fragments of their own, so
+#: an API rate does not redraw the node inputs and chart it does not change.
+FOLLOW = ("cost_curves", "cost_energy")
 
+
+@st.fragment(key="cost_nodes")
+def node_prices() -> None:
+    """Each node's price inputs and cost chart."""
+    s = state.scenario()
+    tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()][: len(s.nodes)]
+    edited_nodes = []
+    for tab, node in zip(tabs, s.nodes, strict=True):
+        with tab:
+            edited = typed(node, node_inputs(node, defaults.get(node.id), on_change=live.rerun("cost_nodes", *FOLLOW)))
+            s = state.with_item(s, "nodes", edited) if edited != node else s
+            edited_nodes.append((edited.id, st.container()))
+            st.caption(source_caption(edited.source, edited.as_of, s.review_date))
+    state.update(s)
+    for node_cost in compute.node_costs(s):
+        where = dict(edited_nodes)[node_cost.node_id]
+        compute.chart(charts.node_cost_figure, node_cost, key=f"chart_node_{node_cost.node_id}", where=where)
+
+
+@st.fragment(key="cost_apis")
+def api_prices() -> None:
+    """Every API's rates, typed as on the invoice."""
+    st.markdown("**API rates** — type them as on the invoice: $9.50, 9.50 or 30%")
+    state.update(api_rate_inputs(state.scenario(), on_change=live.rerun("cost_apis", *FOLLOW)))
+
+
+node_prices()
+if s.apis:
+    api_prices()
+s = state.scenario()
 st.subheader("2 · Throughput")
 workload_id = workload_select(s)
 s = throughput_inputs(s, workload_id)
@@ -54,58 +73,76 @@ state.update(s)
 st.subheader("3 · Utilization → effective cost")
 
 
-a = compute.cost(s, cost_inputs(workload_id))
-likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
-compute.chart(
-    charts.cost_curve_figure, a, tables.you_are_here(compute.evaluate(s), workload_id), likely, key="chart_cost_curve"
-)
-
-
-@st.fragment
-def at_utilization() -> None:
-    """The utilization marker and the costs read off at it; moving it reruns only this part of the page."""
-    at = compute.cost_at_utilization(a, utilization_slider())
-    compute.chart(charts.cost_at_utilization_figure, at, key="chart_cost_at_u")
-
-
-at_utilization()
-if a.sovereign:
-    st.info(
-        "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show what "
-        "sovereignty costs.",
-        icon=":material/lock:",
+@st.fragment(key=FOLLOW[0])
+def effective_cost(workload_id: str) -> None:
+    """The cost-per-token curves, the costs read off at the marked utilization and the table."""
+    s = state.scenario()
+    a = compute.cost(s, cost_inputs(workload_id))
+    likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
+    compute.chart(
+        charts.cost_curve_figure,
+        a,
+        tables.you_are_here(compute.evaluate(s), workload_id),
+        likely,
+        key="chart_cost_curve",
     )
-table(
-    tables.cost_curves_frame(a, likely),
-    key="cost_curves",
-    file_name="cost_per_token.csv",
-    column_config={
-        "Capacity [output tok/s per replica]": number(),
-        "Replica cost at full load [USD/h]": money(),
-        "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
-    },
-)
+
+    @st.fragment
+    def at_utilization() -> None:
+        """The utilization marker and the costs read off at it; moving it reruns only this part of the page."""
+        at = compute.cost_at_utilization(a, utilization_slider())
+        compute.chart(charts.cost_at_utilization_figure, at, key="chart_cost_at_u")
+
+    at_utilization()
+    if a.sovereign:
+        st.info(
+            "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show "
+            "what sovereignty costs.",
+            icon=":material/lock:",
+        )
+    table(
+        tables.cost_curves_frame(a, likely),
+        key="cost_curves",
+        file_name="cost_per_token.csv",
+        column_config={
+            "Capacity [output tok/s per replica]": number(),
+            "Replica cost at full load [USD/h]": money(),
+            "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
+        },
+    )
+
+
+effective_cost(workload_id)
 
 # ---- energy, carbon and the display currency (issue 14) -------------------------------------------------------
 st.subheader("Energy and carbon per million tokens")
-rate, rate_problem = page_rate(s)
-if rate_problem:
-    st.warning(fmt.md_escape(rate_problem))
-factor = grid_factor(s.finance, s.review_date)
-st.caption(
-    fmt.md_escape(
-        "Energy from each node's power model and the serving time, idle hours included, as in the money figures. "
-        + (
-            f"Emissions at {factor.kg_co2e_per_kwh:g} kg CO2e/kWh ({factor.region}, {factor.year or 'entered'}; "
-            f"{factor.source}). "
-            if factor is not None
-            else "Set a grid region in the scenario's finance settings to see emissions. "
+
+
+@st.fragment(key=FOLLOW[1])
+def energy(workload_id: str) -> None:
+    """Energy and emissions per million tokens; follows a price edit (electricity) without a full rerun."""
+    s = state.scenario()
+    rate, rate_problem = page_rate(s)
+    if rate_problem:
+        st.warning(fmt.md_escape(rate_problem))
+    factor = grid_factor(s.finance, s.review_date)
+    st.caption(
+        fmt.md_escape(
+            "Energy from each node's power model and the serving time, idle hours included, as in the money figures. "
+            + (
+                f"Emissions at {factor.kg_co2e_per_kwh:g} kg CO2e/kWh ({factor.region}, {factor.year or 'entered'}; "
+                f"{factor.source}). "
+                if factor is not None
+                else "Set a grid region in the scenario's finance settings to see emissions. "
+            )
+            + currency_statement(rate)
+            + " "
+            + carbon_line(s, compute.evaluate(s), rate)
         )
-        + currency_statement(rate)
-        + " "
-        + carbon_line(s, compute.evaluate(s), rate)
     )
-)
-table(energy_frame(s, compute.evaluate(s), workload_id, rate), key="energy_carbon", file_name="energy_carbon.csv")
+    table(energy_frame(s, compute.evaluate(s), workload_id, rate), key="energy_carbon", file_name="energy_carbon.csv")
+
+
+energy(workload_id)
 with st.expander("Glossary: the symbols engineers use"):
     st.markdown(fmt.GLOSSARY)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import compute, state, tables
+from ui import compute, live, state, tables
 from ui.charts import quadrant as charts
 from ui.widgets.common import view_select
 from ui.widgets.table import money, number, table
@@ -23,17 +23,29 @@ st.caption(
     "Edit cells in place; add a workload with the form below the table, remove one by name, and undo any "
     "change. Changes apply when every row is valid."
 )
-s = workloads_editor(s)
-state.update(s)
-r = compute.evaluate(s)
+#: A cell edit reruns the editor, then the quadrant and the routes table, then the banner and the sidebar status
+#: (ui.live): not the whole app.
+LIVE = ("wl_editor", "wl_quadrant", "wl_routes")
+
+
+@st.fragment(key=LIVE[0])
+def editor() -> None:
+    """The workloads table; an edited cell reruns only the live parts of the page."""
+    state.update(workloads_editor(state.scenario(), on_change=live.rerun(*LIVE)))
+
+
+editor()
+s = state.scenario()
 
 st.subheader("Routing quadrant")
 
 
-@st.fragment
+@st.fragment(key=LIVE[1])
 def routing_quadrant() -> None:
-    """The region workload and the quadrant it draws; a change reruns only this part of the page (the
-    scenario and its result are those of the last full run: only the editor above changes them)."""
+    """The region workload and the quadrant it draws; a change of region reruns only this part of the page,
+    a workloads edit reruns it with the table."""
+    s = state.scenario()
+    r = compute.evaluate(s)
     names = {w.id: w.name + (" (sovereign: APIs not allowed)" if w.sovereign else "") for w in s.workloads}
     region = view_select(
         "Decision regions computed for",
@@ -52,21 +64,30 @@ if s.owned_options:
     routing_quadrant()
 else:  # batchability β is measured against owned hardware; with none, every point would sit at β = 0
     st.info(
-        "This scenario has no owned or rented option, so batchability β (how well requests fill an owned "
+        "This scenario has no owned or rented option, so batchability (how well requests fill an owned "
         "node) is not defined and there is no quadrant to draw: every workload runs on its best API.",
         icon=":material/cloud:",
     )
 
 st.subheader("Route, reason and margin")
-table(
-    tables.decisions_frame(r, s),
-    key="routes",
-    file_name="routes.csv",
-    column_config={
-        "Why": st.column_config.TextColumn(width="large"),
-        "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
-        "Cost of route [USD/month]": money(),
-        "On its best API [USD/month]": money(),
-        "Savings vs API [USD/month]": money(),
-    },
-)
+
+
+@st.fragment(key=LIVE[2])
+def routes() -> None:
+    """Every workload's route, reason and margin."""
+    s = state.scenario()
+    table(
+        tables.decisions_frame(compute.evaluate(s), s),
+        key="routes",
+        file_name="routes.csv",
+        column_config={
+            "Why": st.column_config.TextColumn(width="large"),
+            "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
+            "Cost of route [USD/month]": money(),
+            "On its best API [USD/month]": money(),
+            "Savings vs API [USD/month]": money(),
+        },
+    )
+
+
+routes()

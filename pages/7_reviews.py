@@ -62,7 +62,10 @@ if comparison is not None:
         table(pack_tables.price_changes_display(comparison), key="rv_price_changes", file_name="price_changes.csv")
 
 st.subheader("What would flip each decision")
-st.caption("How far each driver can move, everything else fixed, before the workload's route changes.")
+st.caption(
+    "How far each driver can move, everything else fixed, before the workload's route changes. Beside each "
+    "threshold, “now” is the driver's value in this review; for a price, the price the threshold is computed from."
+)
 rv.flip_sentences(subject.result)
 with st.expander("Thresholds as a table"):
     table(rv.flips_frame(subject.result), key="rv_flips", file_name="flip_thresholds.csv")

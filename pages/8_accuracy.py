@@ -11,6 +11,7 @@ from economics.engines import load_engines
 from economics.hardware import PRECISIONS
 from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, read_benchmark
 from economics.io.catalog import load_catalog
+from ui import format as fmt
 from ui.charts.accuracy import accuracy_figure
 from ui.widgets.calibration import calibration_in_use, use_calibration
 
@@ -87,7 +88,8 @@ if upload is not None:
         rows = pd.DataFrame([r.model_dump() for r in profile.residuals])
         st.session_state["accuracy_user_rows"] = rows
         st.success(
-            f"Fitted on {profile.n_points} run(s): the stack reaches {profile.mbu:.0%} of the memory bandwidth and "
+            f"Fitted on {fmt.plural(profile.n_points, 'run')}: the stack reaches {profile.mbu:.0%} of the memory "
+            "bandwidth and "
             f"{profile.mfu_decode:.0%} of the peak arithmetic the model assumes at most; your runs sit within "
             f"{profile.residual_sd_log:.0%} of the fitted model (typical). Your runs appear as stars above "
             "after the next interaction."

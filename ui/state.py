@@ -21,7 +21,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from economics.io import scenarios
 from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
-from ui import view
+from ui import live, view
 
 QUERY_PARAM = "s"
 _SCENARIO = "_scenario"
@@ -131,7 +131,8 @@ def dismiss_notice() -> None:
 def _store(new: Scenario) -> None:
     st.session_state[_SCENARIO] = new
     st.session_state[_LINK] = scenarios.encode(new)
-    sync_url()
+    if not live.in_fragment_run():  # a fragment's edit reaches the address bar at the next full run (ui.live)
+        sync_url()
 
 
 def update(new: Scenario) -> bool:

@@ -113,8 +113,8 @@ def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
         if isinstance(node, OwnedNode):
             b = owned_node_cost_breakdown(node, 1.0)
             parts: tuple[tuple[str, float], ...] = (
-                ("capital (CRF × CapEx)", float(b.capex_usd_per_hour)),
-                ("power × PUE", float(b.power_usd_per_hour)),
+                ("capital recovery", float(b.capex_usd_per_hour)),  # purchase price spread over its life
+                ("power, cooling included", float(b.power_usd_per_hour)),
                 ("colocation", float(b.facility_usd_per_hour)),
                 ("operations", float(b.ops_usd_per_hour)),
             )

@@ -187,11 +187,9 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
             name=f"{label}: ${value:,.2f}/h",
             marker={"color": color},
             hovertemplate=f"{label}: $%{{x:,.2f}} per node-hour<extra></extra>",
-            text=[f"${value:,.2f}"],
-            textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     c.axis("xaxis", tickprefix="$")
     c.axis("yaxis", visible=False)
-    c.axis("margin", t=75)
+    c.axis("margin", t=95)  # two title lines clear of the inputs above, at 1,024 px too
     return c.figure()

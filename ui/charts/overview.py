@@ -20,9 +20,10 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
     left out (the options table says why)."""
     workloads = [d.workload_name for d in result.decisions]
     styles = option_styles(scenario)
-    c = Chart(
-        "Cost per million output tokens on every option (ringed: the recommended route)",
-        "all-in cost [USD per Mtok output, prefill and idle time included] (log)",
+    c = Chart(  # two short lines: one long title was cut at the right edge in a 1,024 px window
+        "Cost per million output tokens on every option<br>"
+        '<span style="font-size:12px">ringed: the recommended route · prefill and idle time included</span>',
+        "all-in cost [USD per Mtok output] (log)",
         "",
         height=max(320, 80 + 62 * len(workloads)),
         legend_rows=len(styles),  # long names: plotly puts one per row
@@ -71,6 +72,7 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
         )
     c.axis("xaxis", tickprefix="$", dtick=1)
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)))
+    c.axis("margin", t=90)
     return c.figure()
 
 
@@ -131,6 +133,21 @@ def fleet_figure(result: Result) -> go.Figure:
             textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
-    c.axis("xaxis", tickprefix="$", separatethousands=True)
+    c.axis("xaxis", tickprefix="$", separatethousands=True, rangemode="nonnegative")
     c.axis("margin", t=50)
+    if f.owned_cost_usd_per_month <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
+        c.axis("xaxis", visible=False)
+        c.annotations.append(
+            {
+                "text": "no owned-fleet cost in this lens (in the cash lens bought nodes are sunk)"
+                if f.owned_gpus
+                else "no owned GPUs in the plan",
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": 0.5,
+                "showarrow": False,
+                "font": {"size": 13},
+            }
+        )
     return c.figure()

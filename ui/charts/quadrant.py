@@ -22,16 +22,71 @@ ROUTE_COLOR: dict[str, str] = {
 PER_1K = 1000.0  # value is shown per 1,000 output tokens, like the reasons on the Overview
 
 
-def _label_positions(q: Quadrant) -> list[str]:
-    """Alternate label sides for points that sit close together, so names do not print over each other."""
-    cycle = ("top center", "bottom center", "middle right", "middle left")
-    order = sorted(
-        range(len(q.points)), key=lambda i: (q.points[i].value_usd_per_output_token, q.points[i].batchability)
-    )
-    positions = [""] * len(q.points)
-    for rank, i in enumerate(order):
-        positions[i] = cycle[rank % len(cycle)]
-    return positions
+#: Where a name may go around its point, in order of preference, as plotly positions and the direction the
+#: text box extends in: (position, dx, dy) with dx, dy in {-1, 0, 1} (right, up positive).
+_PLACES = (
+    ("top center", 0, 1),
+    ("bottom center", 0, -1),
+    ("middle right", 1, 0),
+    ("middle left", -1, 0),
+    ("top right", 1, 1),
+    ("top left", -1, 1),
+    ("bottom right", 1, -1),
+    ("bottom left", -1, -1),
+)
+#: Label geometry for the placement [px]: the narrowest plot area the page allows (1,024 px window: a
+#: 460 px chart minus its margins), the quadrant's plot height, a 13 px font's mean character width and line
+#: height, the marker's radius.
+_PLOT_PX = (380.0, 400.0)
+_CHAR_PX, _LINE_PX, _MARKER_PX = 7.0, 16.0, 9.0
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 [px]
+
+
+def _box(x: float, y: float, text: str, dx: int, dy: int) -> Box:
+    """The text box of a label placed at (dx, dy) around a point at pixel (x, y)."""
+    w, h = _CHAR_PX * len(text), _LINE_PX
+    cx = x + dx * (_MARKER_PX + w / 2)
+    cy = y + dy * (_MARKER_PX + h / 2)
+    return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def label_positions(
+    xy: list[tuple[float, float]],
+    names: list[str],
+    span: tuple[float, float],
+    origin: tuple[float, float] = (0.0, 0.0),
+) -> list[str]:
+    """A position for each name that keeps it off the other names and points and inside the plot, chosen in
+    turn (busiest points first) in pixels of the narrowest plot the page allows; ``xy`` are the points in axis
+    units (log10), ``span`` the axes' ranges and ``origin`` their lower ends in the same units. When every
+    place collides the least crowded wins.
+
+    >>> label_positions([(2.0, 2.0), (2.05, 2.0)], ["Alpha", "Beta"], (4.0, 4.0))
+    ['top center', 'bottom center']
+    >>> label_positions([(3.9, 2.0)], ["A long name near the right edge"], (4.0, 4.0))
+    ['middle left']
+    """
+    px = [((x - origin[0]) * _PLOT_PX[0] / span[0], (y - origin[1]) * _PLOT_PX[1] / span[1]) for x, y in xy]
+    markers = [(x - _MARKER_PX, y - _MARKER_PX, x + _MARKER_PX, y + _MARKER_PX) for x, y in px]
+    taken: list[Box] = []
+    out = [""] * len(px)
+    crowd = [sum(abs(x - u) < 150 and abs(y - v) < 40 for u, v in px) for x, y in px]
+    for i in sorted(range(len(px)), key=lambda i: (-crowd[i], i)):
+        scored = []
+        for rank, (place, dx, dy) in enumerate(_PLACES):
+            box = _box(*px[i], names[i], dx, dy)
+            hits = sum(_overlap(box, b) for b in taken) + sum(_overlap(box, m) for j, m in enumerate(markers) if j != i)
+            hits += 2 * (box[0] < 0 or box[1] < 0 or box[2] > _PLOT_PX[0] or box[3] > _PLOT_PX[1])  # cut off
+            scored.append((hits, rank, place, box))
+        hits, _, place, box = min(scored)
+        out[i] = place
+        taken.append(box)
+    return out
 
 
 def _half_cell(values: np.ndarray) -> float:
@@ -42,7 +97,8 @@ def _half_cell(values: np.ndarray) -> float:
 def quadrant_figure(q: Quadrant) -> go.Figure:
     """x: batchability β (log), y: value at risk per 1,000 output tokens (log); regions of one workload."""
     c = Chart(
-        f"Routing quadrant: regions computed for “{q.region_workload_name}”",
+        # two lines: the workload's name made one line too wide for a 1,024 px window
+        f'Routing quadrant<br><span style="font-size:12px">regions computed for “{q.region_workload_name}”</span>',
         "batchability: requests in flight at once at peak [count] (log)",
         "value at risk [USD per 1,000 output tokens] (log)",
         height=560,
@@ -98,7 +154,15 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
             "line": {"color": "#111111", "width": 2},
         },
         text=[p.name for p in q.points],
-        textposition=_label_positions(q),
+        textposition=label_positions(
+            [(math.log10(b), math.log10(v)) for b, v in zip(beta, value, strict=True)],
+            [p.name for p in q.points],
+            (
+                math.log10(float(xs[-1]) / float(xs[0])) + 2 * math.log10(_half_cell(xs)),
+                math.log10(float(ys[-1]) / float(ys[0])) + 2 * math.log10(_half_cell(ys)),
+            ),
+            (math.log10(float(xs[0]) / _half_cell(xs)), math.log10(float(ys[0]) / _half_cell(ys))),
+        ),
         textfont={"size": 13, "color": "#111111"},
         customdata=[
             [p.route_label, p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None, b, v]
@@ -113,6 +177,7 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
     )
     c.vline(0.0, log_x=False, width=1, text="1 in flight: batches can form", position="bottom right")  # log10(1)
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
+    c.axis("margin", t=80)
     c.axis("xaxis", **log10_axis(float(xs[0]) / half_x, float(xs[-1]) * half_x))
     c.axis("yaxis", **log10_axis(float(ys[0]) / half_y, float(ys[-1]) * half_y, prefix="$"))
     return c.figure()

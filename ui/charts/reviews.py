@@ -81,10 +81,14 @@ def comparison_chart(comparison: Comparison) -> go.Figure:
     wl = comparison.workloads
     names = [f"{n} ⟲" if flipped else str(n) for n, flipped in zip(wl["workload_name"], wl["flipped"], strict=True)]
     chart = _bars(
-        f"Cost per workload: {comparison.before_label} → {comparison.after_label} (⟲ = route flipped)",
+        # two lines: the labels made one line too wide for a 1,024 px window
+        f"Cost per workload<br>"
+        f'<span style="font-size:12px">{comparison.before_label} → {comparison.after_label} '
+        "(⟲ = route flipped)</span>",
         "cost [USD/month]",
         len(names),
     )
+    chart.axis("margin", t=90)
     chart.add(
         "bar",
         y=names,
@@ -180,10 +184,14 @@ def tornado_chart(tornado: Tornado, metric: str = "savings") -> go.Figure:
     high = [b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month for b in bars]
     what = "savings vs the best allowed API" if savings else "monthly cost of the chosen routes"
     chart = _bars(
-        f"Tornado: {what} (base {usd_per_month(base)}; workloads priced stand-alone)",
+        # two lines: one was cut in a 1,024 px window
+        f"What moves the {what}<br>"
+        f'<span style="font-size:12px">each input at its range ends · base {usd_per_month(base)}; '
+        "workloads priced stand-alone</span>",
         f"{what} [USD/month]",
         len(bars),
     )
+    chart.axis("margin", t=90)
     for name, values, color in (("input at low end", low, LOW_COLOR), ("input at high end", high, HIGH_COLOR)):
         chart.add(
             "bar",

@@ -8,6 +8,7 @@ date today, and its catalog price id is dropped (a review repricing from the cat
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -56,9 +57,10 @@ def _parse(field: str, label: str, text: str) -> float | None:
     return parse_money(text, label, maximum=1000)
 
 
-def api_rate_inputs(s: Scenario, today: dt.date | None = None) -> Scenario:
+def api_rate_inputs(s: Scenario, today: dt.date | None = None, on_change: Callable[[], None] | None = None) -> Scenario:
     """Text fields for every API's rates; returns the scenario with the typed rates applied (only when every
-    field of an API parses; otherwise that API is unchanged and the message names the field)."""
+    field of an API parses; otherwise that API is unchanged and the message names the field). ``on_change``
+    is every field's callback (a targeted rerun, ``ui.live``)."""
     today = today or dt.date.today()
     for api in s.apis:
         columns = st.columns([2.2, 1, 1, 1, 1], vertical_alignment="bottom")
@@ -66,7 +68,9 @@ def api_rate_inputs(s: Scenario, today: dt.date | None = None) -> Scenario:
         changes: dict[str, float | None] = {}
         problems: list[str] = []
         for (field, label, shown, help_text), where in zip(_fields(api), columns[1:], strict=True):
-            text = where.text_input(label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text)
+            text = where.text_input(
+                label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text, on_change=on_change
+            )
             if text == shown:
                 continue
             try:

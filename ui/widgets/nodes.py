@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import streamlit as st
@@ -32,6 +33,7 @@ def _number(
     fmt_: str | None = None,
     where: Any,
     show: str = "{:,g}",
+    on_change: Callable[[], None] | None = None,
 ) -> float:
     """A bounded number input for ``node.<name>`` displayed times ``scale`` (e.g. 100 for percent)."""
     lo, hi = bounds(type(node), name)
@@ -41,7 +43,7 @@ def _number(
         note = f"Default {show.format(float(getattr(default, name)) * scale)}, as of {default.as_of or 'undated'}."
     help_text = f"{describe(type(node), name)}. {note}".strip()
     if show.startswith("$"):  # a price: typed as on the invoice ("$280,000", "280000", "$0.20")
-        return _money_input(node, name, label, value, lo, hi, help_text, where)
+        return _money_input(node, name, label, value, (lo, hi), help_text, where, on_change)
     out = where.number_input(
         label,
         min_value=None if lo is None else lo * scale,
@@ -51,6 +53,7 @@ def _number(
         format=fmt_,
         key=state.key(f"node_{node.id}_{name}"),
         help=help_text,
+        on_change=on_change,
     )
     return float(out) / scale
 
@@ -60,15 +63,18 @@ def _money_input(
     name: str,
     label: str,
     value: float,
-    lo: float | None,
-    hi: float | None,
+    limits: tuple[float | None, float | None],
     help_text: str,
     where: Any,
+    on_change: Callable[[], None] | None,
 ) -> float:
     """A price as text ("$280,000", "280000"); an unreadable or out-of-range text keeps the old value and says
     why, naming the field."""
+    lo, hi = limits
     shown = money_text(value)
-    text = where.text_input(label, value=shown, key=state.key(f"node_{node.id}_{name}"), help=help_text)
+    text = where.text_input(
+        label, value=shown, key=state.key(f"node_{node.id}_{name}"), help=help_text, on_change=on_change
+    )
     if text == shown:
         return value
     try:
@@ -123,11 +129,11 @@ _OWNED: tuple[tuple[_Field, ...], ...] = (
 )
 
 
-def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
+def node_inputs(node: NodeOffer, default: NodeOffer | None, on_change: Callable[[], None] | None = None) -> NodeOffer:
     """Inputs for one node; returns the edited node, or the unchanged one with an error box if invalid.
 
     ``default`` is the same node in the default scenario (None if it has none): its value and as-of date
-    appear in each input's help.
+    appear in each input's help. ``on_change`` is every input's callback (a targeted rerun, ``ui.live``).
     """
     changes: dict[str, float | int] = {}
     rows = _RENTED if isinstance(node, RentedNode) else _OWNED
@@ -135,7 +141,16 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None) -> NodeOffer:
         columns = st.columns(4 if len(row) > 2 else 2)
         for f, where in zip(row, columns, strict=False):
             value = _number(
-                node, default, f.name, f.label, step=f.step, scale=f.scale, fmt_=f.fmt_, where=where, show=f.show
+                node,
+                default,
+                f.name,
+                f.label,
+                step=f.step,
+                scale=f.scale,
+                fmt_=f.fmt_,
+                where=where,
+                show=f.show,
+                on_change=on_change,
             )
             changes[f.name] = int(value) if f.integer else value
     try:

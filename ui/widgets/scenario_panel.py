@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -97,7 +98,7 @@ def render(default: Callable[[], Scenario]) -> None:
     with st.sidebar:
         st.markdown(f"**Scenario:** {md_escape(s.name)}")
         st.caption(f"Prices reviewed as of {s.review_date:%d %b %Y} · {plural(len(s.workloads), 'workload')}")
-        st.session_state[_STATUS_SLOT] = st.empty()
+        st.session_state[_STATUS_SLOT] = st.container()
         if st.button("Share this scenario", key="share_open", icon=":material/link:", width="stretch"):
             share_dialog()
         with st.expander("Load or reset a scenario", icon=":material/upload_file:"):
@@ -109,9 +110,14 @@ def render(default: Callable[[], Scenario]) -> None:
                 st.rerun()
 
 
+def status_slot() -> Any:
+    """The sidebar's place for :func:`status`, under the scenario's name (the sidebar itself before the panel
+    was drawn)."""
+    return st.session_state.get(_STATUS_SLOT) or st.sidebar
+
+
 def status(s: Scenario) -> None:
-    """After the page ran: "Modified from …" under the scenario's name when an edit changed it."""
-    slot = st.session_state.get(_STATUS_SLOT)
+    """After the page ran, drawn in :func:`status_slot`: "Modified from …" when an edit changed the scenario."""
     text = modified_from(s)
-    if slot is not None and text is not None:
-        slot.caption(f":orange-badge[:material/edit: {md_escape(text)}]")
+    if text is not None:
+        st.caption(f":orange-badge[:material/edit: {md_escape(text)}]")

@@ -7,6 +7,7 @@ Changes apply only when every row is valid (:func:`ui.workload_table.read_worklo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -175,9 +176,10 @@ def _remove_and_undo(s: Scenario) -> None:
         st.rerun()
 
 
-def workloads_editor(s: Scenario) -> Scenario:
+def workloads_editor(s: Scenario, on_change: Callable[[], None] | None = None) -> Scenario:
     """Draw the editor; return the scenario with the edited workloads if every row is valid, else unchanged
-    (with the problems listed by row and column)."""
+    (with the problems listed by row and column). ``on_change`` is the table's callback (a targeted rerun,
+    ``ui.live``); adding, removing and undoing rerun the whole app."""
     message = st.session_state.pop("_workloads_flash", None)
     if message:
         st.success(fmt.md_escape(message), icon=":material/check_circle:")
@@ -194,7 +196,14 @@ def workloads_editor(s: Scenario) -> Scenario:
         column_config=_column_config(),
         column_order=list(KEY_LABELS + (DETAIL_LABELS if details else ())),
         width="stretch",
+        on_change=on_change,
     )
+    new, problems = _edited(s, base, edited)  # before the buttons: Undo is enabled by the edit it undoes
+    if problems:
+        st.error(
+            "**Not applied: fix these cells first** (the rest of the dashboard still shows the last valid table).\n\n"
+            + "\n".join(f"- {fmt.md_escape(m)}" for m in problems[:20])
+        )
     _add_form(s)
     _remove_and_undo(s)
     st.download_button(
@@ -206,19 +215,21 @@ def workloads_editor(s: Scenario) -> Scenario:
         icon=":material/download:",
         key="csv_workloads",
     )
+    return new
+
+
+def _edited(s: Scenario, base: pd.DataFrame, edited: pd.DataFrame) -> tuple[Scenario, list[str]]:
+    """The scenario with the edited table applied (its old workloads pushed on the undo stack), or the
+    unchanged scenario and the problems of an invalid table."""
     if edited.equals(base):
-        return s
+        return s, []
     workloads, messages = _validated(s, edited)
     if workloads is None:
-        st.error(
-            "**Not applied: fix these cells first** (the rest of the dashboard still shows the last valid table).\n\n"
-            + "\n".join(f"- {fmt.md_escape(m)}" for m in messages[:20])
-        )
-        return s
+        return s, messages
     new = Scenario.model_validate({**s.model_dump(), "workloads": [w.model_dump() for w in workloads]})
     if new != s:
         undo: list[tuple[Workload, ...]] = st.session_state.setdefault(_UNDO, [])
         if not undo or undo[-1] != s.workloads:
             undo.append(s.workloads)
             del undo[:-_UNDO_DEPTH]
-    return new
+    return new, []
