@@ -70,7 +70,8 @@ def test_bank_through_cli_and_app_idle_sunk_node_carries_code_completion(tmp_pat
             if w["workload_id"] in sovereign:
                 assert f["to_option_id"] not in api_ids
     at = _overview(bank)
-    assert metrics(at)["Recommended, $/month"] == "$2,050"
+    # the bank shows money in SGD at its preset's 1.30 SGD per USD: 2,049.84 × 1.30 = 2,664.79 → "S$2,665"
+    assert metrics(at)["Recommended, SGD/month"] == "S$2,665"
     assert not any("more node" in str(w.value) for w in at.warning)
 
 
