@@ -49,6 +49,15 @@ REGIMES: tuple[CalibrationRegime, ...] = ("batch-1", "concurrency", "saturation"
 #: 8.03 B", "llama 70B Q4_K - Medium | 39.59 GiB | 70.55 B"), by catalog model id [B].
 Q4_K_M_FILE_BYTES = {"llama-3.1-8b": 4.58 * GIB, "llama-3.1-70b": 39.59 * GIB}
 
+#: Size of OpenAI's released gpt-oss checkpoints (MXFP4 MoE weights, BF16 attention/embeddings), from the gpt-oss
+#: model card (arXiv 2508.10925, checkpoint-size table: 60.8 GiB and 12.8 GiB), by catalog model id [B].
+MXFP4_CHECKPOINT_BYTES = {"gpt-oss-120b": 60.8 * GIB, "gpt-oss-20b": 12.8 * GIB}
+#: GPUs without FP4 tensor cores on which TensorRT-LLM's gpt-oss recipe runs the MoE in its TRITON backend (MXFP4
+#: weights upcast to BF16 activations) and keeps the KV cache at ``auto`` (BF16): perf-overview.md ``llm_options.yml``
+#: for GPT-OSS, "kv_cache_config: dtype: fp8  # Hopper: use auto", "moe_config: backend: CUTLASS  # Hopper: use
+#: TRITON". The table's "(FP8)" column label is not the compute precision on these GPUs.
+GPT_OSS_BF16_COMPUTE_GPUS = ("h100-sxm", "h100-pcie", "h200-sxm")
+
 MODEL_IDS = {
     "Llama-3.1-8B-Instruct": "llama-3.1-8b",
     "Llama-3-8B": "llama-3.1-8b",
@@ -150,6 +159,8 @@ def map_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Exclusion:
         precision, weight_file_bytes = "bf16", Q4_K_M_FILE_BYTES[model_id]
     else:
         return Exclusion(row=index, label=label, reason=f"precision {row['precision']!r} is not modelled")
+    if model_id in MXFP4_CHECKPOINT_BYTES and gpu_id in GPT_OSS_BF16_COMPUTE_GPUS:
+        precision, weight_file_bytes = "bf16", MXFP4_CHECKPOINT_BYTES[model_id]
     offline = row["regime"] == "max-throughput"
     if not offline and row["batch_or_concurrency"].strip() != "1":
         return Exclusion(row=index, label=label, reason=f"regime {row['regime']!r} is neither batch 1 nor offline")

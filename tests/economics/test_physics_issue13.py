@@ -97,3 +97,19 @@ def test_new_fields_do_not_change_old_dumps() -> None:
     assert "moe_gemm_half_tokens" not in Efficiency().model_dump()
     assert Efficiency(moe_gemm_half_tokens=10.0).model_dump()["moe_gemm_half_tokens"] == 10.0
     assert np.isclose(Efficiency.model_validate(Efficiency().model_dump()).moe_gemm_half_tokens, 256.0)
+
+
+def test_rows_of_unstated_basis_are_excluded_with_the_fold() -> None:
+    # measured_throughput_2026-12.csv row 84: DeepSeek-R1 on 8×H200, 3200 in / 800 out, "Basis NOT stated (output vs
+    # total tokens)". Output-only and output + input readings differ by (3200 + 800)/800 = 5.
+    import csv
+
+    from economics.calibration import Exclusion
+    from economics.calibration_rows import map_measured_row
+    from economics.calibration_report import DATA
+
+    with (DATA / "measured_throughput_2026-12.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    out = map_measured_row(84, rows[84])
+    assert isinstance(out, Exclusion)
+    assert "basis not stated" in out.reason and "5-fold" in out.reason
