@@ -274,7 +274,7 @@ def predict_case(
     eff = efficiency or Efficiency()
     engine = load_engines().get(case.engine)
     if engine is not None:
-        eff = engine.efficiency(eff, model.n_layers)
+        eff = engine.efficiency(eff, model.n_layers, dep.gpu.hbm_bandwidth_bytes_per_s)
     t_in, t_out = float(case.input_tokens), float(case.output_tokens)
     if case.regime == "batch-1" or case.decode_batch is not None:
         batch = case.decode_batch or 1.0

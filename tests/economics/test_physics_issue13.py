@@ -86,9 +86,18 @@ def test_engines_are_data_with_sources() -> None:
     engines = load_engines()
     assert {"tensorrt-llm", "vllm", "sglang", "llama.cpp"} <= set(engines)
     assert all(e.source and e.as_of for e in engines.values())
-    # llama.cpp: 32 layers · 0.12 ms = 3.84 ms per token on top of τ0 = 0.5 ms, and MBU 0.75
+    # llama.cpp (engines.csv, changed on purpose with the bandwidth cap): 32 layers · 0.05 ms = 1.6 ms per token on
+    # top of τ0 = 0.5 ms, and MBU 0.85 where the 1.1 TB/s cap is not binding (no GPU given, or an RTX 4090).
     eff = engines["llama.cpp"].efficiency(Efficiency(), 32)
-    assert (eff.mbu, round(eff.step_overhead_s, 6)) == (0.75, 0.00434)
+    assert (eff.mbu, round(eff.step_overhead_s, 6)) == (0.85, 0.0021)
+    assert engines["llama.cpp"].efficiency(Efficiency(), 32, 1.008e12).mbu == 0.85
+    # On an A100 SXM (2.039 TB/s) the kernels reach 1.1 TB/s at most: MBU = 1.1/2.039 = 0.5395.
+    assert engines["llama.cpp"].efficiency(Efficiency(), 32, 2.039e12).mbu == pytest.approx(0.5395, abs=1e-4)
+    # TensorRT-LLM's compiled kernels: MFU 0.55 in decode and prefill (default Efficiency 0.50 / 0.45).
+    trt = engines["tensorrt-llm"].efficiency(Efficiency(), 80)
+    assert (trt.mfu_decode, trt.mfu_prefill, trt.mbu) == (0.55, 0.55, 0.70)
+    # A serving engine without those columns keeps the Efficiency it is given.
+    assert engines["vllm"].efficiency(Efficiency(), 80) == Efficiency()
     assert engine_id_for("SGLang v0.5.8") == "sglang"
 
 
