@@ -122,3 +122,19 @@ def test_rows_of_unstated_basis_are_excluded_with_the_fold() -> None:
     out = map_measured_row(84, rows[84])
     assert isinstance(out, Exclusion)
     assert "basis not stated" in out.reason and "5-fold" in out.reason
+
+
+def test_attention_runs_in_bf16_whatever_the_weights() -> None:
+    # A 16k-token prefill of Llama-3.1-8B on one B200 is attention-compute-bound. FP8 and FP4 deployments both keep
+    # an FP8 KV cache (same bytes), and attention multiplies activations by that cache in BF16, so the attention
+    # term is the same for both; only the linear layers speed up with FP4.
+    c = load_catalog()
+    m8, m4 = (c.models["llama-3.1-8b"].at_precision(p) for p in ("fp8", "fp4"))
+    d8, d4 = (Deployment(gpu=c.gpus["b200"], n_gpus=1, precision=p) for p in ("fp8", "fp4"))
+    p8 = forward_time(m8, d8, Efficiency(), 1, 16384, 0, prefill=True)
+    p4 = forward_time(m4, d4, Efficiency(), 1, 16384, 0, prefill=True)
+    assert float(p4.attention_s) == pytest.approx(float(p8.attention_s), rel=1e-12)
+    assert float(p4.linear_s) < float(p8.linear_s)
+    # By hand: 32 layers · 16384·16385/2 causal pairs · 4·32·128 FLOP = 7.0369e13 FLOP at 0.45 · 2250e12 · 0.78/0.80
+    # = 0.98719e15 FLOP/s -> 0.071283 s.
+    assert float(p8.attention_s) == pytest.approx(0.071283, rel=1e-3)
