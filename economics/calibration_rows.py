@@ -194,7 +194,7 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         per_rank = re.search(r"(\d+) concurrent requests per rank", boc)
         burst = re.search(r"(\d+) prompts sent at rps=inf", boc)
         if burst:
-            return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)),
+            return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)), burst=True,
                                    max_batch=eng.max_batch, measured_tokens_per_s=measured)  # fmt: skip
         conc = (int(per_rank.group(1)) * replica) if per_rank else None
         if conc is None:

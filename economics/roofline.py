@@ -164,8 +164,10 @@ def forward_time(
 ) -> PassTime:
     """Time of one forward pass over ``batch`` sequences with ``new_tokens`` new tokens each [s].
 
-    ``t = max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_eff) + (1−ovl)·t_comm + τ0``
-    with ``BW_eff = N·BW·MBU`` and ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass). The linear layers read the
+    ``t = max(max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_att), L·τ_layer)
+    + (1−ovl)·t_comm + τ0`` with ``BW_eff = N·BW·MBU``, ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass) and
+    attention at the BF16 rate ``F_att`` (:data:`ATTENTION_PRECISION`); ``τ_layer`` is the least time a layer's
+    chain of kernels takes (``Efficiency.layer_floor_s``, docs/calibration.md#physics-parameters). The linear layers read the
     weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act`` activation bytes
     per token; attention reads every sequence's own cache and is never amortised across the batch; Megatron tensor
     parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill tokens riding along in
@@ -265,10 +267,11 @@ def forward_time(
 
     t_lin = np.maximum(t_lin_mem, t_lin_cmp)
     t_att = np.maximum(t_att_mem, t_att_cmp)
+    floor = L * efficiency.layer_floor_s  # the kernels of a layer run one after the other (docs/roofline.md)
     if mode == "sum":
-        total = t_lin + t_att + t_comm + tau0
+        total = np.maximum(t_lin + t_att, floor) + t_comm + tau0
     else:
-        total = np.maximum(t_lin_mem + t_att_mem, t_lin_cmp + t_att_cmp) + t_comm + tau0
+        total = np.maximum(np.maximum(t_lin_mem + t_att_mem, t_lin_cmp + t_att_cmp), floor) + t_comm + tau0
     shape = np.broadcast(B, q, S, C, S_pre).shape
     return PassTime(
         time_s=np.broadcast_to(total, shape).astype(np.float64),

@@ -138,3 +138,43 @@ def test_attention_runs_in_bf16_whatever_the_weights() -> None:
     # By hand: 32 layers · 16384·16385/2 causal pairs · 4·32·128 FLOP = 7.0369e13 FLOP at 0.45 · 2250e12 · 0.78/0.80
     # = 0.98719e15 FLOP/s -> 0.071283 s.
     assert float(p8.attention_s) == pytest.approx(0.071283, rel=1e-3)
+
+
+def test_a_pass_takes_at_least_the_layer_floor() -> None:
+    # Qwen3-235B-A22B in BF16 on 8×B200, batch 1: each GPU reads ~5.5 GB of weights per step (~1 ms), less than the
+    # 94 layers' chain of dependent kernels, 94 · 0.04 ms = 3.76 ms. By hand, the step is that floor plus the
+    # 2·94 all-reduces of 10 µs + 2·(7/8)·4096·2 B / 900e9 B/s = 10.016 µs (1.883 ms) plus τ0 = 0.5 ms: 6.143 ms.
+    # (Measured: 145 tok/s = 6.9 ms, SGLang cookbook; without the floor the model said 3.38 ms.)
+    c = load_catalog()
+    dep = Deployment(gpu=c.gpus["b200"], n_gpus=8, precision="bf16")
+    p = forward_time(c.models["qwen3-235b-a22b"].at_precision("bf16"), dep, Efficiency(), 1, 1, 1536)
+    assert float(p.linear_s + p.attention_s) < 94 * 0.04e-3
+    assert float(p.time_s) == pytest.approx(6.143e-3, rel=1e-3)
+    # The ideal roofline has no floor, and a large dense step is far above it (8B, 32 layers: 1.28 ms floor).
+    assert Efficiency.ideal().layer_floor_s == 0.0
+    big = forward_time(c.models["llama-3.1-8b"], Deployment(gpu=c.gpus["h100-sxm"]), Efficiency(), 1, 1, 0)
+    assert float(big.linear_s) > 32 * 0.04e-3
+
+
+def test_a_burst_runs_in_waves() -> None:
+    # 320 requests sent at once to an engine that runs at most 256: one wave of 256, then one of 64, each taking
+    # w·T_out/X(w) with X the closed-loop throughput at w clients (economics.throughput, not under test here).
+    from economics.calibration import CalibrationCase, burst_throughput, replica
+    from economics.schemes import ARScheme
+    from economics.throughput import closed_loop
+
+    c = load_catalog()
+    case = CalibrationCase(row=0, label="x", model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, layer_split=False,
+                           precision="fp8", weight_file_bytes=None, regime="concurrency", input_tokens=230,
+                           output_tokens=200, reserve_output=False, framework="vLLM", measured_tokens_per_s=1.0,
+                           concurrency=320.0, max_batch=256, burst=True)  # fmt: skip
+    model, dep = replica(case, c.gpus, c.models)
+    eff = Efficiency()
+    x = closed_loop(model, dep, eff, ARScheme(), np.array([256.0, 64.0]), 230, 200).output_tokens_per_s
+    expected = 320 * 200 / (256 * 200 / x[0] + 64 * 200 / x[1])
+    assert burst_throughput(model, dep, eff, case) == pytest.approx(expected, rel=1e-9)
+    assert burst_throughput(model, dep, eff, case) < x[0]  # below the closed loop held at 256
+    # A burst that fits in one wave is that wave.
+    small = case.model_copy(update={"concurrency": 100.0})
+    one = closed_loop(model, dep, eff, ARScheme(), 100.0, 230, 200).output_tokens_per_s
+    assert burst_throughput(model, dep, eff, small) == pytest.approx(float(one), rel=1e-9)
