@@ -27,10 +27,10 @@ from _harness import median_s
 
 from economics.demand import day_demand
 from economics.evaluate import _decisions, coordinates, evaluate, evaluate_arrays, evaluate_grid, plan_fleet
+from economics.io.scenarios import default_scenario
 from economics.plan import solve_plan
 from economics.plan_accounts import plan_problem
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario
 from economics.workload import Workload
 
 TARGETS_S = {"bank": 0.050, "solve": 0.050, "flips": 1.0, "grid": 0.100, "portfolio": 2.0}

@@ -17,9 +17,9 @@ import argparse
 import _harness  # noqa: F401  (first: one core before numpy loads)
 from _harness import median_s
 
-from economics.catalog import load_catalog
 from economics.finance.horizon import crossover_sensitivity, horizon
-from economics.scenarios import default_scenario
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import default_scenario
 
 TARGET_S = 0.300
 

@@ -19,8 +19,8 @@ import _harness  # first: one core before numpy loads
 from bench_evaluate import portfolio
 from streamlit.testing.v1 import AppTest
 
-from economics import share
-from economics.scenarios import default_scenario
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario
 from ui import state
 
 TARGET_S = 3.0
@@ -30,7 +30,7 @@ def first_load(big: object) -> float:
     at = AppTest.from_file(str(_harness.ROOT / "app.py"), default_timeout=120)
     at.run()
     at.session_state[state._SCENARIO] = big
-    at.session_state[state._LINK] = share.encode(big)  # type: ignore[arg-type]
+    at.session_state[state._LINK] = scenarios.encode(big)  # type: ignore[arg-type]
     start = time.perf_counter()
     at.switch_page("pages/1_overview.py").run()
     elapsed = time.perf_counter() - start

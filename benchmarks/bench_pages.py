@@ -36,8 +36,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from economics import share
-from economics.scenarios import default_scenario
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario
 from ui import compute
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def measure(case: PageCase, reps: int) -> dict[str, float]:
         for i in range(reps):
             fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
             dearer = base.model_copy(update={"nodes": (node.model_copy(update={"capex_usd": 281_000.0 + i}),)})
-            fresh.query_params["s"] = share.encode(dearer)
+            fresh.query_params["s"] = scenarios.encode(dearer)
             changes.append(_timed(fresh.run))
             trivial.append(_timed(AppTest.from_file(str(TRIVIAL_APP), default_timeout=120).run))
         colds = changes

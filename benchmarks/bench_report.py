@@ -18,7 +18,7 @@ from collections.abc import Callable
 import _harness  # noqa: F401  (first: one core before numpy loads)
 from _harness import median_s
 
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from reporting.meeting_pack import build_pack, csv_bundle, render_html
 
 

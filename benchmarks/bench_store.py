@@ -25,7 +25,7 @@ import _harness  # noqa: F401  (first: one core before numpy loads)
 from _harness import median_s
 
 from economics.evaluate import evaluate
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from storage import reviews as store
 
 _WORKER: dict[str, Any] = {}

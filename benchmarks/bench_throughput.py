@@ -7,7 +7,7 @@ What it measures
        ``closed_loop`` (``--concurrency``) is timed for comparison.
     2. The acceptance command ``python -m economics throughput ... --ideal --format json``: wall time of a
        subprocess (interpreter start, imports, catalog load, one evaluation) and the in-process time of
-       ``economics.cli.main`` with the catalog already loaded.
+       ``cli.main.main`` with the catalog already loaded.
 
     Each figure is the median of ``--repeats`` runs timed with ``time.perf_counter`` after one warm-up run.
     BLAS/OpenMP threads are pinned to 1 before numpy is imported.
@@ -29,7 +29,7 @@ import _harness  # noqa: F401  (first: one core before numpy loads)
 import numpy as np
 from _harness import H100, LLAMA_70B, ROOT, median_s
 
-from economics.cli import main as cli_main
+from cli.main import main as cli_main
 from economics.hardware import Deployment, Efficiency
 from economics.roofline import forward_time
 from economics.schemes import ARScheme

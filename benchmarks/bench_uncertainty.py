@@ -20,7 +20,7 @@ from collections.abc import Callable
 import _harness  # noqa: F401  (first: one core before numpy loads)
 from _harness import median_s
 
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from economics.uncertainty import build_surrogate, monte_carlo, tornado
 
 TARGETS_S = {"draws": 0.200, "tornado": 0.050, "build": 1.0, "end-to-end": 1.2}

@@ -35,8 +35,8 @@ import _harness  # noqa: F401  (first: one core before numpy loads)
 from playwright.async_api import Browser, Page, async_playwright
 
 from deploy.team import Team, start_team
-from economics import share
-from economics.scenarios import load_preset
+from economics.io import scenarios
+from economics.io.scenarios import load_preset
 from tests.browser.chromium import LAUNCH_ARGS, find_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +92,7 @@ async def _session(
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     try:
-        await page.goto(f"{team.url}/cost_per_token?s={share.encode(scenario)}", timeout=120_000)
+        await page.goto(f"{team.url}/cost_per_token?s={scenarios.encode(scenario)}", timeout=120_000)
         await page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=120_000)
         await page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=120_000)
         ready.append(index)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib
 import typing
 
-from economics.catalog import Catalog, load_catalog
+from economics._errors import ScenarioError
+from economics.catalog import Catalog
 from economics.costs import (
     api_cost_per_request,
     break_even_demand,
@@ -28,6 +29,15 @@ from economics.costs import (
 )
 from economics.evaluate import DecisionGrid, evaluate, evaluate_grid
 from economics.hardware import GPU, Deployment, Efficiency
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import (
+    canonical_json,
+    default_scenario,
+    list_presets,
+    load_scenario,
+    parse_scenario,
+    scenario_json,
+)
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer, OwnedNode, RentedNode
 from economics.pricing import reprice
@@ -36,10 +46,8 @@ from economics.result import FleetSummary, FlipThreshold, OptionResult, Result, 
 from economics.roofline import forward_time
 from economics.routing import route
 from economics.scenario import SCHEMA_VERSION, OwnedOption, Policy, Scenario, migrate
-from economics.scenarios import ScenarioError, default_scenario, list_presets, load_scenario, parse_scenario
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import continuous_batching, replicas_for_peak, slo_capacity
-from economics.share import canonical_json, scenario_json
 from economics.units import GB, MS, SECONDS_PER_HOUR, TFLOPS
 from economics.workload import Workload
 
@@ -81,7 +89,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("load_engines",), "economics.engines"),
     **dict.fromkeys(("PRECISIONS",), "economics.hardware"),
     **dict.fromkeys(("BenchmarkFormatError", "MAX_FILE_BYTES", "RunContext", "read_benchmark"), "economics.io"),
-    **dict.fromkeys(("csv_text", "http_url"), "economics.safe_io"),
+    **dict.fromkeys(("csv_text", "http_url"), "economics.io.safe_io"),
     **dict.fromkeys(("Comparison", "Snapshot", "compare", "compare_with_prices"), "economics.compare"),
     **dict.fromkeys(
         (

@@ -1,8 +1,9 @@
-"""Pydantic validation errors as field paths and messages, shared by scenario parsing and link decoding.
+"""Scenario errors and the one formatter of pydantic validation errors as ``path.to.field: message`` lines.
 
-Both :func:`economics.scenarios.validation_problems` and the link/file repair of :mod:`economics.share`
-report ``path.to.field: message`` lines; this module holds what they share: the dotted path of an error
-location and the message without pydantic's ``"Value error, "`` prefix.
+Scenario files, uploads and share links (:mod:`economics.io.scenarios`) and the domain checks that reject a
+scenario (prices, currency, the horizon) all report problems through :class:`ScenarioError` and
+:func:`validation_problems`: the dotted path of an error location (without the tags of tagged unions) and
+the message without pydantic's ``"Value error, "`` prefix.
 """
 
 from __future__ import annotations
@@ -28,3 +29,41 @@ def error_items(error: ValidationError) -> Iterator[tuple[Loc, str, str]]:
     """``(location, error type, message)`` of each error, the message without ``"Value error, "``."""
     for err in error.errors(include_url=False):
         yield tuple(err.get("loc", ())), str(err.get("type", "")), str(err.get("msg", "")).removeprefix("Value error, ")
+
+
+#: Discriminator tags pydantic puts into error locations of tagged unions; they are not field names.
+UNION_TAGS = frozenset({"rented", "owned", "ar", "diffusion", "speculative"})
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be read or validated; ``problems`` holds one line per problem."""
+
+    def __init__(self, problems: list[str] | tuple[str, ...]) -> None:
+        self.problems: tuple[str, ...] = tuple(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def validation_problems(error: ValidationError, prefix: Loc = ()) -> list[str]:
+    """One line per pydantic error, ``field.path: message``, the path starting with ``prefix``.
+
+    The scenario's own cross-reference check reports several problems in one ``ValueError`` whose message
+    already reads ``path: message; path: message``; those are split into their own lines (under ``prefix``).
+    An unknown field reads ``path: unknown field``.
+
+    >>> from economics.scenario import Scenario
+    >>> try:
+    ...     Scenario.model_validate({"name": "x"})
+    ... except ValidationError as e:
+    ...     validation_problems(e)[:2]
+    ['review_date: Field required', 'gpus: Field required']
+    """
+    lines: list[str] = []
+    for loc, kind, msg in error_items(error):
+        path = field_path(loc, prefix, UNION_TAGS)
+        if ": " in msg and not field_path(loc, (), UNION_TAGS):  # a model-level check naming its own paths
+            lines.extend(f"{path + '.' if path else ''}{part.strip()}" for part in msg.split("; ") if part.strip())
+        elif kind == "extra_forbidden":
+            lines.append(f"{path}: unknown field")
+        else:
+            lines.append(f"{path or '(scenario)'}: {msg}")
+    return lines

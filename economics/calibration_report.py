@@ -11,8 +11,8 @@ import pandas as pd
 
 from economics.calibration import Exclusion, error_breakdown, evaluate, map_row
 from economics.calibration_rows import map_measured_row
-from economics.catalog import load_catalog
 from economics.hardware import Efficiency
+from economics.io.catalog import load_catalog
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SETS = (

@@ -83,7 +83,7 @@ def what_changed(reference: Result, current: Result, *, reference_label: str) ->
     Examples
     --------
     >>> from economics import evaluate
-    >>> from economics.scenarios import default_scenario
+    >>> from economics.io.scenarios import default_scenario
     >>> r = evaluate(default_scenario())
     >>> what_changed(r, r, reference_label="the preset").unchanged
     True

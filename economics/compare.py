@@ -248,7 +248,7 @@ def compare_with_prices(review: SavedReview | Snapshot, catalog: Catalog, as_of:
 
     Offers with a catalog ``price_id`` take the list price in force on ``as_of``; negotiated discounts, owned
     nodes and hand-entered prices are kept (:func:`economics.pricing.reprice`), and the repriced scenario is
-    evaluated now. The review itself is not recomputed. Raises :class:`~economics.scenarios.ScenarioError`
+    evaluated now. The review itself is not recomputed. Raises :class:`~economics.io.scenarios.ScenarioError`
     when a price id has no price on that date.
     """
     before = Snapshot.from_review(review) if isinstance(review, SavedReview) else review

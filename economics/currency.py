@@ -12,10 +12,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from economics._errors import ScenarioError
 from economics.finance.data import latest_fx
 from economics.finance.settings import FinanceSettings
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError
 
 __all__ = ["USD", "DisplayRate", "currency_statement", "display_rate", "pin_display_rate", "to_display"]
 
@@ -50,7 +50,7 @@ def to_display(usd: float, rate: DisplayRate) -> float:
 def display_rate(scenario: Scenario) -> DisplayRate:
     """The scenario's display currency and rate (USD at 1 without finance settings).
 
-    Raises :class:`~economics.scenarios.ScenarioError` naming ``finance.fx_units_per_usd`` when a non-USD
+    Raises :class:`~economics.io.scenarios.ScenarioError` naming ``finance.fx_units_per_usd`` when a non-USD
     currency has no rate in the scenario and none in the catalog.
     """
     s = scenario.finance

@@ -96,7 +96,7 @@ def diffusion_pass_time(
     At batch 256 the linear layers need 256·32 · 2·7.5047e9 FLOP / 989.4e12 FLOP/s = 124.3 ms and attention reads
     256 · 138.4e6 B / 3.35e12 B/s = 10.6 ms: 134.9 ms, compute-bound.
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> one_h100 = Deployment(gpu=catalog.gpus["h100-sxm"])
     >>> p = diffusion_pass_time(catalog.models["llama-3.1-8b"], one_h100, Efficiency.ideal(),
@@ -144,7 +144,7 @@ def diffusion_throughput(
     Example (docs/diffusion.md#diffusion-examples (a)): Llama-3.1-8B shapes on one H100, K = 32, S = 8, ρ = 1,
     1024-token prefix: ~479 tok/s per stream at B = 1 against ~135 for AR; aggregate saturates near 3.4k tok/s.
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> r = diffusion_throughput(catalog.models["llama-3.1-8b"], Deployment(gpu=catalog.gpus["h100-sxm"]),
     ...     Efficiency(), catalog.diffusion["fast-dllm-like"], [1, 256], 1024, 0)
@@ -190,7 +190,7 @@ def ar_overtakes_diffusion_batch(
     Example (docs/diffusion.md#diffusion-examples (a)): 8B shapes on one H100, K = 32, S = 8, ρ = 1, 1024-token prefix:
     AR overtakes at B ≈ 30 (at 32 on the integer grid: 3,480 vs 3,401 tok/s).
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> float(ar_overtakes_diffusion_batch(catalog.models["llama-3.1-8b"], Deployment(gpu=catalog.gpus["h100-sxm"]),
     ...     Efficiency(), catalog.diffusion["fast-dllm-like"], 1024, 0))

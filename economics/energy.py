@@ -25,9 +25,9 @@ import datetime as dt
 from dataclasses import dataclass
 from functools import cache
 
-from economics.catalog import load_catalog
 from economics.finance.data import latest_grid
 from economics.finance.settings import FinanceSettings
+from economics.io.catalog import load_catalog
 from economics.offers import OwnedNode, RentedNode
 from economics.result import Result
 from economics.scenario import Scenario

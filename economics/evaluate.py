@@ -592,7 +592,7 @@ def evaluate(scenario: Scenario) -> Result:
 
     Infeasible options carry a reason and cost ``inf``; nothing is NaN.
 
-    >>> from economics.scenarios import default_scenario
+    >>> from economics.io.scenarios import default_scenario
     >>> result = evaluate(default_scenario())
     >>> [d.route_label for d in result.decisions]
     ['owned AR (batch)', 'owned AR', 'owned AR', 'owned AR', 'frontier API']

@@ -144,7 +144,7 @@ def iteration_time(
     Example: one AR step of Llama-3.1-70B on 8×H100 with the default efficiency at 4096 context is 9.70 ms
     (docs/roofline.md#worked-example-70b); a diffusion iteration with K = S = 1 and ρ = 0 is exactly an AR step.
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> replica = Deployment(gpu=catalog.gpus["h100-sxm"], n_gpus=8)
     >>> it = iteration_time(catalog.models["llama-3.1-70b"], replica, Efficiency(), ARScheme(), 1, 4096)

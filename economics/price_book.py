@@ -5,7 +5,7 @@ scenario's ``review_date``; a price with no readable date is stale too, because 
 
 Negotiated prices (a rented node's $/GPU-h, a reserved-capacity discount, an API discount or negotiated
 per-token rates, an owned node's CapEx or power contract) are :class:`NegotiatedPrice` rows applied with
-:func:`apply_negotiated`. The CSV import and template are in :mod:`economics.price_csv`.
+:func:`apply_negotiated`. The CSV import and template are in :mod:`economics.io.price_csv`.
 
 >>> from economics.price_book import parse_as_of
 >>> parse_as_of("2025-07"), parse_as_of("2025-07-15"), parse_as_of("Q3 2025")

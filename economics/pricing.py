@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from economics._errors import ScenarioError
 from economics.catalog import Catalog
 from economics.finance.data import api_tiers
 from economics.offers import ApiOffer, NodeOffer, RentedNode
 from economics.prices import PriceLookupError
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError
 
 
 def _reprice_node(node: NodeOffer, catalog: Catalog, as_of: dt.date, where: str, problems: list[str]) -> NodeOffer:
@@ -66,7 +66,7 @@ def _reprice_api(api: ApiOffer, catalog: Catalog, as_of: dt.date, where: str, pr
 def reprice(scenario: Scenario, catalog: Catalog, as_of: dt.date) -> Scenario:
     """The scenario with every priced offer at the catalog price in force on ``as_of``, reviewed on that date.
 
-    Raises :class:`~economics.scenarios.ScenarioError` with one line per offer whose price id is unknown or
+    Raises :class:`~economics.io.scenarios.ScenarioError` with one line per offer whose price id is unknown or
     has no price on that date (e.g. ``apis.1.price_id: no API price for 'x' is in force on 2023-01-01; …``).
     """
     problems: list[str] = []

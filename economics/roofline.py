@@ -111,7 +111,7 @@ def expert_all_to_all_s(model: ModelSpec, deployment: Deployment, tokens: ArrayL
     Each token sends its activation to ``k`` experts and gets ``k`` results back in every MoE layer; a share
     ``(N−1)/N`` leaves the GPU: ``2·n_moe·k·d·b_act·n·(N−1)/N`` bytes over ``N`` links. 0 without EP.
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> c = load_catalog()
     >>> dep = Deployment(gpu=c.gpus["h200-sxm"], n_gpus=8, precision="fp8", expert_parallel=True)
     >>> m = c.models["deepseek-v3"].at_precision("fp8")
@@ -202,7 +202,7 @@ def forward_time(
     the ring all-reduces move 160 · 2·(7/8)·8192·2 B over 450e9 B/s = 0.0102 ms; the KV write (327,680 B) is
     negligible: 5.2755 ms, i.e. 189.6 tok/s against the scaling book's weights-only 190.
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> eight_h100 = Deployment(gpu=catalog.gpus["h100-sxm"], n_gpus=8)
     >>> p = forward_time(catalog.models["llama-3.1-70b"], eight_h100, Efficiency.ideal(), batch=1)

@@ -187,7 +187,7 @@ def speculative_speedup(
     Example (docs/calibration.md#golden-values C10): Llama-3.1-8B on one H100, EAGLE-3-like tree (16 verified tokens, τ
     = 4), context 2048: ~3.0× at batch 1, 1.38× at batch 64 (EAGLE-3 measured 1.38× in SGLang).
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> one_h100 = Deployment(gpu=catalog.gpus["h100-sxm"])
     >>> r = speculative_speedup(catalog.models["llama-3.1-8b"], one_h100, Efficiency(),

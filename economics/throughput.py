@@ -358,7 +358,7 @@ def throughput(
     Example (issue #2 acceptance): Llama-3.1-70B in BF16 on 8×H100, ideal roofline, 1000 in / 500 out,
     batch 1 → 189.0 tok/s (the first spec's "190" counts the weights alone).
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> from economics.schemes import ARScheme
     >>> catalog = load_catalog()
     >>> r = throughput(catalog.models["llama-3.1-70b"], Deployment(gpu=catalog.gpus["h100-sxm"], n_gpus=8),

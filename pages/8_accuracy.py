@@ -7,10 +7,10 @@ import streamlit as st
 
 from economics.calibration_fit import fit_profile
 from economics.calibration_report import DIMENSION_NAMES, GROUP_NAMES, AccuracyReport, calibration_report
-from economics.catalog import load_catalog
 from economics.engines import load_engines
 from economics.hardware import PRECISIONS
 from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, read_benchmark
+from economics.io.catalog import load_catalog
 from ui.charts.accuracy import accuracy_figure
 
 

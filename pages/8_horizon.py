@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from economics.currency import currency_statement, display_rate
-from economics.scenarios import ScenarioError
+from economics.io.scenarios import ScenarioError
 from ui import compute as ui_compute
 from ui import format as fmt
 from ui import horizon as view

@@ -8,9 +8,9 @@ import zipfile
 
 import pandas as pd
 
+from economics.io.safe_io import csv_text
+from economics.io.scenarios import scenario_json
 from economics.price_book import price_book_frame
-from economics.safe_io import csv_text
-from economics.share import scenario_json
 from reporting import tables
 from reporting.pack import MeetingPack
 

@@ -20,7 +20,7 @@ import plotly.io as pio
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
-from economics.share import scenario_json
+from economics.io.scenarios import scenario_json
 from reporting import tables
 from reporting.narrative import duration, show_description
 from reporting.narrative import narrative as pack_narrative

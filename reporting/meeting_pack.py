@@ -1,4 +1,4 @@
-"""The meeting pack: the entry point the CLI (``economics.cli_report``) and the Reviews page use.
+"""The meeting pack: the entry point the CLI (``cli.report``) and the Reviews page use.
 
     pack = build_pack(scenario, before=Snapshot.from_review(last_quarter))
     Path("pack.html").write_text(render_html(pack), encoding="utf-8")

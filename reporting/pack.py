@@ -9,12 +9,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from economics import share
 from economics.compare import Comparison, Snapshot, compare
 from economics.evaluate import evaluate
+from economics.io import scenarios
+from economics.io.safe_io import http_url
 from economics.price_book import price_book
 from economics.result import Result
-from economics.safe_io import http_url
 from economics.scenario import Scenario
 from economics.uncertainty import MonteCarlo, Tornado, UncertaintyRanges, build_surrogate, monte_carlo, tornado
 from reporting.narrative import Baseline, find_baseline
@@ -41,8 +41,8 @@ class MeetingPack:
 
 def share_url(scenario: Scenario, app_url: str = DEFAULT_APP_URL) -> str | None:
     """The dashboard link that reopens ``scenario`` (``?s=`` share token), or None if it is too long."""
-    token = share.encode(scenario)
-    if not share.fits_in_link(token):
+    token = scenarios.encode(scenario)
+    if not scenarios.fits_in_link(token):
         return None
     return f"{http_url(app_url).rstrip('/')}/?s={token}"  # http(s) only: never javascript: in a pack
 

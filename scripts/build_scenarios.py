@@ -17,12 +17,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from economics.catalog import Catalog, load_catalog
+from economics.catalog import Catalog
 from economics.finance.data import billing_terms, latest_fx
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import PRESET_DIR, preset_json
 from economics.pricing import reprice
 from economics.quality import diffusion_quality
 from economics.scenario import Scenario
-from economics.scenarios import PRESET_DIR, scenario_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -602,7 +603,7 @@ def build(catalog: Catalog) -> dict[str, str]:
     for preset_id, make in PRESETS.items():
         scenario = Scenario.model_validate(make(catalog))
         scenario = reprice(scenario, catalog, scenario.review_date)
-        out[preset_id] = scenario_json(scenario)
+        out[preset_id] = preset_json(scenario)
     return out
 
 

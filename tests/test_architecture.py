@@ -1,4 +1,5 @@
-"""The layer rule: economics/ is the pure core and never imports streamlit or plotly (README, Architecture).
+"""The layer rule: economics/ is the pure core and never imports streamlit or plotly (README, Architecture),
+nor the outer rooms (cli/, storage/, reporting/, ui/); the CLI and the store import only what their room may.
 
 ruff's banned-api rule (TID251) checks this at lint time; this test checks it again on the AST, so a
 ``per-file-ignores`` slip or an ``importlib`` string cannot hide a violation.
@@ -52,6 +53,49 @@ def test_core_never_reads_the_shared_reference_at_run_time() -> None:
     assert offenders == []
 
 
+# ---- the rooms: which project package may import which (README, Architecture) -------------------------------------
+
+#: The project's top-level packages.
+PROJECT = frozenset({"economics", "cli", "storage", "reporting", "ui", "deploy", "pages", "app"})
+#: What each room may import from the project: the core only itself; the review store (at the edge) the core's
+#: models; the command line the core, the meeting pack and the store.
+ROOMS: dict[str, frozenset[str]] = {
+    "economics": frozenset({"economics"}),
+    "storage": frozenset({"storage", "economics"}),
+    "cli": frozenset({"cli", "economics", "reporting", "storage"}),
+}
+#: ``python -m economics`` runs the CLI through this shim; economics itself never imports cli.
+ROOM_EXCEPTIONS = {("economics/__main__.py", "cli.main")}
+
+
+def _room_violations(room: str) -> list[str]:
+    out = []
+    for path in sorted((ROOT / room).rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        for module in imported_modules(path):
+            top = module.split(".")[0]
+            if top in PROJECT and top not in ROOMS[room] and (rel, module) not in ROOM_EXCEPTIONS:
+                out.append(f"{rel} imports {module}")
+    return out
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_each_room_imports_only_what_it_may(room: str) -> None:
+    assert _room_violations(room) == []
+
+
+def test_the_room_check_sees_the_core_importing_the_store(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from storage.reviews import open_store\nfrom economics.io import scenarios\n", encoding="utf-8")
+    assert [m for m in imported_modules(bad) if m.split(".")[0] not in ROOMS["economics"]] == ["storage.reviews"]
+
+
+def test_the_cli_lives_outside_the_core() -> None:
+    # the command line is its own package; economics keeps only the shim that runs it
+    assert not list((ROOT / "economics").glob("cli*.py"))
+    assert (ROOT / "cli" / "main.py").is_file()
+
+
 # ---- ui: the parts reporting and the CLI rely on stay free of Streamlit ------------------------------------------
 
 #: Modules that build figures, format numbers and tables: the meeting pack (reporting/) and the CLI use them
@@ -65,6 +109,7 @@ STREAMLIT_FREE = sorted(
         ROOT / "ui" / "palette.py",
         ROOT / "ui" / "axes.py",
         *(ROOT / "reporting").rglob("*.py"),
+        *(ROOT / "cli").rglob("*.py"),
     ]
 )
 

@@ -21,9 +21,9 @@ import streamlit as st
 from economics.argument import Claim
 from economics.argument import argument as argument_claims
 from economics.evaluate import evaluate as evaluate_scenario
+from economics.io.scenarios import canonical_json
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.share import canonical_json
 from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
 from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
 from economics.views.cost import (

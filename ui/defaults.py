@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from economics.io.scenarios import default_scenario as _load_default
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario as _load_default
 
 
 @cache

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from economics.catalog import load_catalog
 from economics.currency import DisplayRate, to_display
 from economics.finance.horizon import Horizon, crossover_sensitivity, horizon, price_trends
 from economics.finance.settings import FinanceSettings, HorizonSettings
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import canonical_json
 from economics.offers import OwnedNode
 from economics.scenario import Scenario
-from economics.share import canonical_json
 from ui.state import with_item
 
 Sensitivity = tuple[tuple[float, int | None], ...]

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from economics.io.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
 from economics.price_book import (
     NEGOTIABLE_ITEMS,
     NegotiatedPrice,
@@ -23,7 +24,6 @@ from economics.price_book import (
     apply_negotiated,
     price_book_frame,
 )
-from economics.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
 from economics.price_text import PriceTextError, parse_money, parse_percent, typed_source
 from economics.result import Result
 from economics.scenario import Policy, Scenario

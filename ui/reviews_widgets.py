@@ -19,15 +19,14 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from economics.catalog import load_catalog
 from economics.changes import what_changed
 from economics.compare import Comparison, Snapshot, compare
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import ScenarioError, canonical_json
 from economics.price_book import price_book
 from economics.pricing import reprice
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError
-from economics.share import canonical_json
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, UncertaintyRanges
 from economics.uncertainty import build_surrogate as _build_surrogate
 from economics.uncertainty import monte_carlo as _monte_carlo

@@ -2,7 +2,7 @@
 
 Every page reads the scenario with :func:`scenario` and writes a changed one with :func:`update` (an edit
 made by a widget) or :func:`replace` (a whole new scenario: upload, reset). The URL's ``s`` query parameter
-always carries the current scenario as a share token (``economics.share``), so the address bar is a link
+always carries the current scenario as a share token (``economics.io.scenarios``), so the address bar is a link
 that reproduces the page. The link is read once per browser session, when the session starts.
 
 Widget keys carry an *epoch* (:func:`key`). :func:`replace` starts a new epoch, so every widget is created
@@ -18,7 +18,7 @@ import streamlit as st
 from pydantic import BaseModel
 from streamlit.runtime.pages_manager import PagesManager
 
-from economics import share
+from economics.io import scenarios
 from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
 from ui import view
@@ -51,7 +51,7 @@ def init(default: Callable[[], Scenario]) -> None:
     if token is None:
         loaded = default()
     else:
-        decoded = share.decode(token, default())
+        decoded = scenarios.decode(token, default())
         loaded = decoded.scenario
         if decoded.status == "repaired":
             notice = Notice(
@@ -130,7 +130,7 @@ def dismiss_notice() -> None:
 
 def _store(new: Scenario) -> None:
     st.session_state[_SCENARIO] = new
-    st.session_state[_LINK] = share.encode(new)
+    st.session_state[_LINK] = scenarios.encode(new)
     sync_url()
 
 

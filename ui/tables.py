@@ -10,8 +10,8 @@ import math
 
 import pandas as pd
 
+from economics.io.safe_io import csv_text
 from economics.result import FleetSummary, Result
-from economics.safe_io import csv_text
 from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
@@ -22,7 +22,7 @@ from ui.theme import KIND_LABEL
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """A table as UTF-8 CSV for download, every text cell safe to open in a spreadsheet (a cell starting with
-    ``= + - @``, tab or CR is prefixed with ``'``; see :func:`economics.safe_io.csv_safe`), floats rounded to
+    ``= + - @``, tab or CR is prefixed with ``'``; see :func:`economics.io.safe_io.csv_safe`), floats rounded to
     6 decimals (no 2.0999999999999996)."""
     return csv_text(frame.round(6)).encode("utf-8")
 

@@ -35,7 +35,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from economics.catalog import Catalog, load_catalog
+from economics._errors import ScenarioError, validation_problems
+from economics.catalog import Catalog
 from economics.energy import with_carbon_price
 from economics.evaluate import evaluate
 from economics.finance.data import billing_terms
@@ -43,10 +44,10 @@ from economics.finance.depreciation import DECISION_VIEW, OwnedBooks, owned_book
 from economics.finance.npv import annual_change_from_history, npv_usd
 from economics.finance.rental import DEFAULT_TERM_DAYS, unused_commitment_usd_per_month
 from economics.finance.settings import FinanceSettings, HorizonSettings
+from economics.io.catalog import load_catalog
 from economics.offers import OwnedNode, RentedNode
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError, validation_problems
 
 __all__ = [
     "DEFAULT_SENSITIVITY_RATES",

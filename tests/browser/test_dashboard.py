@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 from playwright.sync_api import Browser, Page, expect
 
+from economics.io.scenarios import default_scenario
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario
 from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, set_number_input, wait_for_app
 
 #: Sidebar label → the page's heading, to know the new page (not the previous one) is on screen.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, expect
 
-from economics.scenarios import PRESET_DIR, load_preset
+from economics.io.scenarios import PRESET_DIR, load_preset
 from tests.browser.streamlit_page import fresh, goto_app
 
 

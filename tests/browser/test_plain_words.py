@@ -8,8 +8,8 @@ import re
 import pytest
 from playwright.sync_api import Page
 
+from economics.io.scenarios import default_scenario
 from economics.price_book import NEGOTIABLE_ITEMS
-from economics.scenarios import default_scenario
 from tests.browser.streamlit_page import goto_app
 
 PAGES = ("", "cost_per_token", "break_even", "batching", "workloads", "argument", "price_book", "reviews")

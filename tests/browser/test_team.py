@@ -21,8 +21,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from deploy.processes import StartError
 from deploy.team import Replica, Team, start_team
-from economics import share
-from economics.scenarios import load_preset
+from economics.io import scenarios
+from economics.io.scenarios import load_preset
 from storage import reviews as store
 from tests.browser.streamlit_page import fresh, wait_for_app
 
@@ -89,7 +89,7 @@ def test_a_replica_restart_mid_session_keeps_the_scenario_from_the_url(browser: 
     streams_before = team.streams_served_by(second)
     marker = f"Restart check {uuid.uuid4().hex[:8]}"
     scenario = load_preset("batch-shop").model_copy(update={"name": marker})
-    page = _open(_context_on(browser, team, first), f"{team.url}/?s={share.encode(scenario)}", first)
+    page = _open(_context_on(browser, team, first), f"{team.url}/?s={scenarios.encode(scenario)}", first)
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar).to_contain_text(marker)
 
@@ -101,7 +101,7 @@ def test_a_replica_restart_mid_session_keeps_the_scenario_from_the_url(browser: 
         expect(sidebar).to_contain_text(marker, timeout=60_000)
         wait_for_app(page, timeout_ms=60_000)
         expect(page.get_by_test_id("stException")).to_have_count(0)
-        assert f"s={share.encode(scenario)}" in page.url
+        assert f"s={scenarios.encode(scenario)}" in page.url
     finally:
         first.start()  # ... and comes back
     assert first.healthy()

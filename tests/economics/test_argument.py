@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from economics import evaluate
 from economics.argument import argument
+from economics.io.scenarios import default_scenario
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario
 
 
 def test_the_bank_case_supports_every_claim() -> None:

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from economics.calibration import CalibrationCase, Exclusion, error_summary, map_row, map_rows, predict, replica
-from economics.catalog import load_catalog
 from economics.hardware import Efficiency
+from economics.io.catalog import load_catalog
 from economics.units import GIB
 
 CSV = Path(__file__).resolve().parents[1] / "data" / "calibration_ar_throughput.csv"

@@ -11,9 +11,9 @@ import pytest
 from economics.bands import throughput_band
 from economics.calibration import CalibrationCase, predict_case
 from economics.calibration_fit import fit_profile
-from economics.catalog import load_catalog
 from economics.hardware import Efficiency
 from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, BenchmarkPoint, RunContext, read_benchmark
+from economics.io.catalog import load_catalog
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
 CTX = RunContext(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, precision="fp8", engine="vllm")

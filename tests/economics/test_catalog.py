@@ -1,4 +1,4 @@
-"""The catalog loader and the data it ships (economics.catalog, data/catalog, data/prices).
+"""The catalog loader and the data it ships (economics.io.catalog, data/catalog, data/prices).
 
 Expected numbers come from the published sources named next to them (datasheets, model cards, price
 pages as copied into data/ and the first design spec (docs/README.md#origin)), never from the code under test.
@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from economics.catalog import DATA_DIR, FILES, CatalogError, PriceLookupError, load_catalog
+from economics.catalog import CatalogError, PriceLookupError
+from economics.io.catalog import DATA_DIR, FILES, load_catalog
 from tests.strategies import PROPERTIES
 
 REPO = Path(__file__).resolve().parents[2]

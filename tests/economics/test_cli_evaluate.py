@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from economics.cli import main
-from economics.scenarios import PRESET_DIR
+from cli.main import main
+from economics.io.scenarios import PRESET_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 BANK = PRESET_DIR / "singapore-bank.json"

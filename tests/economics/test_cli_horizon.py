@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from economics.cli import main
-from economics.scenarios import PRESET_DIR
+from cli.main import main
+from economics.io.scenarios import PRESET_DIR
 
 BANK = str(PRESET_DIR / "singapore-bank.json")
 

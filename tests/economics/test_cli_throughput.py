@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from economics.cli import main
+from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCEPTANCE = [

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from economics.currency import USD, DisplayRate, currency_statement, display_rate, pin_display_rate, to_display
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
-from economics.scenarios import ScenarioError, load_preset, parse_scenario, scenario_json
+from economics.io.scenarios import ScenarioError, load_preset, parse_scenario, preset_json
 from tests.strategies import PROPERTIES
 from ui.format import money, usd
 
@@ -56,7 +56,7 @@ def test_catalog_rate_is_used_and_pinned_for_a_review() -> None:
     assert pinned.finance.fx_units_per_usd == 1.3
     assert pinned.finance.fx_as_of == dt.date(2026, 12, 1)
     # a stored review keeps the rate through a JSON round trip
-    assert parse_scenario(scenario_json(pinned)).finance == pinned.finance
+    assert parse_scenario(preset_json(pinned)).finance == pinned.finance
 
 
 def test_unknown_currency_without_a_rate_names_the_field() -> None:

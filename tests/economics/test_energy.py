@@ -9,8 +9,8 @@ import pytest
 from economics.energy import energy_per_token_j, energy_table, grid_factor, kwh_per_mtok, with_carbon_price
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
+from economics.io.scenarios import load_preset
 from economics.offers import OwnedNode
-from economics.scenarios import load_preset
 
 
 def test_joules_per_token_from_watts_and_tokens_per_second() -> None:

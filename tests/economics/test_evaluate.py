@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from economics.demand import is_deferrable
 from economics.evaluate import evaluate, evaluate_arrays, evaluate_grid
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
 from economics.result import Result
 from economics.routing import ROUTE_LABELS
 from economics.scenario import Scenario
-from economics.scenarios import PRESET_DIR, default_scenario, load_scenario
 from tests.strategies import FEW
 
 PRESETS = sorted(PRESET_DIR.glob("*.json"))

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from economics import evaluate, share
+from economics import evaluate
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario
 from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario
 
 
 def _with_benchmark(s: Scenario, option_id: str, tok_s: float) -> Scenario:
@@ -31,12 +32,12 @@ def test_measured_tokens_set_the_capacity_of_a_speculative_option_for_every_work
 
 def test_a_scenario_without_a_benchmark_serializes_as_before() -> None:
     s = default_scenario()
-    assert '"measured"' not in share.scenario_json(s)
-    assert share.decode(share.encode(s), s).scenario == s
+    assert '"measured"' not in scenarios.scenario_json(s)
+    assert scenarios.decode(scenarios.encode(s), s).scenario == s
 
 
 def test_a_link_carries_the_benchmark() -> None:
     s = _with_benchmark(default_scenario(), "owned-8b-ar", 1234.0)
-    back = share.decode(share.encode(s), default_scenario())
+    back = scenarios.decode(scenarios.encode(s), default_scenario())
     assert back.status == "ok"
     assert back.scenario.owned_options[1].measured == MeasuredThroughput(output_tokens_per_s=1234.0)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from economics.catalog import load_catalog
 from economics.engines import engine_id_for, load_engines
 from economics.hardware import Deployment, Efficiency
+from economics.io.catalog import load_catalog
 from economics.roofline import expert_all_to_all_s, forward_time, grouped_gemm_efficiency, moe_expert_overhead_flops
 
 

@@ -15,10 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from economics.evaluate import evaluate, evaluate_arrays, plan_fleet, plan_route
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario, parse_scenario
 from economics.offers import RentedNode
 from economics.result import Result
 from economics.scenario import OwnedOption, Scenario
-from economics.scenarios import PRESET_DIR, default_scenario, load_scenario, parse_scenario
 from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, cost_at, variant_capacities
 from economics.workload import DemandProfile, Workload

@@ -8,11 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from economics.catalog import load_catalog
-from economics.offers import OwnedNode, RentedNode
-from economics.pricing import reprice
-from economics.scenario import Scenario
-from economics.scenarios import (
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import (
     DEFAULT_PRESET,
     PRESET_DIR,
     ScenarioError,
@@ -22,6 +19,9 @@ from economics.scenarios import (
     load_scenario,
     parse_scenario,
 )
+from economics.offers import OwnedNode, RentedNode
+from economics.pricing import reprice
+from economics.scenario import Scenario
 
 PRESET_FILES = sorted(PRESET_DIR.glob("*.json"))
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from economics import share
+from economics.io import scenarios
 from economics.offers import ApiOffer, OwnedNode, RentedNode
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import DiffusionScheme, SpeculativeScheme
@@ -75,7 +75,7 @@ def raw_token(data: object, *, version: str = "v1") -> str:
 
 
 def data_of(s: Scenario) -> dict[str, object]:
-    return json.loads(share.canonical_json(s))
+    return json.loads(scenarios.canonical_json(s))
 
 
 # ---- round trip ------------------------------------------------------------------------------------------
@@ -83,10 +83,10 @@ def data_of(s: Scenario) -> dict[str, object]:
 
 def test_round_trip_is_exact_and_the_token_is_url_safe() -> None:
     s = scenario()
-    token = share.encode(s)
+    token = scenarios.encode(s)
     assert token.startswith("v1.")
     assert all(c.isalnum() or c in "-_." for c in token)  # nothing a URL would need to escape
-    decoded = share.decode(token, FALLBACK)
+    decoded = scenarios.decode(token, FALLBACK)
     assert decoded.status == "ok"
     assert decoded.messages == ()
     assert decoded.scenario == s
@@ -94,14 +94,14 @@ def test_round_trip_is_exact_and_the_token_is_url_safe() -> None:
 
 def test_the_same_scenario_always_gives_the_same_token() -> None:
     # Canonical JSON: key order and object identity do not matter.
-    assert share.encode(scenario()) == share.encode(Scenario.model_validate(data_of(scenario())))
+    assert scenarios.encode(scenario()) == scenarios.encode(Scenario.model_validate(data_of(scenario())))
 
 
 def test_token_is_compact() -> None:
     # Eight workloads with their full GPU and model embedded still fit comfortably in a URL.
-    token = share.encode(scenario(8))
+    token = scenarios.encode(scenario(8))
     assert len(token) < 3000
-    assert share.fits_in_link(token)
+    assert scenarios.fits_in_link(token)
 
 
 @PROPERTIES
@@ -115,12 +115,12 @@ def test_round_trip_keeps_every_float_bit_for_bit(rate: float, price: float, nam
     wl = base.workloads[0].model_copy(update={"avg_requests_per_s": rate, "peak_requests_per_s": rate, "name": name})
     api = base.apis[0].model_copy(update={"output_usd_per_mtok": price})
     s = base.model_copy(update={"workloads": (wl,), "apis": (api,)})
-    assert share.decode(share.encode(s), FALLBACK).scenario == s
+    assert scenarios.decode(scenarios.encode(s), FALLBACK).scenario == s
 
 
 def test_json_file_round_trip() -> None:
     s = scenario()
-    parsed, messages = share.parse_json(share.scenario_json(s).encode())
+    parsed, messages = scenarios.parse_json(scenarios.scenario_json(s).encode())
     assert messages == ()
     assert parsed == s
 
@@ -137,19 +137,19 @@ def test_json_file_round_trip() -> None:
         ("v0.abcd", "'v0', which is older"),
         ("v1.ab$cd", "characters a scenario link never has"),
         ("v1.aGVsbG8", "does not decompress"),  # base64 of "hello"
-        ("v1." + "A" * (share.MAX_TOKEN_CHARS + 1), "too long"),
+        ("v1." + "A" * (scenarios.MAX_TOKEN_CHARS + 1), "too long"),
     ],
 )
 def test_unreadable_links_fall_back_with_a_message(token: str, expected: str) -> None:
-    decoded = share.decode(token, FALLBACK)
+    decoded = scenarios.decode(token, FALLBACK)
     assert decoded.status == "default"
     assert decoded.scenario == FALLBACK
     assert any(expected in m for m in decoded.messages), decoded.messages
 
 
 def test_truncated_link_is_reported_as_truncated() -> None:
-    token = share.encode(scenario())
-    decoded = share.decode(token[: len(token) * 2 // 3], FALLBACK)
+    token = scenarios.encode(scenario())
+    decoded = scenarios.decode(token[: len(token) * 2 // 3], FALLBACK)
     assert decoded.status == "default"
     assert any("truncated" in m or "damaged" in m for m in decoded.messages)
 
@@ -159,8 +159,8 @@ def test_oversized_token_is_rejected_before_decoding(monkeypatch: pytest.MonkeyP
     def explode(*args: object, **kwargs: object) -> bytes:
         raise AssertionError("decoded an oversized token")
 
-    monkeypatch.setattr(share.base64, "urlsafe_b64decode", explode)
-    decoded = share.decode("v1." + "A" * share.MAX_TOKEN_CHARS, FALLBACK)
+    monkeypatch.setattr(scenarios.base64, "urlsafe_b64decode", explode)
+    decoded = scenarios.decode("v1." + "A" * scenarios.MAX_TOKEN_CHARS, FALLBACK)
     assert decoded.status == "default"
     assert "too long" in decoded.messages[0]
 
@@ -168,10 +168,10 @@ def test_oversized_token_is_rejected_before_decoding(monkeypatch: pytest.MonkeyP
 def test_zip_bomb_is_capped_while_inflating() -> None:
     # 50 MB of spaces compress to ~50 kB... too long for a link, so build a smaller bomb that fits:
     # 3 MB of spaces compress to ~3 kB, under the token limit, but inflate past MAX_JSON_BYTES.
-    bomb = zlib.compress(b" " * (share.MAX_JSON_BYTES + 1_000_000), level=9)
+    bomb = zlib.compress(b" " * (scenarios.MAX_JSON_BYTES + 1_000_000), level=9)
     token = "v1." + base64.urlsafe_b64encode(bomb).decode().rstrip("=")
-    assert len(token) <= share.MAX_TOKEN_CHARS
-    decoded = share.decode(token, FALLBACK)
+    assert len(token) <= scenarios.MAX_TOKEN_CHARS
+    decoded = scenarios.decode(token, FALLBACK)
     assert decoded.status == "default"
     assert any("larger than" in m for m in decoded.messages)
 
@@ -187,7 +187,7 @@ def test_zip_bomb_is_capped_while_inflating() -> None:
 )
 def test_links_with_bad_json_fall_back(payload: bytes, expected: str) -> None:
     token = "v1." + base64.urlsafe_b64encode(zlib.compress(payload)).decode().rstrip("=")
-    decoded = share.decode(token, FALLBACK)
+    decoded = scenarios.decode(token, FALLBACK)
     assert decoded.status == "default"
     assert any(expected in m for m in decoded.messages), decoded.messages
 
@@ -196,7 +196,7 @@ def test_pickle_payload_is_never_unpickled() -> None:
     # A pickle that would run code if unpickled; the reader only parses JSON, so it is just bad data.
     evil = b"cos\nsystem\n(S'echo pwned'\ntR."
     token = "v1." + base64.urlsafe_b64encode(zlib.compress(evil)).decode().rstrip("=")
-    decoded = share.decode(token, FALLBACK)
+    decoded = scenarios.decode(token, FALLBACK)
     assert decoded.status == "default"
     assert "not valid JSON" in decoded.messages[0]
 
@@ -207,7 +207,7 @@ def test_pickle_payload_is_never_unpickled() -> None:
 def test_invalid_workload_is_dropped_and_named_the_rest_is_kept() -> None:
     data = data_of(scenario(3))
     data["workloads"][1]["avg_requests_per_s"] = -5  # type: ignore[index]
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "repaired"
     assert [w.id for w in decoded.scenario.workloads] == ["w0", "w2"]
     assert decoded.scenario.name == "Test bank ✓"
@@ -219,7 +219,7 @@ def test_invalid_policy_field_falls_back_to_its_default_only() -> None:
     data = data_of(scenario())
     data["policy"]["target_utilization"] = 7  # type: ignore[index]
     data["policy"]["pool_utilization"] = 0.5  # type: ignore[index]
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "repaired"
     assert decoded.scenario.policy.target_utilization == 0.8  # the model default
     assert decoded.scenario.policy.pool_utilization == 0.5  # the valid neighbour survives
@@ -229,7 +229,7 @@ def test_invalid_policy_field_falls_back_to_its_default_only() -> None:
 def test_dropping_a_node_drops_the_options_that_use_it() -> None:
     data = data_of(scenario())
     data["nodes"][1]["price_usd_per_gpu_hour"] = "free"  # type: ignore[index]
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "repaired"
     assert [n.id for n in decoded.scenario.nodes] == ["owned-h100"]
     assert [o.id for o in decoded.scenario.owned_options] == ["ar", "ar-spec"]
@@ -243,7 +243,7 @@ def test_unknown_fields_are_named_and_ignored() -> None:
     data = data_of(scenario())
     data["evil"] = "__import__('os')"
     data["workloads"][0]["surprise"] = 1  # type: ignore[index]
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "repaired"
     assert "evil: unknown field, ignored" in decoded.messages
     assert any(m.startswith("workloads.0.surprise: unknown field") for m in decoded.messages)
@@ -252,7 +252,7 @@ def test_unknown_fields_are_named_and_ignored() -> None:
 def test_old_schema_version_keeps_what_still_fits() -> None:
     data = data_of(scenario())
     data["schema_version"] = 0
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "repaired"
     assert decoded.scenario == scenario()
     assert any(m.startswith("schema_version:") for m in decoded.messages)
@@ -261,7 +261,7 @@ def test_old_schema_version_keeps_what_still_fits() -> None:
 def test_nothing_usable_falls_back_to_the_default() -> None:
     data = data_of(scenario())
     data["gpus"] = [{"id": "x"}]  # the only GPU is invalid: every node and option depends on it
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "default"
     assert decoded.scenario == FALLBACK
     assert any(m.startswith("gpus.0.") for m in decoded.messages)
@@ -272,9 +272,9 @@ def test_messages_are_capped() -> None:
     data = data_of(scenario(40))
     for wl in data["workloads"]:  # type: ignore[union-attr]
         wl["output_tokens"] = 0
-    decoded = share.decode(raw_token(data), FALLBACK)
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
     assert decoded.status == "default"  # no workload survives
-    assert len(decoded.messages) == share.MAX_MESSAGES + 1  # the capped list, then the fallback line
+    assert len(decoded.messages) == scenarios.MAX_MESSAGES + 1  # the capped list, then the fallback line
     assert decoded.messages[-2].startswith("… and ")
 
 
@@ -284,7 +284,7 @@ def test_messages_are_capped() -> None:
 def test_upload_with_one_bad_field_is_rejected_whole_with_its_path() -> None:
     data = data_of(scenario(3))
     data["workloads"][2]["peak_requests_per_s"] = 0.0001  # type: ignore[index]
-    parsed, messages = share.parse_json(json.dumps(data))
+    parsed, messages = scenarios.parse_json(json.dumps(data))
     assert parsed is None
     assert messages == ("workloads.2: peak_requests_per_s must be at least avg_requests_per_s",)
 
@@ -295,10 +295,10 @@ def test_upload_with_one_bad_field_is_rejected_whole_with_its_path() -> None:
         (b"\xff\xfe", "not UTF-8"),
         (b"[]", "JSON list"),
         (b"{", "not valid JSON"),
-        (b" " * (share.MAX_FILE_BYTES + 1), "at most"),
+        (b" " * (scenarios.MAX_SCENARIO_BYTES + 1), "at most"),
     ],
 )
 def test_upload_problems_are_explained(raw: bytes, expected: str) -> None:
-    parsed, messages = share.parse_json(raw)
+    parsed, messages = scenarios.parse_json(raw)
     assert parsed is None
     assert expected in messages[0]

@@ -9,9 +9,9 @@ import pytest
 from economics.costs import api_offer_cost_per_request
 from economics.evaluate import evaluate
 from economics.finance.data import api_tiers
+from economics.io.scenarios import load_preset
 from economics.offers import ApiOffer
 from economics.scenario import Scenario
-from economics.scenarios import load_preset
 
 SONNET = ApiOffer(
     id="sonnet",

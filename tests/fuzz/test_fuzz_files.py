@@ -13,11 +13,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from economics import share
-from economics.cli import main
-from economics.price_csv import read_negotiated_csv, template_csv
+from cli.main import main
+from economics.io import scenarios
+from economics.io.price_csv import read_negotiated_csv, template_csv
+from economics.io.scenarios import PRESET_DIR, ScenarioError, load_preset, load_scenario
 from economics.scenario import Scenario
-from economics.scenarios import PRESET_DIR, ScenarioError, load_preset, load_scenario
 from tests.fuzz.conftest import record
 from tests.strategies import HOSTILE_TEXT, fuzz_settings, hostile_text, json_values, mutated_json, nested
 
@@ -29,7 +29,7 @@ TMP = Path(tempfile.mkdtemp(prefix="llmecon-fuzz-"))
 
 def _upload_ok(raw: bytes) -> tuple[bool, bool]:
     """(property holds, the upload was lost): parse_json is all or nothing and always explains a refusal."""
-    parsed, messages = share.parse_json(raw)
+    parsed, messages = scenarios.parse_json(raw)
     if parsed is None:
         return bool(messages) and all(isinstance(m, str) and m for m in messages), False
     return isinstance(parsed, Scenario) and messages == (), False
@@ -77,7 +77,7 @@ def test_a_valid_upload_with_a_bom_and_hostile_text_is_never_lost() -> None:
     for payload in HOSTILE_TEXT:
         doc = {**BANK_DICT, "name": payload[:200] or "x", "description": payload}
         raw = b"\xef\xbb\xbf" + json.dumps(doc).encode()
-        parsed, messages = share.parse_json(raw)
+        parsed, messages = scenarios.parse_json(raw)
         lost = parsed is None or parsed.name != doc["name"]
         record("upload: scenario JSON", lost=lost, failed=lost)
         assert not lost, messages

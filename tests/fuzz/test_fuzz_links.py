@@ -11,25 +11,25 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from economics import share
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario, load_preset
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario, load_preset
 from tests.fuzz.conftest import record
 from tests.strategies import HOSTILE_TEXT, fuzz_settings, json_values, mutated_json, nested
 
 FALLBACK = default_scenario()
 BASE = load_preset("batch-shop")
-BASE_DICT = json.loads(share.canonical_json(BASE))
-VALID = share.encode(BASE)
+BASE_DICT = json.loads(scenarios.canonical_json(BASE))
+VALID = scenarios.encode(BASE)
 
 
 def pack(raw: bytes, version: str = "v1") -> str:
     return f"{version}." + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
 
 
-def check(token: str, area: str, *, must_open: bool = False) -> share.Decoded:
+def check(token: str, area: str, *, must_open: bool = False) -> scenarios.Decoded:
     try:
-        decoded = share.decode(token, FALLBACK)
+        decoded = scenarios.decode(token, FALLBACK)
     except Exception:
         record(area, failed=True)
         raise
@@ -102,7 +102,7 @@ def test_huge_deep_and_over_cap(size: int, kind: str) -> None:
     elif kind == "bomb":
         token = pack(b"[" + b"0," * (size * 30) + b"0]")
     else:
-        token = "v1." + "A" * (share.MAX_TOKEN_CHARS + size)
+        token = "v1." + "A" * (scenarios.MAX_TOKEN_CHARS + size)
     check(token, "link: huge/deep/over-cap")
 
 

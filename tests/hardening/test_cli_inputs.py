@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from economics.scenarios import PRESET_DIR
+from economics.io.scenarios import PRESET_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 60
@@ -67,7 +67,7 @@ def test_a_directory_and_a_missing_file_are_one_line(tmp_path: Path) -> None:
 
 
 def test_an_oversized_file_is_refused_by_size(tmp_path: Path) -> None:
-    from economics.scenarios import MAX_SCENARIO_BYTES
+    from economics.io.scenarios import MAX_SCENARIO_BYTES
 
     path = tmp_path / "big.json"
     with path.open("wb") as handle:

@@ -9,8 +9,8 @@ import zlib
 
 import pytest
 
-from economics import share
-from economics.scenarios import PRESET_DIR, default_scenario, load_preset
+from economics.io import scenarios
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_preset
 from tests.ui.helpers import run_page
 
 PAGES = ("1_overview", "2_cost_per_token", "3_break_even", "4_batching", "5_workloads", "6_price_book", "7_reviews")
@@ -34,7 +34,7 @@ def test_the_edge_presets_are_what_they_claim() -> None:
 
 
 def test_a_link_with_damaged_nodes_is_salvaged_to_api_only() -> None:
-    decoded = share.decode(_damaged_nodes_token(), default_scenario())
+    decoded = scenarios.decode(_damaged_nodes_token(), default_scenario())
     assert decoded.status == "repaired", decoded.messages
     assert not decoded.scenario.nodes
     assert any(m.startswith("nodes.0") for m in decoded.messages), decoded.messages
@@ -43,7 +43,7 @@ def test_a_link_with_damaged_nodes_is_salvaged_to_api_only() -> None:
 @pytest.mark.parametrize("case", ["api-only", "single-workload", "damaged-nodes"])
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_opens_an_edge_scenario_without_exception(case: str, page: str) -> None:
-    token = _damaged_nodes_token() if case == "damaged-nodes" else share.encode(load_preset(case))
+    token = _damaged_nodes_token() if case == "damaged-nodes" else scenarios.encode(load_preset(case))
     at = run_page(page, query={"s": token})  # run_page asserts no exception after each run
     assert at.title
     if case == "api-only" and page in ("2_cost_per_token", "5_workloads"):
@@ -56,7 +56,7 @@ def test_a_link_missing_a_required_field_says_so(field: str) -> None:
     data = json.loads((PRESET_DIR / "batch-shop.json").read_text(encoding="utf-8"))
     del data[field]
     raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
-    decoded = share.decode(
+    decoded = scenarios.decode(
         "v1." + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("="), default_scenario()
     )
     assert decoded.status == "repaired"

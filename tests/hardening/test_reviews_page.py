@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
 from economics.evaluate import evaluate
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from storage import reviews as store
 from tests.ui.helpers import APP
 

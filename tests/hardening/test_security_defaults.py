@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from economics.scenarios import MAX_SCENARIO_BYTES, load_preset
+from economics.io.scenarios import MAX_SCENARIO_BYTES, load_preset
 from reporting.meeting_pack import build_pack, render_html
 
 ROOT = Path(__file__).resolve().parents[2]

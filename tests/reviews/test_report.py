@@ -13,12 +13,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from economics import share
-from economics.cli import main
+from cli.main import main
 from economics.compare import Snapshot
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario
 from economics.price_book import NegotiatedPrice, apply_negotiated
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario
 from reporting.meeting_pack import MeetingPack, build_pack, csv_bundle, render_html, write_pngs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +109,7 @@ def test_the_report_is_self_contained_with_plotly_inline_and_every_chart(page: _
 def test_the_share_link_reopens_the_scenario(page: _Page, pack: MeetingPack) -> None:
     (link,) = [href for href in page.links if "?s=" in href]
     assert link.startswith("http://dash.example:8501/?s=v1.")
-    decoded = share.decode(link.split("?s=", 1)[1], BANK)
+    decoded = scenarios.decode(link.split("?s=", 1)[1], BANK)
     assert decoded.status == "ok"
     assert decoded.scenario == pack.scenario
 
@@ -210,8 +210,8 @@ def test_cli_unwritable_output_is_an_error_not_a_traceback(tmp_path: Path, capsy
 
 def test_the_economics_cli_does_not_import_plotly_until_report_runs() -> None:
     code = (
-        "import sys, economics, economics.cli, economics.cli_report; "
-        "economics.cli.build_parser(); "
+        "import sys, economics, cli.main, cli.report; "
+        "cli.main.build_parser(); "
         "assert 'plotly' not in sys.modules and 'streamlit' not in sys.modules, sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

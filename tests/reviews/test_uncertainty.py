@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from economics.evaluate import evaluate, evaluate_arrays
+from economics.io.scenarios import default_scenario, load_preset
 from economics.offers import OwnedNode, RentedNode
 from economics.scenario import Scenario
-from economics.scenarios import default_scenario, load_preset
 from economics.uncertainty import (
     OPTION_BAND_COLUMNS,
     WORKLOAD_BAND_COLUMNS,

@@ -6,8 +6,8 @@ import contextlib
 import io
 import json
 
-from economics.cli import main
-from economics.scenarios import PRESET_DIR
+from cli.main import main
+from economics.io.scenarios import PRESET_DIR
 from tests.ui.helpers import run_page
 
 

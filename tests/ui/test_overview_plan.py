@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from economics import share
-from economics.scenarios import default_scenario
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario
 from economics.workload import Workload
 from tests.ui.helpers import APP, metrics
 from ui import state
@@ -15,7 +15,7 @@ def _open(scenario: object) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     at.session_state[state._SCENARIO] = scenario
-    at.session_state[state._LINK] = share.encode(scenario)  # type: ignore[arg-type]
+    at.session_state[state._LINK] = scenarios.encode(scenario)  # type: ignore[arg-type]
     at.switch_page("pages/1_overview.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -43,6 +43,6 @@ def test_cards_are_paged_and_the_headline_shows_lens_and_sunk_capital() -> None:
     assert not at.exception
     # a smaller scenario keeps the page in range
     at.session_state[state._SCENARIO] = bank
-    at.session_state[state._LINK] = share.encode(bank)
+    at.session_state[state._LINK] = scenarios.encode(bank)
     at.run()
     assert not at.exception, [e.value for e in at.exception]

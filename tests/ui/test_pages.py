@@ -12,8 +12,8 @@ import zlib
 
 import pytest
 
-from economics import share
-from economics.scenarios import default_scenario
+from economics.io import scenarios
+from economics.io.scenarios import default_scenario
 from tests.ui.helpers import chart, metrics, number, plotly_specs, run_page, trace
 
 PAGES = ("1_overview", "2_cost_per_token", "3_break_even", "4_batching", "5_workloads")
@@ -44,7 +44,7 @@ def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     s = default_scenario()
     node = s.nodes[0].model_copy(update={"capex_usd": 2 * s.nodes[0].capex_usd})  # type: ignore[union-attr]
     dearer = s.model_copy(update={"nodes": (node,)})
-    at2 = run_page("1_overview", query={"s": share.encode(dearer)})
+    at2 = run_page("1_overview", query={"s": scenarios.encode(dearer)})
     moved = metrics(at2)
     assert number(moved["Recommended, $/month"]) == number(base["Recommended, $/month"])
     assert number(moved["Sunk capital"]) == 2 * number(base["Sunk capital"])
@@ -67,7 +67,7 @@ def test_cost_page_node_breakdown_follows_capex() -> None:
     assert not at.exception
     # capital 350000·0.301921/8760 = $12.063/h, ops 0.08·350000/8760 = $3.196/h: total $20.61/h
     assert "$20.61 per node-hour" in _node_title(at)
-    assert share.decode(at.query_params["s"], default_scenario()).scenario.nodes[0].capex_usd == 350_000  # type: ignore[union-attr]
+    assert scenarios.decode(at.query_params["s"], default_scenario()).scenario.nodes[0].capex_usd == 350_000  # type: ignore[union-attr]
 
 
 def test_cost_page_halving_utilization_doubles_cost_per_token() -> None:
@@ -182,7 +182,7 @@ def test_bad_links_show_a_message_and_the_default(token: str, level: str, text: 
 
 
 def test_repaired_link_keeps_the_valid_rest_and_names_the_dropped_field() -> None:
-    obj = json.loads(share.canonical_json(default_scenario()))
+    obj = json.loads(scenarios.canonical_json(default_scenario()))
     obj["workloads"][4]["avg_requests_per_s"] = -1  # analyst research: invalid
     token = "v1." + base64.urlsafe_b64encode(zlib.compress(json.dumps(obj).encode())).decode().rstrip("=")
     at = run_page(None, query={"s": token})

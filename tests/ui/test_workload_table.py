@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from ui.workload_table import read_workloads, workloads_frame
 
 WORKLOADS = default_scenario().workloads

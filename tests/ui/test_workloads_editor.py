@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from tests.ui.helpers import run_page
 
 PRESET = default_scenario().workloads

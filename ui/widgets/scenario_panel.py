@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from economics import share
+from economics.io import scenarios
 from economics.scenario import Scenario
 from ui import state, view
 from ui.format import md_escape, plural
@@ -43,7 +43,7 @@ def share_dialog() -> None:
         st.caption(
             f"This scenario is **{md_escape(modified[0].lower() + modified[1:])}**; the link carries every edit."
         )
-    if share.fits_in_link(state.token()):
+    if scenarios.fits_in_link(state.token()):
         st.caption(
             "This link opens the dashboard on this page with every input of every page as it is now. "
             "Copy it with the button at the right of the box."
@@ -53,7 +53,7 @@ def share_dialog() -> None:
         st.warning("This scenario is too large for a link; share the JSON file instead.")
     st.download_button(
         "Download scenario [JSON]",
-        data=share.scenario_json(s),
+        data=scenarios.scenario_json(s),
         file_name=f"{_slug(s.name)}.json",
         mime="application/json",
         on_click="ignore",
@@ -67,7 +67,7 @@ def _upload() -> None:
         "Load a scenario [JSON file]",
         type=["json"],
         key="scenario_upload",
-        max_upload_size=max(1, share.MAX_FILE_BYTES // 1_000_000),
+        max_upload_size=max(1, scenarios.MAX_SCENARIO_BYTES // 1_000_000),
         help="A file saved with 'Download scenario'. It is checked completely before anything changes: "
         "a file with any invalid field is rejected whole, with the field named.",
     )
@@ -75,7 +75,7 @@ def _upload() -> None:
         st.session_state.pop(_APPLIED_UPLOAD, None)
     elif st.session_state.get(_APPLIED_UPLOAD) != uploaded.file_id:
         st.session_state[_APPLIED_UPLOAD] = uploaded.file_id
-        parsed, messages = share.parse_json(uploaded.getvalue())
+        parsed, messages = scenarios.parse_json(uploaded.getvalue())
         if parsed is None:
             st.session_state[_UPLOAD_RESULT] = ("error", uploaded.name, messages)
         else:

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from economics.catalog import load_catalog
 from economics.evaluate import evaluate
 from economics.finance.horizon import horizon, price_trends, year_scenario
 from economics.finance.npv import npv_usd
 from economics.finance.settings import FinanceSettings, HorizonSettings
+from economics.io.catalog import load_catalog
+from economics.io.scenarios import ScenarioError, load_preset
 from economics.offers import RentedNode
 from economics.scenario import Scenario
-from economics.scenarios import ScenarioError, load_preset
 from tests.strategies import PROPERTIES
 
 SLOW = settings(PROPERTIES, max_examples=5)

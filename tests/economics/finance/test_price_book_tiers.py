@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from economics.finance.terms import RentalTerms
+from economics.io.scenarios import load_preset
 from economics.price_book import price_book
 from economics.scenario import Scenario
-from economics.scenarios import load_preset
 
 
 def test_bank_frontier_api_tiers_are_in_the_price_book() -> None:

@@ -21,9 +21,9 @@ from economics.finance.rental import (
     unused_commitment_usd_per_month,
 )
 from economics.finance.terms import RentalTerms
+from economics.io.scenarios import load_preset
 from economics.offers import RentedNode
 from economics.scenario import Scenario
-from economics.scenarios import load_preset
 from tests.strategies import PROPERTIES
 
 SLOW = settings(PROPERTIES, max_examples=6)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from economics.costs import node_cost_usd_per_hour
+from economics.io.scenarios import default_scenario
 from economics.option_costs import replica_cost_split
-from economics.scenarios import default_scenario
 from economics.schemes import ARScheme
 from economics.views.batching import (
     BatchingInputs,

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from economics.evaluate import evaluate
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, cost_at, node_costs, variant_capacities
 from economics.views.quadrant import GRID, quadrant

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from economics.scenarios import default_scenario
+from economics.io.scenarios import default_scenario
 from economics.views.kinds import KIND_ORDER, api_kind, option_kinds, owned_kind
 
 

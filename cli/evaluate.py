@@ -53,10 +53,11 @@ def _problems(lines: tuple[str, ...] | list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from economics.catalog import CatalogError, load_catalog
+    from economics.catalog import CatalogError
     from economics.evaluate import evaluate
+    from economics.io.catalog import load_catalog
+    from economics.io.scenarios import ScenarioError, load_scenario
     from economics.pricing import reprice
-    from economics.scenarios import ScenarioError, load_scenario
 
     try:
         scenario = load_scenario(args.scenario)

@@ -70,7 +70,7 @@ def read_capped(path: str | Path, max_bytes: int) -> bytes:
     >>> read_capped("/dev/zero", 10)
     Traceback (most recent call last):
     ...
-    economics.safe_io.InputFileError: /dev/zero is a character device, not a regular file; give a file
+    economics.io.safe_io.InputFileError: /dev/zero is a character device, not a regular file; give a file
     """
     p = Path(path)
     try:

@@ -20,7 +20,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from economics.catalog import load_catalog
+    from economics.io.catalog import load_catalog
 
     catalog = load_catalog()
     tables: dict[str, Mapping[str, BaseModel]] = {

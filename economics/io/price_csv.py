@@ -11,7 +11,7 @@ Discounts may be written ``0.2`` or ``20%``. Rows whose first cell starts with `
 skipped. Every problem is reported with its line (1 = the header), column and reason, and nothing is applied
 unless the whole file is clean: :func:`read_negotiated_csv` never raises on bad input.
 
->>> from economics.price_csv import CsvProblem
+>>> from economics.io.price_csv import CsvProblem
 >>> str(CsvProblem(line=3, column="value", reason="not a number: 'abc'"))
 "line 3, value: not a number: 'abc'"
 """

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from economics.cli import CliError
+from cli.main import CliError
 from economics.hardware import PRECISIONS
 
 #: Most files one call reads [count].
@@ -38,8 +38,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
-    from economics.catalog import load_catalog
     from economics.io import BenchmarkFormatError, RunContext, read_benchmark
+    from economics.io.catalog import load_catalog
 
     if len(args.files) > MAX_FILES:
         raise CliError("FILE", f"at most {MAX_FILES} files per call, got {len(args.files)}")

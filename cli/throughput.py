@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from economics.cli import CliError
+from cli.main import CliError
 from economics.hardware import PRECISIONS, Deployment, Efficiency
 from economics.iteration import AnyScheme
 from economics.model import ModelSpec
@@ -256,7 +256,7 @@ def _lookup(table: dict[str, Any], key: str, flag: str, kind: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from economics.catalog import load_catalog
+    from economics.io.catalog import load_catalog
 
     if args.max_batch is not None and not args.max:
         raise CliError("--max-batch", "only applies with --max")

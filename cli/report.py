@@ -5,13 +5,8 @@ assumptions, price dates, the dashboard link), optionally the CSV bundle and sta
 through the system chromium). With ``--as-of`` the scenario is repriced to the catalog prices of that date
 and the pack shows what changed from the prices in the file.
 
-Plugin boundary
-    ``economics`` is the pure core and must never import plotly or streamlit (ruff TID251 and
-    ``tests/test_architecture.py``). The HTML and charts are built by the top-level package ``reporting``,
-    which may use plotly. This module reaches it only at run time, through
-    ``importlib.import_module("reporting.meeting_pack")``, and uses it through the :class:`_MeetingPack`
-    protocol below; importing ``economics`` (or this module) never loads plotly. If ``reporting`` is not
-    importable (``economics`` installed on its own), the subcommand exits with status 2 and says so.
+The pack is built by the top-level package ``reporting`` (plotly, Jinja2), imported directly inside
+:func:`run`, so the other subcommands and ``--help`` never load plotly (``tests/reviews/test_report.py``).
 
 Bad input (unreadable scenario, a date with no prices, an unwritable path, no chromium for ``--png-dir``)
 exits with status 2 and one line per problem on stderr; never a traceback.
@@ -21,31 +16,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib
 import sys
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any
 
-from economics.safe_io import http_url
+from economics.io.safe_io import http_url
 
 PROG = "python -m economics report"
-PLUGIN = "reporting.meeting_pack"
-
-
-class _Files(Protocol):
-    html: Path
-    csv_zip: Path | None
-    pngs: tuple[Path, ...]
-
-
-class _MeetingPack(Protocol):
-    """The part of :mod:`reporting.meeting_pack` this command uses."""
-
-    def build_pack(self, scenario: Any, **kwargs: Any) -> Any: ...
-
-    def write_report(
-        self, pack: Any, html_path: Path, *, csv_zip: Path | None = None, png_dir: Path | None = None
-    ) -> _Files: ...
 
 
 def _date(text: str) -> dt.date:
@@ -104,22 +81,14 @@ def _problems(lines: list[str] | tuple[str, ...]) -> int:
     return 2
 
 
-def _plugin() -> _MeetingPack | None:
-    try:
-        return cast(_MeetingPack, importlib.import_module(PLUGIN))
-    except ImportError:
-        return None
-
-
 def run(args: argparse.Namespace) -> int:
-    from economics.catalog import CatalogError, load_catalog
+    from economics.catalog import CatalogError
     from economics.compare import Snapshot
+    from economics.io.catalog import load_catalog
+    from economics.io.scenarios import ScenarioError, load_scenario
     from economics.pricing import reprice
-    from economics.scenarios import ScenarioError, load_scenario
+    from reporting.meeting_pack import build_pack, write_report
 
-    plugin = _plugin()
-    if plugin is None:
-        return _problems([f"the report needs the '{PLUGIN}' package (and plotly), which cannot be imported"])
     if args.out.suffix.lower() not in (".html", ".htm"):
         return _problems([f"--out: expected an .html file, got {str(args.out)!r}"])
     try:
@@ -132,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return _problems(e.problems)
     except CatalogError as e:
         return _problems([str(p) for p in e.problems])
-    pack = plugin.build_pack(
+    pack = build_pack(
         scenario,
         title=args.title,
         notes=args.notes,
@@ -143,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         uncertainty=not args.no_uncertainty,
     )
     try:
-        files = plugin.write_report(pack, args.out, csv_zip=args.csv_zip, png_dir=args.png_dir)
+        files = write_report(pack, args.out, csv_zip=args.csv_zip, png_dir=args.png_dir)
     except OSError as e:
         return _problems([f"cannot write the report: {e.strerror or e}: {e.filename or ''}".rstrip(": ")])
     except RuntimeError as e:  # no chromium for --png-dir, or kaleido failed to render

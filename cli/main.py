@@ -49,13 +49,13 @@ class OneLineParser(argparse.ArgumentParser):
 #: Registry of subcommands: name → module that provides ``add_parser`` and ``run``. Add ``evaluate``,
 #: ``schema`` or ``report`` here.
 SUBCOMMANDS: dict[str, str] = {
-    "throughput": "economics.cli_throughput",
-    "catalog": "economics.cli_catalog",
-    "evaluate": "economics.cli_evaluate",
-    "schema": "economics.cli_schema",
-    "report": "economics.cli_report",
-    "calibrate": "economics.cli_calibrate",
-    "horizon": "economics.cli_horizon",
+    "throughput": "cli.throughput",
+    "catalog": "cli.catalog",
+    "evaluate": "cli.evaluate",
+    "schema": "cli.schema",
+    "report": "cli.report",
+    "calibrate": "cli.calibrate",
+    "horizon": "cli.horizon",
 }
 
 

@@ -2,45 +2,22 @@
 
 Each row model converts itself to its domain model (:class:`~economics.hardware.GPU`,
 :class:`~economics.model.ModelSpec`, the scheme presets) with the constants of :mod:`economics.units`; the
-loader in :mod:`economics.catalog` maps validation errors of the domain model back to CSV columns with the
+loader in :mod:`economics.io.catalog` maps validation errors of the domain model back to CSV columns with the
 ``*_COLUMNS`` tables here.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from economics._base import Frozen
+from economics.catalog import ModelReference, Provenance
 from economics.hardware import GPU, REFERENCE_MATMUL_FRACTION, Precision
 from economics.model import ModelSpec
 from economics.prices import Confidence, IsoDate
 from economics.schemes import DiffusionScheme, SpeculativeScheme
 from economics.units import GB, MS, TB, TFLOPS
-
-
-# ---- public side tables --------------------------------------------------------------------------------------
-class Provenance(Frozen):
-    """Where a catalog row comes from."""
-
-    source: str = Field(min_length=1, max_length=1000, description="where the numbers were read [-]")
-    as_of: dt.date = Field(description="date the source was published or read [-]")
-    confidence: Confidence = Field(description="how far the row can be trusted [-]")
-    notes: str = Field(default="", max_length=2000, description="assumptions and caveats [-]")
-
-
-class ModelReference(Frozen):
-    """Published parameter counts of a model (to check the architecture against) and its shipped precision."""
-
-    native_precision: Precision = Field(description="precision the official checkpoint ships in [-]")
-    published_total_params: float = Field(gt=0, description="total parameters the developer publishes [count]")
-    published_active_params: float = Field(gt=0, description="active parameters per token, as published [count]")
-    published_active_basis: Literal["all_weights", "excl_input_embedding"] = Field(
-        description="whether the published active count includes the input-embedding lookup [-]"
-    )
-    published_params_source: str = Field(min_length=1, max_length=1000, description="where the counts come from")
 
 
 # ---- CSV row models (human units; one field per column) -------------------------------------------------------

@@ -1,6 +1,14 @@
-"""Share a scenario as a compact, versioned, URL-safe token, and read one back safely.
+"""Scenario files, presets and share links: the one scenario format, read and written in one place.
 
-Format (version 1)::
+A scenario travels as JSON: a file (the CLI's argument, an upload on the dashboard, the presets shipped in
+``data/scenarios``) or a share link (``?s=v1.…``). Every way in shares one size limit for a scenario
+document (:data:`MAX_SCENARIO_BYTES`) and one error formatter (:func:`economics._errors.validation_problems`,
+``workloads.2.avg_requests_per_s: Input should be greater than 0``), so the CLI, the dashboard's upload and
+stored reviews can show the user exactly what to fix. Nothing here raises a bare pydantic
+``ValidationError`` or a ``json.JSONDecodeError``: files raise :class:`~economics._errors.ScenarioError`;
+links and uploads return messages.
+
+Link format (version 1)::
 
     v1.<base64url( zlib( canonical JSON of Scenario.model_dump(mode="json") ) ), no '=' padding>
 
@@ -20,6 +28,9 @@ Reading is defensive, because a link is untrusted input:
 
 Uploaded JSON files are read by :func:`parse_json`, which is all-or-nothing: a file is either applied
 whole or rejected with messages, never half-applied.
+
+Scenario files for the CLI are read by :func:`load_scenario` / :func:`parse_scenario` (all or nothing,
+:class:`~economics._errors.ScenarioError`); the preset files are written by :func:`preset_json`.
 """
 
 from __future__ import annotations
@@ -31,50 +42,68 @@ import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from economics._errors import error_items, field_path
+from economics._errors import ScenarioError, validation_problems
 from economics.hardware import GPU, Efficiency
+from economics.io.safe_io import InputFileError, JsonProblem, load_json_text, read_capped
 from economics.model import ModelSpec
 from economics.offers import ApiOffer, NodeOffer
-from economics.safe_io import JsonProblem, load_json_text
 from economics.scenario import SCHEMA_VERSION, OwnedOption, Policy, Scenario, migrate
-from economics.scenarios import MAX_SCENARIO_BYTES
 from economics.workload import Workload
 
 __all__ = [
+    "DEFAULT_PRESET",
     "LINK_FORMAT",
-    "MAX_FILE_BYTES",
     "MAX_JSON_BYTES",
+    "MAX_SCENARIO_BYTES",
     "MAX_TOKEN_CHARS",
+    "PRESET_DIR",
     "Decoded",
+    "Preset",
+    "ScenarioError",
     "canonical_json",
     "decode",
+    "default_scenario",
     "encode",
     "fits_in_link",
+    "list_presets",
+    "load_preset",
+    "load_scenario",
     "parse_json",
+    "parse_scenario",
+    "preset_json",
     "salvage",
     "scenario_json",
 ]
+
+#: Folder of the preset scenarios shipped with the package.
+PRESET_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "scenarios"
+#: Id (file stem) of the scenario the dashboard opens on: the essay's Singapore bank.
+DEFAULT_PRESET = "singapore-bank"
+#: The one size limit of a scenario document, from a file, an upload or a stored review [B]; larger ones are
+#: refused before parsing. It is the largest valid file, rounded up: 5,000 workloads (the model's limit) with
+#: the longest names, ids and notes and every number at full precision are 13.3 MB as the dashboard writes
+#: them (tests/hardening/test_caps.py builds that file), so a scenario the app wrote always loads back. A
+#: link is far smaller: its token is capped at :data:`MAX_TOKEN_CHARS`, which inflates to at most
+#: :data:`MAX_JSON_BYTES`.
+MAX_SCENARIO_BYTES = 16_000_000
 
 LINK_FORMAT = "v1"
 #: Longest token accepted [characters]. Browsers and the server accept far longer URLs, but a link this
 #: long already no longer fits in a chat message; larger scenarios are shared as JSON files.
 MAX_TOKEN_CHARS = 12_000
-#: Largest JSON document accepted from a link (after inflating) [B].
+#: Largest JSON document accepted from a link (after inflating) [B]; a zip bomb in a link stops here.
 MAX_JSON_BYTES = 2_000_000
-#: Largest scenario file accepted from an upload: the largest valid file (see ``MAX_SCENARIO_BYTES``) [B].
-MAX_FILE_BYTES = MAX_SCENARIO_BYTES
 #: Most messages reported for one link or file; the rest are summarised in one line.
 MAX_MESSAGES = 20
 
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]*$")
 _VERSION_RE = re.compile(r"^v(\d{1,6})$")
 _ITEM_PATH_RE = re.compile(r"^\s*([a-z_]+)\.(\d+)\b")
-#: Discriminator tags pydantic puts into error locations of tagged unions; they are not field names.
-_UNION_TAGS = frozenset({"rented", "owned", "ar", "diffusion", "speculative"})
 
 Status = Literal["ok", "repaired", "default"]
 
@@ -202,8 +231,8 @@ def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
     The messages name every invalid field by its path, e.g. ``workloads.2.peak_requests_per_s``.
     """
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
-    if size > MAX_FILE_BYTES:
-        return None, (f"The file is {size:,} bytes; scenario files may be at most {MAX_FILE_BYTES:,} bytes.",)
+    if size > MAX_SCENARIO_BYTES:
+        return None, (f"The file is {size:,} bytes; scenario files may be at most {MAX_SCENARIO_BYTES:,} bytes.",)
     if not size:
         return None, ("The file is empty (0 bytes); choose a scenario JSON file the dashboard or the CLI wrote.",)
     data, problem = _load_json(raw, "The file")
@@ -214,26 +243,12 @@ def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
     try:
         return Scenario.model_validate(migrate(data)), ()
     except ValidationError as exc:
-        return None, _limit(_messages(exc))
+        return None, _limit(validation_problems(exc))
     except RecursionError:
         return None, ("The file is nested too deeply to be a scenario.",)
 
 
 # ---- validation messages -------------------------------------------------------------------------------
-
-
-def _messages(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[str]:
-    """One line per error, ``path: message``; cross-reference errors already carry their own paths."""
-    out: list[str] = []
-    for loc, kind, msg in error_items(exc):
-        path = field_path(loc, prefix, _UNION_TAGS)
-        if kind == "value_error" and ": " in msg:
-            out.extend(f"{path + '.' if path else ''}{part}" for part in msg.split("; "))
-        elif kind == "extra_forbidden":
-            out.append(f"{path}: unknown field, ignored")
-        else:
-            out.append(f"{path or '(scenario)'}: {msg}")
-    return out
 
 
 def _limit(messages: list[str]) -> tuple[str, ...]:
@@ -278,13 +293,13 @@ def _clean_object(name: str, value: Any, messages: list[str]) -> dict[str, Any]:
         try:
             _field_adapter(model, key).validate_python(item)
         except ValidationError as exc:
-            messages.extend(f"{m}; default used" for m in _messages(exc, (name, key)))
+            messages.extend(f"{m}; default used" for m in validation_problems(exc, (name, key)))
             continue
         kept[key] = item
     try:
         model.model_validate(kept)
     except ValidationError as exc:  # a cross-field rule of the section: drop the whole section
-        messages.extend(f"{m}; section reset to defaults" for m in _messages(exc, (name,)))
+        messages.extend(f"{m}; section reset to defaults" for m in validation_problems(exc, (name,)))
         return {}
     return kept
 
@@ -305,7 +320,7 @@ def _clean_list(name: str, value: Any, messages: list[str]) -> list[tuple[int, A
         try:
             adapter.validate_python(item)
         except ValidationError as exc:
-            messages.extend(_messages(exc, (name, i)))
+            messages.extend(validation_problems(exc, (name, i)))
             messages.append(f"{name}.{i}{_label(item)}: dropped")
             continue
         kept.append((i, item))
@@ -363,7 +378,7 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
             _SCALAR_ADAPTERS[name].validate_python(data[name])
             cleaned[name] = data[name]
         except ValidationError as exc:
-            messages.extend(f"{m}; the default's value used" for m in _messages(exc, (name,)))
+            messages.extend(f"{m}; the default's value used" for m in validation_problems(exc, (name,)))
             cleaned[name] = base[name]
     for name in _OBJECT_SECTIONS:
         cleaned[name] = _clean_object(name, data.get(name, {}), messages)
@@ -376,7 +391,7 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
         except ValidationError as exc:
             broken = _broken_items(exc)
             if not broken:
-                return _default(fallback, *_limit([*messages, *_messages(exc)]))
+                return _default(fallback, *_limit([*messages, *validation_problems(exc)]))
             for (section, position), detail in sorted(broken.items()):
                 index, item = lists[section][position]
                 messages.append(f"{section}.{index}{_label(item)}: dropped ({detail})")
@@ -385,3 +400,81 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
             continue
         return Decoded(scenario, "repaired", _limit(messages))
     return _default(fallback, *_limit(messages))
+
+
+# ---- scenario files and presets (all or nothing) ---------------------------------------------------------------
+
+
+def parse_scenario(data: str | bytes | dict[str, Any]) -> Scenario:
+    """Validate a scenario given as JSON text or as a dict (migrated from older ``schema_version`` first).
+
+    Raises :class:`~economics._errors.ScenarioError` with one line per problem: malformed JSON names the line
+    and column, validation errors name the field path.
+    """
+    if isinstance(data, (str, bytes)):
+        try:
+            obj: Any = load_json_text(data)
+        except JsonProblem as e:
+            raise ScenarioError([f"(json): {e}"]) from None
+    else:
+        obj = data
+    if not isinstance(obj, dict):
+        raise ScenarioError([f"(scenario): expected a JSON object, got {type(obj).__name__}"])
+    try:
+        return Scenario.model_validate(migrate(obj))
+    except ValidationError as e:
+        raise ScenarioError(validation_problems(e)) from None
+    except RecursionError:  # nesting deep enough to parse but too deep to validate
+        raise ScenarioError(["(scenario): the JSON is nested too deeply to be a scenario"]) from None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario JSON file; :class:`~economics._errors.ScenarioError` names each problem.
+
+    Only a regular file of at most :data:`MAX_SCENARIO_BYTES` is read (a FIFO or a device such as /dev/zero is
+    refused before it is opened, so reading never hangs and never runs out of memory).
+    """
+    try:
+        raw = read_capped(path, MAX_SCENARIO_BYTES)
+    except InputFileError as e:
+        raise ScenarioError([f"(file): {e}"]) from None
+    return parse_scenario(raw)
+
+
+def preset_json(scenario: Scenario) -> str:
+    """The scenario as indented JSON in field order, the format of the preset files."""
+    return scenario.model_dump_json(indent=2) + "\n"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A scenario shipped in ``data/scenarios``."""
+
+    id: str  # file stem
+    name: str
+    description: str
+    path: Path
+
+
+def list_presets() -> tuple[Preset, ...]:
+    """The preset scenarios, the default (the Singapore bank) first, then by id."""
+    presets = []
+    for path in sorted(PRESET_DIR.glob("*.json")):
+        scenario = load_scenario(path)
+        presets.append(Preset(path.stem, scenario.name, scenario.description, path))
+    presets.sort(key=lambda p: (p.id != DEFAULT_PRESET, p.id))
+    return tuple(presets)
+
+
+def load_preset(preset_id: str) -> Scenario:
+    """A preset scenario by id (file stem in ``data/scenarios``)."""
+    path = PRESET_DIR / f"{preset_id}.json"
+    if not path.is_file() or path.parent != PRESET_DIR:
+        known = ", ".join(sorted(p.stem for p in PRESET_DIR.glob("*.json")))
+        raise ScenarioError([f"(preset): unknown preset {preset_id!r}; known: {known}"])
+    return load_scenario(path)
+
+
+def default_scenario() -> Scenario:
+    """The scenario the dashboard opens on: the essay's Singapore bank with one owned 8×H100 node."""
+    return load_preset(DEFAULT_PRESET)

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from economics.finance.data import FinanceDataError
     from economics.finance.horizon import DEFAULT_SENSITIVITY_RATES, crossover_sensitivity, horizon
     from economics.finance.report import horizon_dict, horizon_table
-    from economics.scenarios import ScenarioError, load_scenario
+    from economics.io.scenarios import ScenarioError, load_scenario
 
     try:
         scenario = load_scenario(args.scenario)
