@@ -137,7 +137,7 @@ ATTENTION_PRECISION: Precision = "bf16"
 def attention_flops_per_s(deployment: Deployment, efficiency: Efficiency) -> float:
     """Attainable attention FLOP/s of the replica before the MFU, ``N·F_bf16·(MAMF/0.80)`` [FLOP/s].
 
-    >>> from economics.catalog import load_catalog
+    >>> from economics.io.catalog import load_catalog
     >>> b200 = Deployment(gpu=load_catalog().gpus["b200"], n_gpus=8, precision="fp4")
     >>> # 8 · 2250e12 FLOP/s BF16 · 0.78/0.80 = 17.55e15 FLOP/s, not the FP4 peak 8 · 9000e12
     >>> round(attention_flops_per_s(b200, Efficiency()) / 1e15, 2)
