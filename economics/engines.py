@@ -30,7 +30,10 @@ class Engine(Frozen):
         default=None, gt=0, le=1, description="achieved / peak HBM bandwidth; None keeps the Efficiency's [1]"
     )
     mfu: float | None = Field(
-        default=None, gt=0, le=1, description="achieved / peak FLOP/s in decode and prefill; None keeps the Efficiency's [1]"
+        default=None,
+        gt=0,
+        le=1,
+        description="achieved / peak FLOP/s in decode and prefill; None keeps the Efficiency's [1]",
     )
     bandwidth_cap_bytes_per_s: float | None = Field(
         default=None,
@@ -38,6 +41,12 @@ class Engine(Frozen):
         lt=1e14,
         description="most HBM bandwidth one GPU reaches with this engine's kernels (bytes in flight / latency); "
         "None = no cap [B/s]",
+    )
+    layer_floor_s: float | None = Field(
+        default=None,
+        ge=0,
+        le=0.01,
+        description="least time of one layer's kernel chain; None keeps the Efficiency's [s]",
     )
     layer_overhead_s: float = Field(
         default=0.0, ge=0, le=0.01, description="launch cost per layer per forward pass without CUDA graphs [s]"
@@ -72,6 +81,8 @@ class Engine(Frozen):
         if self.bandwidth_cap_bytes_per_s is not None and hbm_bandwidth_bytes_per_s:
             mbu = min(mbu, self.bandwidth_cap_bytes_per_s / hbm_bandwidth_bytes_per_s)
         update["mbu"] = mbu
+        if self.layer_floor_s is not None:
+            update["layer_floor_s"] = self.layer_floor_s
         if self.mfu is not None:
             update["mfu_decode"] = update["mfu_prefill"] = self.mfu
         return base.model_copy(update=update)
@@ -96,6 +107,9 @@ def _load(path: Path) -> tuple[tuple[str, Engine], ...]:
                     bandwidth_cap_bytes_per_s=float(row["bandwidth_cap_tb_per_s"]) * 1e12
                     if row.get("bandwidth_cap_tb_per_s", "").strip()
                     else None,
+                    layer_floor_s=float(row["layer_floor_ms"]) / 1000.0
+                    if row.get("layer_floor_ms", "").strip()
+                    else None,
                     layer_overhead_s=float(row["layer_overhead_ms"]) / 1000.0,
                     sequence_overhead_s=float(row["sequence_overhead_ms"] or 0) / 1000.0,
                     max_batch=int(row["max_batch"]),
@@ -112,7 +126,8 @@ def _load(path: Path) -> tuple[tuple[str, Engine], ...]:
 
 #: Substring of a benchmark's engine text → engine id, first match wins.
 ENGINE_NAMES = (
-    ("tensorrt", "tensorrt-llm"), ("trt", "tensorrt-llm"), ("llama.cpp", "llama.cpp"), ("sglang", "sglang"),
+    ("tensorrt", "tensorrt-llm"), ("trt", "tensorrt-llm"), ("llama.cpp", "llama.cpp"), ("atom", "atom"),
+    ("sglang + aiter", "sglang-rocm"), ("sglang", "sglang"),
     ("dinfer", "sglang"), ("vllm v0.5", "vllm-0.5"), ("vllm", "vllm"),
 )  # fmt: skip
 

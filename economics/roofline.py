@@ -167,11 +167,11 @@ def forward_time(
     ``t = max(max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_att), L·τ_layer)
     + (1−ovl)·t_comm + τ0`` with ``BW_eff = N·BW·MBU``, ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass) and
     attention at the BF16 rate ``F_att`` (:data:`ATTENTION_PRECISION`); ``τ_layer`` is the least time a layer's
-    chain of kernels takes (``Efficiency.layer_floor_s``, docs/calibration.md#physics-parameters). The linear layers read the
-    weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act`` activation bytes
-    per token; attention reads every sequence's own cache and is never amortised across the batch; Megatron tensor
-    parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill tokens riding along in
-    the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier prompt tokens on
+    chain of kernels takes (``Efficiency.layer_floor_s``, docs/calibration.md#physics-parameters). The linear layers
+    read the weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act``
+    activation bytes per token; attention reads every sequence's own cache and is never amortised across the batch;
+    Megatron tensor parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill
+    tokens riding along in the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier prompt tokens on
     average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic bound
     ``max(total bytes/BW, total FLOPs/F)``.
 
@@ -249,7 +249,7 @@ def forward_time(
     flops_att = flops_att_main + flops_att_pre
     t_att_mem = bytes_att / bw_eff
     att = attention_flops_per_s(deployment, efficiency)
-    t_att_cmp = (flops_att_main / (mfu_main * att) + flops_att_pre / (efficiency.mfu_prefill * att))
+    t_att_cmp = flops_att_main / (mfu_main * att) + flops_att_pre / (efficiency.mfu_prefill * att)
     # 3) tensor-parallel all-reduces, or (DEP: attention data-parallel, experts split) the all-to-all
     if N == 1:
         t_comm = np.zeros_like(n)

@@ -101,7 +101,8 @@ def test_gpt_oss_on_hopper_is_mxfp4_weights_with_bf16_compute(rows: list[dict[st
     assert model.bytes_per_kv == 2.0
     # A dense Llama row on the same GPU keeps its FP8 reading.
     dense = map_row(4, rows[4])
-    assert isinstance(dense, CalibrationCase) and dense.precision == "fp8"
+    assert isinstance(dense, CalibrationCase)
+    assert dense.precision == "fp8"
 
 
 def test_unknown_rows_are_excluded_not_dropped() -> None:

@@ -114,14 +114,15 @@ def test_rows_of_unstated_basis_are_excluded_with_the_fold() -> None:
     import csv
 
     from economics.calibration import Exclusion
-    from economics.calibration_rows import map_measured_row
     from economics.calibration_report import DATA
+    from economics.calibration_rows import map_measured_row
 
     with (DATA / "measured_throughput_2026-12.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     out = map_measured_row(84, rows[84])
     assert isinstance(out, Exclusion)
-    assert "basis not stated" in out.reason and "5-fold" in out.reason
+    assert "basis not stated" in out.reason
+    assert "5-fold" in out.reason
 
 
 def test_attention_runs_in_bf16_whatever_the_weights() -> None:
@@ -178,3 +179,14 @@ def test_a_burst_runs_in_waves() -> None:
     small = case.model_copy(update={"concurrency": 100.0})
     one = closed_loop(model, dep, eff, ARScheme(), 100.0, 230, 200).output_tokens_per_s
     assert burst_throughput(model, dep, eff, small) == pytest.approx(float(one), rel=1e-9)
+
+
+def test_rocm_engines_carry_their_layer_floor() -> None:
+    # engines.csv: ATOM 0.16 ms and SGLang + AITER 0.2 ms per layer, read from the ROCm blog's concurrency-2 rows
+    # (ATOM: (11.3 − 1.22 − 0.5) ms / 61 layers = 0.157 ms). Other engines keep the Efficiency's 0.04 ms.
+    engines = load_engines()
+    assert engine_id_for("ATOM (AITER kernels), rocm/atom-dev") == "atom"
+    assert engine_id_for("SGLang + AITER") == "sglang-rocm"
+    assert engines["atom"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.16e-3)
+    assert engines["sglang-rocm"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.2e-3)
+    assert engines["sglang"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.04e-3)
