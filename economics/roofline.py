@@ -164,16 +164,16 @@ def forward_time(
 ) -> PassTime:
     """Time of one forward pass over ``batch`` sequences with ``new_tokens`` new tokens each [s].
 
-    ``t = max(max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_att), L·τ_layer)
-    + (1−ovl)·t_comm + τ0`` with ``BW_eff = N·BW·MBU``, ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass) and
+    ``t = max(max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_att), L·τ_layer) +
+    (1−ovl)·t_comm + τ0`` with ``BW_eff = N·BW·MBU``, ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass) and
     attention at the BF16 rate ``F_att`` (:data:`ATTENTION_PRECISION`); ``τ_layer`` is the least time a layer's
     chain of kernels takes (``Efficiency.layer_floor_s``, docs/calibration.md#physics-parameters). The linear layers
     read the weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act``
     activation bytes per token; attention reads every sequence's own cache and is never amortised across the batch;
     Megatron tensor parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill
-    tokens riding along in the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier prompt tokens on
-    average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic bound
-    ``max(total bytes/BW, total FLOPs/F)``.
+    tokens riding along in the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier
+    prompt tokens on average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic
+    bound ``max(total bytes/BW, total FLOPs/F)``.
 
     Parameters
     ----------
