@@ -136,7 +136,9 @@ def engine_id_for(text: str) -> str:
     """The engine a benchmark's free-text engine name refers to; a serving engine when unknown.
 
     >>> engine_id_for("TensorRT-LLM (trtllm-bench)"), engine_id_for("llama.cpp b3000"), engine_id_for("ATOM")
-    ('tensorrt-llm', 'llama.cpp', 'vllm')
+    ('tensorrt-llm', 'llama.cpp', 'atom')
+    >>> engine_id_for("SGLang + AITER"), engine_id_for("MyServer 1.0")
+    ('sglang-rocm', 'vllm')
     """
     t = text.lower()
     for key, engine in ENGINE_NAMES:
