@@ -272,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
         from economics.engines import load_engines
 
         engine = _lookup(load_engines(), args.engine, "--engine", "engine")
-        efficiency = engine.efficiency(efficiency, model.n_layers)
+        efficiency = engine.efficiency(efficiency, model.n_layers, gpu.hbm_bandwidth_bytes_per_s)
         max_batch = max_batch or engine.max_batch
     scheme = _scheme(args, model, catalog)
     deployment = Deployment(gpu=gpu, n_gpus=args.gpus, precision=args.precision,

@@ -49,6 +49,15 @@ REGIMES: tuple[CalibrationRegime, ...] = ("batch-1", "concurrency", "saturation"
 #: 8.03 B", "llama 70B Q4_K - Medium | 39.59 GiB | 70.55 B"), by catalog model id [B].
 Q4_K_M_FILE_BYTES = {"llama-3.1-8b": 4.58 * GIB, "llama-3.1-70b": 39.59 * GIB}
 
+#: Size of OpenAI's released gpt-oss checkpoints (MXFP4 MoE weights, BF16 attention/embeddings), from the gpt-oss
+#: model card (arXiv 2508.10925, checkpoint-size table: 60.8 GiB and 12.8 GiB), by catalog model id [B].
+MXFP4_CHECKPOINT_BYTES = {"gpt-oss-120b": 60.8 * GIB, "gpt-oss-20b": 12.8 * GIB}
+#: GPUs without FP4 tensor cores on which TensorRT-LLM's gpt-oss recipe runs the MoE in its TRITON backend (MXFP4
+#: weights upcast to BF16 activations) and keeps the KV cache at ``auto`` (BF16): perf-overview.md ``llm_options.yml``
+#: for GPT-OSS, "kv_cache_config: dtype: fp8  # Hopper: use auto", "moe_config: backend: CUTLASS  # Hopper: use
+#: TRITON". The table's "(FP8)" column label is not the compute precision on these GPUs.
+GPT_OSS_BF16_COMPUTE_GPUS = ("h100-sxm", "h100-pcie", "h200-sxm")
+
 MODEL_IDS = {
     "Llama-3.1-8B-Instruct": "llama-3.1-8b",
     "Llama-3-8B": "llama-3.1-8b",
@@ -103,6 +112,10 @@ class CalibrationCase(Frozen):
         description="the system runs as data-parallel replicas of the smallest TP that fits (MLPerf systems) [-]",
     )
     decode_only: bool = Field(default=False, description="prefill runs on other GPUs (disaggregated) [-]")
+    burst: bool = Field(
+        default=False,
+        description="all ``concurrency`` requests sent at once and not replaced (benchmark_serving at rps=inf) [-]",
+    )
     slo_tpot_s: float | None = Field(default=None, gt=0, description="TPOT limit of a latency-SLO row [s]")
     slo_ttft_s: float | None = Field(default=None, gt=0, description="TTFT limit of a latency-SLO row [s]")
     bytes_per_weight: float | None = Field(
@@ -150,6 +163,8 @@ def map_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Exclusion:
         precision, weight_file_bytes = "bf16", Q4_K_M_FILE_BYTES[model_id]
     else:
         return Exclusion(row=index, label=label, reason=f"precision {row['precision']!r} is not modelled")
+    if model_id in MXFP4_CHECKPOINT_BYTES and gpu_id in GPT_OSS_BF16_COMPUTE_GPUS:
+        precision, weight_file_bytes = "bf16", MXFP4_CHECKPOINT_BYTES[model_id]
     offline = row["regime"] == "max-throughput"
     if not offline and row["batch_or_concurrency"].strip() != "1":
         return Exclusion(row=index, label=label, reason=f"regime {row['regime']!r} is neither batch 1 nor offline")
@@ -263,7 +278,7 @@ def predict_case(
     eff = efficiency or Efficiency()
     engine = load_engines().get(case.engine)
     if engine is not None:
-        eff = engine.efficiency(eff, model.n_layers)
+        eff = engine.efficiency(eff, model.n_layers, dep.gpu.hbm_bandwidth_bytes_per_s)
     t_in, t_out = float(case.input_tokens), float(case.output_tokens)
     if case.regime == "batch-1" or case.decode_batch is not None:
         batch = case.decode_batch or 1.0
@@ -273,6 +288,8 @@ def predict_case(
                           reserve_output=case.reserve_output)  # fmt: skip
         ok = (res.tpot_s <= case.slo_tpot_s) & (res.ttft_s <= (case.slo_ttft_s or np.inf)) & res.kv_fits
         return float(np.max(np.where(ok, res.output_tokens_per_s, 0.0))) if ok.any() else float("nan")
+    elif case.burst:
+        return burst_throughput(model, dep, eff, case)
     elif case.regime == "concurrency":
         res = closed_loop(model, dep, eff, ARScheme(), min(case.concurrency or 1.0, case.max_batch), t_in, t_out,
                           reserve_output=case.reserve_output)  # fmt: skip
@@ -284,6 +301,32 @@ def predict_case(
         res = offline_saturation(model, dep, eff, ARScheme(), t_in, t_out, max_batch=case.max_batch,
                                  reserve_output=case.reserve_output)  # fmt: skip
     return float(res.output_tokens_per_s) if bool(res.kv_fits) else float("nan")
+
+
+def burst_throughput(model: ModelSpec, dep: Deployment, eff: Efficiency, case: CalibrationCase) -> float:
+    """Output tokens per second of a burst of ``N = case.concurrency`` requests sent at once [tok/s].
+
+    Nothing replaces a finished request, so the engine runs waves of at most ``b = min(max_batch, B_max)``
+    requests (``B_max`` from KV memory): ``⌊N/b⌋`` full waves and one of ``N mod b``. A wave of ``w`` requests
+    takes ``w·T_out / X(w)``, with ``X(w)`` the closed-loop throughput at ``w`` clients (its prefill and its decode
+    steps), and the benchmark divides all output tokens by the whole makespan:
+    ``X_burst = N·T_out / Σ_waves w·T_out/X(w)``. With identical lengths this is exact; variable lengths
+    (ShareGPT) leave a longer tail, so it is an upper bound.
+
+    Example by hand: 320 requests, ``b = 256``: one wave of 256 and one of 64. If ``X(256) = 4000`` and
+    ``X(64) = 1600`` tok/s at 200 output tokens, the waves take 12.8 s and 8 s, so
+    ``X_burst = 64000/20.8 = 3077`` tok/s, not the 4000 of a closed loop held at 256.
+    """
+    t_in, t_out = float(case.input_tokens), float(case.output_tokens)
+    n = case.concurrency or 1.0
+    cap = steady_decode(model, dep, eff, ARScheme(), 1.0, t_in, t_out, reserve_output=case.reserve_output)
+    b = float(min(case.max_batch, np.floor(float(cap.max_batch_kv))))
+    if b < 1:
+        return float("nan")
+    waves = [b] * int(n // b) + ([n - b * (n // b)] if n % b else [])
+    rates = closed_loop(model, dep, eff, ARScheme(), np.array(waves), t_in, t_out, reserve_output=case.reserve_output)
+    makespan = float(np.sum(np.array(waves) * t_out / rates.output_tokens_per_s))
+    return n * t_out / makespan
 
 
 #: GPU architecture family by catalog GPU id prefix (for the per-family error table) [-].

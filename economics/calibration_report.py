@@ -48,7 +48,8 @@ def calibration_report(efficiency: Efficiency | None = None) -> AccuracyReport:
 DIMENSION_NAMES = {"all": "all rows", "regime": "regime", "gpu_family": "GPU family", "moe": "architecture",
                    "precision": "precision"}  # fmt: skip
 GROUP_NAMES = {"batch-1": "one request at a time (batch 1)", "concurrency": "fixed number of clients",
-               "saturation": "saturated (all requests queued / latency target)", "int4/q4": "4-bit weights (int4/GGUF)",
+               "saturation": "saturated (all requests queued / latency target)",
+               "int4/q4": "4-bit weights on 16-bit compute (int4/GGUF/MXFP4)",
                "MoE": "mixture of experts (MoE)", "dense": "dense"}  # fmt: skip
 
 

@@ -14,6 +14,8 @@ Readings, stated where made (the file's notes: per-GPU vs per-system, variable l
   p99 limits (mean ≤ p99 limit: an optimistic reading).
 * Speculative (EAGLE, MTP), diffusion, production-mix and hybrid-Mamba rows, and rows whose lengths are not
   stated, are excluded with the reason.
+* Rows whose quote says the basis is "NOT stated (output vs total tokens)" are excluded: at 3200 in / 800 out
+  the two readings differ five-fold, so the row cannot say whether the model is optimistic or pessimistic.
 """
 
 from __future__ import annotations
@@ -103,6 +105,13 @@ def _lengths(row: Mapping[str, str]) -> tuple[int, int] | str:
     return f"input/output lengths not stated ({i_txt!r} / {o_txt!r})"
 
 
+def _ambiguous_basis_reason(row: Mapping[str, str]) -> str:
+    """Why a row whose tokens/s may be output or output + input tokens is not scored."""
+    lengths = _lengths(row)
+    fold = f"{1.0 + lengths[0] / lengths[1]:.0f}-fold" if isinstance(lengths, tuple) else "by the prompt share"
+    return f"tokens/s basis not stated (output or output + input tokens): the two readings differ {fold}"
+
+
 def _first_int(text: str) -> int | None:
     m = re.search(r"(\d+)", text)
     return int(m.group(1)) if m else None
@@ -132,6 +141,8 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         return excluded(f"no catalog entry for GPU {row['gpu_type']}")
     if re.search(r"EAGLE|MTP|speculative", text, re.IGNORECASE):
         return excluded("speculative decoding (EAGLE/MTP): the acceptance length is an input, not predicted")
+    if re.search(r"basis not stated \(output vs total", row["quote_or_location"], re.IGNORECASE):
+        return excluded(_ambiguous_basis_reason(row))
     prec = _precision(row["precision"])
     if isinstance(prec, str):
         return excluded(prec)
@@ -183,7 +194,7 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         per_rank = re.search(r"(\d+) concurrent requests per rank", boc)
         burst = re.search(r"(\d+) prompts sent at rps=inf", boc)
         if burst:
-            return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)),
+            return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)), burst=True,
                                    max_batch=eng.max_batch, measured_tokens_per_s=measured)  # fmt: skip
         conc = (int(per_rank.group(1)) * replica) if per_rank else None
         if conc is None:

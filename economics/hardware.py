@@ -99,6 +99,7 @@ NEW_EFFICIENCY_FIELDS = (
     "fp4_compute_efficiency",
     "moe_gemm_half_tokens",
     "moe_load_imbalance",
+    "layer_floor_s",
 )
 
 
@@ -158,6 +159,13 @@ class Efficiency(Frozen):
         le=4,
         description="busiest / mean expert load across expert-parallel ranks (the slowest rank sets the pace) [1]",
     )
+    layer_floor_s: float = Field(
+        default=0.04e-3,
+        ge=0,
+        le=0.01,
+        description="least time one layer of a pass takes however little it computes or reads: its chain of "
+        "dependent kernels (norm, projections, attention, router, expert GEMMs, combine) each take a few µs [s]",
+    )
     kv_mem_util: float = Field(
         default=0.90,
         gt=0,
@@ -186,6 +194,7 @@ class Efficiency(Frozen):
             fp4_compute_efficiency=1.0,
             moe_gemm_half_tokens=0.0,
             moe_load_imbalance=1.0,
+            layer_floor_s=0.0,
         )
 
     def precision_scale(self, compute: Precision) -> float:

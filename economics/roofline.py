@@ -13,10 +13,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from economics.hardware import Deployment, Efficiency
+from economics.hardware import REFERENCE_MATMUL_FRACTION, Deployment, Efficiency, Precision
 from economics.model import FloatArray, ModelSpec
 
 RooflineMode = Literal["sum", "single_roofline"]
+
+#: Attention runs in FP8 when the KV cache is FP8 (else BF16) [-].
+ATTENTION_FP8_WITH_FP8_KV = False
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,27 @@ def expert_all_to_all_s(model: ModelSpec, deployment: Deployment, tokens: ArrayL
     return np.asarray(volume * (N - 1) / N / (N * deployment.gpu.link_bandwidth_bytes_per_s), dtype=np.float64)
 
 
+#: Tensor-core format of the attention matmuls (QKᵀ and AV) whatever the weights' precision [-]. Attention multiplies
+#: activations by cached keys and values, not by weights, so FP8 or FP4 *weights* do not make it low-precision; an
+#: FP8 KV cache halves the bytes read but serving kernels (vLLM/SGLang FlashAttention, FlashInfer) dequantise it to
+#: BF16 before the matmuls. Conservative for engines that also quantise the query (TensorRT-LLM's FP8 FMHA).
+ATTENTION_PRECISION: Precision = "bf16"
+
+
+def attention_flops_per_s(deployment: Deployment, efficiency: Efficiency) -> float:
+    """Attainable attention FLOP/s of the replica before the MFU, ``N·F_bf16·(MAMF/0.80)`` [FLOP/s].
+
+    >>> from economics.io.catalog import load_catalog
+    >>> b200 = Deployment(gpu=load_catalog().gpus["b200"], n_gpus=8, precision="fp4")
+    >>> # 8 · 2250e12 FLOP/s BF16 · 0.78/0.80 = 17.55e15 FLOP/s, not the FP4 peak 8 · 9000e12
+    >>> round(attention_flops_per_s(b200, Efficiency()) / 1e15, 2)
+    17.55
+    """
+    prec = deployment.gpu.compute_precision(ATTENTION_PRECISION)
+    peak = deployment.n_gpus * deployment.gpu.peak_flops_per_s(prec)
+    return peak * deployment.gpu.max_matmul_fraction / REFERENCE_MATMUL_FRACTION * efficiency.precision_scale(prec)
+
+
 def forward_time(
     model: ModelSpec,
     deployment: Deployment,
@@ -140,14 +164,16 @@ def forward_time(
 ) -> PassTime:
     """Time of one forward pass over ``batch`` sequences with ``new_tokens`` new tokens each [s].
 
-    ``t = max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_eff) + (1−ovl)·t_comm + τ0``
-    with ``BW_eff = N·BW·MBU`` and ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass). The linear layers read the
-    weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act`` activation bytes
-    per token; attention reads every sequence's own cache and is never amortised across the batch; Megatron tensor
-    parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill tokens riding along in
-    the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier prompt tokens on
-    average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic bound
-    ``max(total bytes/BW, total FLOPs/F)``.
+    ``t = max(max(bytes_lin/BW_eff, flops_lin/F_eff) + max(bytes_att/BW_eff, flops_att/F_att), L·τ_layer) +
+    (1−ovl)·t_comm + τ0`` with ``BW_eff = N·BW·MBU``, ``F_eff = N·F·MFU`` (docs/roofline.md#forward-pass) and
+    attention at the BF16 rate ``F_att`` (:data:`ATTENTION_PRECISION`); ``τ_layer`` is the least time a layer's
+    chain of kernels takes (``Efficiency.layer_floor_s``, docs/calibration.md#physics-parameters). The linear layers
+    read the weights once per pass (``W_read(n)`` for MoE, docs/moe.md#distinct-experts) plus ``4·L·d·b_act``
+    activation bytes per token; attention reads every sequence's own cache and is never amortised across the batch;
+    Megatron tensor parallelism adds two ring all-reduces per layer. ``prefill_tokens`` (C) are chunked-prefill
+    tokens riding along in the same pass (Sarathi-Serve), each attending to ``prefill_context_tokens`` earlier
+    prompt tokens on average; they are computed at ``mfu_prefill``. ``mode="single_roofline"`` is the optimistic
+    bound ``max(total bytes/BW, total FLOPs/F)``.
 
     Parameters
     ----------
@@ -222,7 +248,8 @@ def forward_time(
     flops_att_pre = C * pair_unit * model.attended_layer_keys(S_pre)
     flops_att = flops_att_main + flops_att_pre
     t_att_mem = bytes_att / bw_eff
-    t_att_cmp = flops_att_main / f_main + flops_att_pre / f_pre
+    att = attention_flops_per_s(deployment, efficiency)
+    t_att_cmp = flops_att_main / (mfu_main * att) + flops_att_pre / (efficiency.mfu_prefill * att)
     # 3) tensor-parallel all-reduces, or (DEP: attention data-parallel, experts split) the all-to-all
     if N == 1:
         t_comm = np.zeros_like(n)
@@ -240,10 +267,11 @@ def forward_time(
 
     t_lin = np.maximum(t_lin_mem, t_lin_cmp)
     t_att = np.maximum(t_att_mem, t_att_cmp)
+    floor = L * efficiency.layer_floor_s  # the kernels of a layer run one after the other (docs/roofline.md)
     if mode == "sum":
-        total = t_lin + t_att + t_comm + tau0
+        total = np.maximum(t_lin + t_att, floor) + t_comm + tau0
     else:
-        total = np.maximum(t_lin_mem + t_att_mem, t_lin_cmp + t_att_cmp) + t_comm + tau0
+        total = np.maximum(np.maximum(t_lin_mem + t_att_mem, t_lin_cmp + t_att_cmp), floor) + t_comm + tau0
     shape = np.broadcast(B, q, S, C, S_pre).shape
     return PassTime(
         time_s=np.broadcast_to(total, shape).astype(np.float64),

@@ -196,7 +196,8 @@ def forward_term(
         overhead           tau0 (``step_overhead_s``)
 
     ``pairs(q) = 4q²`` bidirectional, ``2q(q+1)`` causal, as in :func:`~economics.roofline.forward_time`. The
-    pass time ``max(lin) + max(att) + comm + tau0`` is the maximum of the four sums. ``sees_prompt=False``
+    pass time ``max(max(lin) + max(att), L·τ_layer) + comm + tau0`` is the maximum of the four sums and the floor.
+    ``sees_prompt=False``
     drops the ``C`` coefficients (a draft pass carries no prompt tokens); ``passes`` multiplies everything
     (``draft_steps``). Tests pin these coefficients to ``forward_time`` so that the two cannot drift apart.
     """
@@ -235,10 +236,12 @@ def forward_term(
         (lin_cmp, att_mem, 0.0),
         (lin_cmp, att_cmp, 0.0),
     ]
-    per_prompt = np.stack([lin[1] + att[1] + comm[1] for lin, att, _ in combos])
+    # the layer floor max(lin + att, L·τ_layer) (docs/calibration.md#physics-parameters) is one more flat branch
+    floor = L * efficiency.layer_floor_s
+    per_prompt = np.stack([lin[1] + att[1] + comm[1] for lin, att, _ in combos] + [comm[1]])
     return AffineTerm(
-        intercept_s=passes * np.stack([zero + a + common_a for _, _, a in combos]),
-        per_sequence_s=passes * np.stack([lin[0] + att[0] + comm[0] for lin, att, _ in combos]),
+        intercept_s=passes * np.stack([zero + a + common_a for _, _, a in combos] + [zero + floor + common_a]),
+        per_sequence_s=passes * np.stack([lin[0] + att[0] + comm[0] for lin, att, _ in combos] + [comm[0]]),
         per_prompt_token_s=passes * per_prompt if sees_prompt else np.zeros_like(per_prompt),
         sees_prompt=sees_prompt,
     )

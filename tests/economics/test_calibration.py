@@ -88,6 +88,23 @@ def test_mapping_of_llama_cpp_rows(rows: list[dict[str, str]]) -> None:
     assert dep.hbm_bandwidth_bytes_per_s == catalog.gpus["rtx-4090"].hbm_bandwidth_bytes_per_s
 
 
+def test_gpt_oss_on_hopper_is_mxfp4_weights_with_bf16_compute(rows: list[dict[str, str]]) -> None:
+    # Row 32: GPT-OSS-20B on 1×H100, the perf-overview's "(FP8)" column. Its recipe on Hopper runs the MoE in the
+    # TRITON backend (MXFP4 weights × BF16 activations) with KV dtype "auto" (BF16), so the replica computes in
+    # BF16 with the released checkpoint's 12.8 GiB (model card) = 13.744e9 B of weights, 2 B per KV element.
+    catalog = load_catalog()
+    case = map_row(32, rows[32])
+    assert isinstance(case, CalibrationCase)
+    assert case.precision == "bf16"
+    model, _ = replica(case, catalog.gpus, catalog.models)
+    assert model.weight_bytes == pytest.approx(12.8 * GIB, rel=1e-9)
+    assert model.bytes_per_kv == 2.0
+    # A dense Llama row on the same GPU keeps its FP8 reading.
+    dense = map_row(4, rows[4])
+    assert isinstance(dense, CalibrationCase)
+    assert dense.precision == "fp8"
+
+
 def test_unknown_rows_are_excluded_not_dropped() -> None:
     row = {"model": "Falcon-180B", "precision": "BF16", "gpu_type": "H100 SXM", "gpu_count": "8",
            "parallelism": "TP8", "batch_or_concurrency": "1", "input_len": "1", "output_len": "1",

@@ -86,9 +86,18 @@ def test_engines_are_data_with_sources() -> None:
     engines = load_engines()
     assert {"tensorrt-llm", "vllm", "sglang", "llama.cpp"} <= set(engines)
     assert all(e.source and e.as_of for e in engines.values())
-    # llama.cpp: 32 layers · 0.12 ms = 3.84 ms per token on top of τ0 = 0.5 ms, and MBU 0.75
+    # llama.cpp (engines.csv, changed on purpose with the bandwidth cap): 32 layers · 0.05 ms = 1.6 ms per token on
+    # top of τ0 = 0.5 ms, and MBU 0.85 where the 1.1 TB/s cap is not binding (no GPU given, or an RTX 4090).
     eff = engines["llama.cpp"].efficiency(Efficiency(), 32)
-    assert (eff.mbu, round(eff.step_overhead_s, 6)) == (0.75, 0.00434)
+    assert (eff.mbu, round(eff.step_overhead_s, 6)) == (0.85, 0.0021)
+    assert engines["llama.cpp"].efficiency(Efficiency(), 32, 1.008e12).mbu == 0.85
+    # On an A100 SXM (2.039 TB/s) the kernels reach 1.1 TB/s at most: MBU = 1.1/2.039 = 0.5395.
+    assert engines["llama.cpp"].efficiency(Efficiency(), 32, 2.039e12).mbu == pytest.approx(0.5395, abs=1e-4)
+    # TensorRT-LLM's compiled kernels: MFU 0.55 in decode and prefill (default Efficiency 0.50 / 0.45).
+    trt = engines["tensorrt-llm"].efficiency(Efficiency(), 80)
+    assert (trt.mfu_decode, trt.mfu_prefill, trt.mbu) == (0.55, 0.55, 0.70)
+    # A serving engine without those columns keeps the Efficiency it is given.
+    assert engines["vllm"].efficiency(Efficiency(), 80) == Efficiency()
     assert engine_id_for("SGLang v0.5.8") == "sglang"
 
 
@@ -97,3 +106,87 @@ def test_new_fields_do_not_change_old_dumps() -> None:
     assert "moe_gemm_half_tokens" not in Efficiency().model_dump()
     assert Efficiency(moe_gemm_half_tokens=10.0).model_dump()["moe_gemm_half_tokens"] == 10.0
     assert np.isclose(Efficiency.model_validate(Efficiency().model_dump()).moe_gemm_half_tokens, 256.0)
+
+
+def test_rows_of_unstated_basis_are_excluded_with_the_fold() -> None:
+    # measured_throughput_2026-12.csv row 84: DeepSeek-R1 on 8×H200, 3200 in / 800 out, "Basis NOT stated (output vs
+    # total tokens)". Output-only and output + input readings differ by (3200 + 800)/800 = 5.
+    import csv
+
+    from economics.calibration import Exclusion
+    from economics.calibration_report import DATA
+    from economics.calibration_rows import map_measured_row
+
+    with (DATA / "measured_throughput_2026-12.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    out = map_measured_row(84, rows[84])
+    assert isinstance(out, Exclusion)
+    assert "basis not stated" in out.reason
+    assert "5-fold" in out.reason
+
+
+def test_attention_runs_in_bf16_whatever_the_weights() -> None:
+    # A 16k-token prefill of Llama-3.1-8B on one B200 is attention-compute-bound. FP8 and FP4 deployments both keep
+    # an FP8 KV cache (same bytes), and attention multiplies activations by that cache in BF16, so the attention
+    # term is the same for both; only the linear layers speed up with FP4.
+    c = load_catalog()
+    m8, m4 = (c.models["llama-3.1-8b"].at_precision(p) for p in ("fp8", "fp4"))
+    d8, d4 = (Deployment(gpu=c.gpus["b200"], n_gpus=1, precision=p) for p in ("fp8", "fp4"))
+    p8 = forward_time(m8, d8, Efficiency(), 1, 16384, 0, prefill=True)
+    p4 = forward_time(m4, d4, Efficiency(), 1, 16384, 0, prefill=True)
+    assert float(p4.attention_s) == pytest.approx(float(p8.attention_s), rel=1e-12)
+    assert float(p4.linear_s) < float(p8.linear_s)
+    # By hand: 32 layers · 16384·16385/2 causal pairs · 4·32·128 FLOP = 7.0369e13 FLOP at 0.45 · 2250e12 · 0.78/0.80
+    # = 0.98719e15 FLOP/s -> 0.071283 s.
+    assert float(p8.attention_s) == pytest.approx(0.071283, rel=1e-3)
+
+
+def test_a_pass_takes_at_least_the_layer_floor() -> None:
+    # Qwen3-235B-A22B in BF16 on 8×B200, batch 1: each GPU reads ~5.5 GB of weights per step (~1 ms), less than the
+    # 94 layers' chain of dependent kernels, 94 · 0.04 ms = 3.76 ms. By hand, the step is that floor plus the
+    # 2·94 all-reduces of 10 µs + 2·(7/8)·4096·2 B / 900e9 B/s = 10.016 µs (1.883 ms) plus τ0 = 0.5 ms: 6.143 ms.
+    # (Measured: 145 tok/s = 6.9 ms, SGLang cookbook; without the floor the model said 3.38 ms.)
+    c = load_catalog()
+    dep = Deployment(gpu=c.gpus["b200"], n_gpus=8, precision="bf16")
+    p = forward_time(c.models["qwen3-235b-a22b"].at_precision("bf16"), dep, Efficiency(), 1, 1, 1536)
+    assert float(p.linear_s + p.attention_s) < 94 * 0.04e-3
+    assert float(p.time_s) == pytest.approx(6.143e-3, rel=1e-3)
+    # The ideal roofline has no floor, and a large dense step is far above it (8B, 32 layers: 1.28 ms floor).
+    assert Efficiency.ideal().layer_floor_s == 0.0
+    big = forward_time(c.models["llama-3.1-8b"], Deployment(gpu=c.gpus["h100-sxm"]), Efficiency(), 1, 1, 0)
+    assert float(big.linear_s) > 32 * 0.04e-3
+
+
+def test_a_burst_runs_in_waves() -> None:
+    # 320 requests sent at once to an engine that runs at most 256: one wave of 256, then one of 64, each taking
+    # w·T_out/X(w) with X the closed-loop throughput at w clients (economics.throughput, not under test here).
+    from economics.calibration import CalibrationCase, burst_throughput, replica
+    from economics.schemes import ARScheme
+    from economics.throughput import closed_loop
+
+    c = load_catalog()
+    case = CalibrationCase(row=0, label="x", model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, layer_split=False,
+                           precision="fp8", weight_file_bytes=None, regime="concurrency", input_tokens=230,
+                           output_tokens=200, reserve_output=False, framework="vLLM", measured_tokens_per_s=1.0,
+                           concurrency=320.0, max_batch=256, burst=True)  # fmt: skip
+    model, dep = replica(case, c.gpus, c.models)
+    eff = Efficiency()
+    x = closed_loop(model, dep, eff, ARScheme(), np.array([256.0, 64.0]), 230, 200).output_tokens_per_s
+    expected = 320 * 200 / (256 * 200 / x[0] + 64 * 200 / x[1])
+    assert burst_throughput(model, dep, eff, case) == pytest.approx(expected, rel=1e-9)
+    assert burst_throughput(model, dep, eff, case) < x[0]  # below the closed loop held at 256
+    # A burst that fits in one wave is that wave.
+    small = case.model_copy(update={"concurrency": 100.0})
+    one = closed_loop(model, dep, eff, ARScheme(), 100.0, 230, 200).output_tokens_per_s
+    assert burst_throughput(model, dep, eff, small) == pytest.approx(float(one), rel=1e-9)
+
+
+def test_rocm_engines_carry_their_layer_floor() -> None:
+    # engines.csv: ATOM 0.16 ms and SGLang + AITER 0.2 ms per layer, read from the ROCm blog's concurrency-2 rows
+    # (ATOM: (11.3 − 1.22 − 0.5) ms / 61 layers = 0.157 ms). Other engines keep the Efficiency's 0.04 ms.
+    engines = load_engines()
+    assert engine_id_for("ATOM (AITER kernels), rocm/atom-dev") == "atom"
+    assert engine_id_for("SGLang + AITER") == "sglang-rocm"
+    assert engines["atom"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.16e-3)
+    assert engines["sglang-rocm"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.2e-3)
+    assert engines["sglang"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.04e-3)
