@@ -11,6 +11,7 @@ import ast
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,19 @@ def test_the_cli_lives_outside_the_core() -> None:
     # the command line is its own package; economics keeps only the shim that runs it
     assert not list((ROOT / "economics").glob("cli*.py"))
     assert (ROOT / "cli" / "main.py").is_file()
+
+
+def test_every_importable_room_ships_with_pip_install() -> None:
+    # pyproject's explicit package list: a room (or a subpackage) left out imports from a checkout but not from
+    # an install (``pip install -e .`` then ``import storage`` elsewhere); pages/ and app.py run in place
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {
+        _module_name(init)
+        for room in sorted(PROJECT - {"pages", "app"})
+        for init in (ROOT / room).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert found - listed == set()
 
 
 # ---- one formula, one place ---------------------------------------------------------------------------------------
