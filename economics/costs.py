@@ -138,6 +138,16 @@ def rented_node_cost_usd_per_hour(node: RentedNode) -> float:
     return effective_usd_per_gpu_hour(node) * node.gpus_per_node
 
 
+def rented_node_list_usd_per_hour(node: RentedNode) -> float:
+    """``C_list = list price per GPU-hour · GPUs per node`` [USD/h]: the rental's list price, before spot
+    interruptions or a reservation's upfront (those are in :func:`rented_node_cost_usd_per_hour`).
+
+    >>> rented_node_list_usd_per_hour(RentedNode(id="r", name="r", gpu_id="h100-sxm", price_usd_per_gpu_hour=2.5))
+    20.0
+    """
+    return node.price_usd_per_gpu_hour * node.gpus_per_node
+
+
 def node_cost_usd_per_hour(node: NodeOffer, utilization: ArrayLike = 0.0) -> FloatArray:
     """Cost of one node per hour, owned (docs/costs.md#node-cost, at utilisation U) or rented [USD/h]."""
     if isinstance(node, OwnedNode):
@@ -216,6 +226,96 @@ def cost_per_request_dedicated(
     0.04231
     """
     return _safe_ratio(_f(replicas) * _f(cost_usd_per_hour_per_replica), SECONDS_PER_HOUR * _f(avg_requests_per_s))
+
+
+def owned_cost_per_request(
+    fixed_usd_per_hour: ArrayLike,
+    variable_usd_per_hour: ArrayLike,
+    replicas: ArrayLike,
+    utilization: ArrayLike,
+    avg_requests_per_s: ArrayLike,
+    node_cost_scale: ArrayLike = 1.0,
+) -> FloatArray:
+    """Owned cost of one request at the operating point of R dedicated replicas (docs/costs.md#cost-per-token) [USD].
+
+    .. math:: c = m · R · (C_{fixed} + C_{var} · U) / (3600 · λ_{avg})
+
+    The stand-alone comparison's owned cost (:func:`economics.option_costs.owned_option_arrays`) and the
+    Break-even page's owned curve both come from here: :func:`hourly_cost_usd` at the replicas' utilization,
+    then form (b), :func:`cost_per_request_dedicated`. ``m`` scales the whole node bill (a sweep axis; 1 today).
+
+    Parameters
+    ----------
+    fixed_usd_per_hour : ``C_fixed`` of one replica [USD/h]
+    variable_usd_per_hour : ``C_var`` of one replica at full load [USD/h]
+    replicas : ``R`` [count]
+    utilization : ``U = λ_avg/(R·λ_max)`` [1]
+    avg_requests_per_s : ``λ_avg`` [req/s]; zero demand costs ``inf``
+    node_cost_scale : ``m`` [1]
+
+    >>> round(float(owned_cost_per_request(15.23, 0.0, 1, 0.5, 0.1)), 5)  # 15.23/(3600·0.1)
+    0.04231
+    """
+    c_h = hourly_cost_usd(_f(fixed_usd_per_hour), _f(variable_usd_per_hour), _f(utilization)) * _f(node_cost_scale)
+    return cost_per_request_dedicated(c_h, replicas, avg_requests_per_s)
+
+
+def owned_cost_per_request_at_utilization(
+    fixed_usd_per_hour: ArrayLike,
+    variable_usd_per_hour: ArrayLike,
+    capacity_requests_per_s: ArrayLike,
+    utilization: ArrayLike,
+    node_cost_scale: ArrayLike = 1.0,
+) -> FloatArray:
+    """Owned cost of one request on one replica kept busy a share U of its hours (docs/costs.md#cost-per-token) [USD].
+
+    .. math:: c = m · (C_{fixed} + C_{var} · U) / (3600 · U · λ_{cap})
+
+    :func:`owned_cost_per_request` with ``R = 1`` and ``λ_avg = U·λ_cap``; ``U = 0`` costs ``inf``.
+
+    Parameters
+    ----------
+    fixed_usd_per_hour : ``C_fixed`` of one replica [USD/h]
+    variable_usd_per_hour : ``C_var`` of one replica at full load [USD/h]
+    capacity_requests_per_s : SLO capacity of the replica ``λ_cap`` [req/s]
+    utilization : ``U`` [1]
+    node_cost_scale : ``m`` [1]
+
+    >>> round(float(owned_cost_per_request_at_utilization(15.23, 0.0, 12.14, 0.5)), 6)  # 15.23/(3600·0.5·12.14)
+    0.000697
+    """
+    u = _f(utilization)
+    c_h = hourly_cost_usd(_f(fixed_usd_per_hour), _f(variable_usd_per_hour), u) * _f(node_cost_scale)
+    return cost_per_request_dedicated(c_h, 1.0, u * _f(capacity_requests_per_s))
+
+
+def owned_cost_per_mtok_at_utilization(
+    fixed_usd_per_hour: ArrayLike,
+    variable_usd_per_hour: ArrayLike,
+    capacity_tokens_per_s: ArrayLike,
+    utilization: ArrayLike,
+) -> FloatArray:
+    """Owned cost per million tokens of one replica at utilization U, form (a) of docs/costs.md#cost-per-token
+    [USD/Mtok].
+
+    .. math:: USD/Mtok = 10^6 · (C_{fixed} + C_{var} · U) / (3600 · X_{cap} · U)
+
+    :func:`hourly_cost_usd` fed to :func:`cost_per_mtok_capacity_form`; the Cost-per-token page's curves and
+    the Batching page's cost while busy (``U = 1``) read it.
+
+    Parameters
+    ----------
+    fixed_usd_per_hour : ``C_fixed`` of one replica [USD/h]
+    variable_usd_per_hour : ``C_var`` of one replica at full load [USD/h]
+    capacity_tokens_per_s : SLO throughput of the replica ``X_cap`` [tok/s]
+    utilization : ``U`` [1]; ``U = 0`` costs ``inf``
+
+    >>> round(float(owned_cost_per_mtok_at_utilization(15.23, 0.0, 12.14 * 500, 0.5)), 4)  # 1e6·15.23/(3600·6070·0.5)
+    1.3939
+    """
+    return cost_per_mtok_capacity_form(
+        hourly_cost_usd(fixed_usd_per_hour, variable_usd_per_hour, utilization), capacity_tokens_per_s, utilization
+    )
 
 
 def cost_per_request_pooled(

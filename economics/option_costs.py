@@ -17,9 +17,9 @@ from numpy.typing import NDArray
 from economics.costs import (
     api_offer_cost_per_request,
     batch_tier_usable,
-    cost_per_request_dedicated,
     hourly_cost_usd,
     node_cost_fixed_and_variable,
+    owned_cost_per_request,
 )
 from economics.demand import day_demand
 from economics.finance.rental import billing_reasons
@@ -147,6 +147,14 @@ def replica_cost_split(scenario: Scenario, option: OwnedOption) -> tuple[float, 
     return fixed_node * share, variable_node * share
 
 
+def replica_usd_per_hour(scenario: Scenario, option: OwnedOption, utilization: float = 1.0) -> float:
+    """Cost of one replica of ``option`` for an hour at ``utilization``: ``C_h(U) = C_fixed + C_var·U`` of its
+    share of the node (:func:`replica_cost_split`, :func:`economics.costs.hourly_cost_usd`) [USD/h]; at full load
+    by default, the Batching page's cost while busy."""
+    fixed, variable = replica_cost_split(scenario, option)
+    return hourly_cost_usd(fixed, variable, utilization)
+
+
 @dataclass(frozen=True)
 class _Replica:
     """What an owned option's variants (plain AR, speculation) share: the replica and the distinct shapes."""
@@ -220,7 +228,7 @@ def _owned_variant(
     util = np.where(feasible, plan.utilization, 0.0)
     # One owned-cost path whatever the old cost_mode says: the stand-alone comparison prices dedicated
     # replicas with C_h(U) = fixed + variable·U (economics.costs.node_cost_fixed_and_variable).
-    cost = cost_per_request_dedicated(hourly_cost_usd(fixed, variable, util), replicas, w.avg)
+    cost = owned_cost_per_request(fixed, variable, replicas, util, w.avg)
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
     reason = np.where(feasible, "", cap_reason).astype(object)

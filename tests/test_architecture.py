@@ -11,6 +11,7 @@ import ast
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,19 @@ def test_the_cli_lives_outside_the_core() -> None:
     assert (ROOT / "cli" / "main.py").is_file()
 
 
+def test_every_importable_room_ships_with_pip_install() -> None:
+    # pyproject's explicit package list: a room (or a subpackage) left out imports from a checkout but not from
+    # an install (``pip install -e .`` then ``import storage`` elsewhere); pages/ and app.py run in place
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {
+        _module_name(init)
+        for room in sorted(PROJECT - {"pages", "app"})
+        for init in (ROOT / room).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert found - listed == set()
+
+
 # ---- one formula, one place ---------------------------------------------------------------------------------------
 
 #: Where an hour of a node at a utilization, ``C_fixed + C_var·U``, may be written: its one function.
@@ -151,6 +165,84 @@ def test_the_formula_check_sees_an_inline_copy(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert hourly_cost_formulas(bad) == ["bad.py:1", "bad.py:2", "bad.py:3"]
+
+
+# ---- views/ draw, the core prices (issue 11, "one formula, one place") --------------------------------------------
+# What this checks, honestly: a name-based AST heuristic, not a proof. In economics/views/ no product or quotient
+# may mix an operand named like money (usd, cost, price, fixed, var, c_h, c_api) with one named like a rate or a
+# load (tokens_per_s, requests_per_s, utilization, lam, cap, demand, throughput, u) — that is a cost formula and
+# belongs in economics/costs.py or economics/option_costs.py — and no sum may add a fixed to a variable cost
+# (C_h at full load written out). A cost written with neutral names (``a * b``) would slip through, so the second
+# test also names the core functions each page's view must call.
+
+VIEW_FILES = sorted((ROOT / "economics" / "views").glob("*.py"))
+_MONEY = re.compile(r"(^|_)(usd|cost|costs|price|prices|fixed|var|variable|c_h|c_api)(_|$)")
+_RATE = re.compile(r"(^|_)(tokens_per_s|requests_per_s|utilization|lam|cap|demand|throughput|u)(_|$)")
+
+
+def _leaves(node: ast.AST) -> list[str]:
+    """Identifiers of the factors of a product/quotient chain (``np.asarray(u)`` reads as ``u``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+        return _leaves(node.left) + _leaves(node.right)
+    if isinstance(node, ast.Call) and _ident(node.func) in {"asarray", "array", "float"} and node.args:
+        return _leaves(node.args[0])
+    if isinstance(node, ast.Subscript):
+        return _leaves(node.value)
+    return [_ident(node).lower()]
+
+
+def view_cost_formulas(path: Path) -> list[str]:
+    """``file:line: operands`` of each cost formula written out in a view module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+            names = _leaves(node)
+            if any(_MONEY.search(n) for n in names) and any(_RATE.search(n) for n in names):
+                found.append(f"{path.name}:{node.lineno}: {' '.join(names)}")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            sides = [_ident(node.left).lower(), _ident(node.right).lower()]
+            if any("fixed" in n for n in sides) and any(re.search(r"(^|_)var", n) for n in sides):
+                found.append(f"{path.name}:{node.lineno}: {' + '.join(sides)}")
+    return sorted(set(found))
+
+
+def test_views_write_no_cost_formula() -> None:
+    assert [f for p in VIEW_FILES for f in view_cost_formulas(p)] == []
+
+
+def test_the_view_check_sees_a_cost_written_in_a_view(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "a = 1e6 * c_h / (3600 * x_cap * u)\n"
+        "b = fixed + var\n"
+        "c = api.cost_usd_per_request / np.asarray(capacity.lam)\n"
+        "ok = cost_per_mtok(c_api * k, wl.output_tokens)\n",
+        encoding="utf-8",
+    )
+    assert [f.split(":")[1] for f in view_cost_formulas(bad)] == ["1", "2", "3"]
+
+
+#: The core cost path each page's view must call (the names, so a rename or an inline copy is noticed).
+VIEW_COST_PATHS = {
+    "cost.py": {"owned_cost_per_mtok_at_utilization", "break_even_utilization", "api_option_arrays"},
+    "breakeven.py": {
+        "owned_cost_per_request",
+        "owned_cost_per_request_at_utilization",
+        "break_even_utilization",
+        "break_even_demand",
+        "api_option_arrays",
+    },
+    "batching.py": {"replica_usd_per_hour", "cost_per_mtok_capacity_form"},
+    "quadrant.py": {"evaluate_grid"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_COST_PATHS))
+def test_each_view_calls_the_core_cost_paths(name: str) -> None:
+    tree = ast.parse((ROOT / "economics" / "views" / name).read_text(encoding="utf-8"))
+    called = {_ident(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    assert VIEW_COST_PATHS[name] - called == set()
 
 
 # ---- ui: the parts reporting and the CLI rely on stay free of Streamlit ------------------------------------------

@@ -18,7 +18,7 @@ from economics.hardware import Deployment, Efficiency
 from economics.iteration import AnyScheme, iteration_time
 from economics.lookup import by_id
 from economics.model import FloatArray, ModelSpec
-from economics.option_costs import replica_cost_split
+from economics.option_costs import replica_usd_per_hour
 from economics.roofline import PassTime
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import ARScheme, SpeculativeScheme
@@ -146,12 +146,6 @@ def _pass(
     ).main
 
 
-def _replica_cost_usd_per_hour(scenario: Scenario, option: OwnedOption) -> float:
-    """Busy replica cost: its share of a node (or its nodes) at full load, ``C_fixed + C_var`` [USD/h]."""
-    fixed, variable = replica_cost_split(scenario, option)
-    return fixed + variable
-
-
 def _grid(cap: float) -> FloatArray:
     top = max(1.0, min(cap, float(MAX_GRID)))
     return np.unique(np.concatenate([np.geomspace(1.0, top, 96).round(), [top]]))
@@ -199,7 +193,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
     eff = ar.effective_efficiency(scenario.efficiency)
     ar_model, ar_dep = _deployment(scenario, ar)
-    ar_cost_h = _replica_cost_usd_per_hour(scenario, ar)
+    ar_cost_h = replica_usd_per_hour(scenario, ar)
     cap = kv_capacity(ar_model, ar_dep, eff)
     plain = steady_decode(ar_model, ar_dep, eff, ARScheme(), 1.0, input_tokens, output_tokens)
     ar_cap = float(plain.max_batch_kv)
@@ -211,7 +205,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
 
     def add_batch(option: OwnedOption, label: str, kind: DisplayKind, scheme: AnyScheme, best_of_ar: bool) -> None:
         model, dep = _deployment(scenario, option)
-        cost_h = _replica_cost_usd_per_hour(scenario, option)
+        cost_h = replica_usd_per_hour(scenario, option)
         eff = option.effective_efficiency(scenario.efficiency)  # the option's fitted factors, when calibrated
         first = steady_decode(model, dep, eff, scheme, 1.0, input_tokens, output_tokens)
         b = _grid(float(first.max_batch_kv))
@@ -312,7 +306,7 @@ def batch_point(scenario: Scenario, inputs: BatchingInputs, batch: int, analysis
     eff = ar.effective_efficiency(scenario.efficiency)
     at = steady_decode(model, dep, eff, ARScheme(), float(batch), analysis.input_tokens, analysis.output_tokens)
     x = float(at.output_tokens_per_s)
-    cost = float(cost_per_mtok_capacity_form(_replica_cost_usd_per_hour(scenario, ar), x, 1.0))
+    cost = float(cost_per_mtok_capacity_form(replica_usd_per_hour(scenario, ar), x, 1.0))
     return BatchPoint(
         batch=batch,
         tokens_per_s=x,

@@ -1,7 +1,9 @@
 """Where owned beats an API: break-even curves and a two-axis map for one workload, option and API.
 
-Pure: the owned cost per request is :func:`economics.costs.cost_per_request_dedicated` with replicas sized
-by :func:`economics.serving.replicas_for_peak` (or one replica at a given utilization), the API's is
+Pure: the owned cost per request is :func:`economics.costs.owned_cost_per_request` (the stand-alone
+comparison's path in :mod:`economics.option_costs`) with replicas sized by
+:func:`economics.serving.replicas_for_peak`, or :func:`economics.costs.owned_cost_per_request_at_utilization`
+for one replica at a given utilization; the API's is
 :func:`economics.option_costs.api_option_arrays`, and the break-evens are
 :func:`economics.costs.break_even_utilization` and :func:`economics.costs.break_even_demand`. The axes scale
 one input at a time around the scenario's current value, so the map is centred on "today".
@@ -19,10 +21,11 @@ from economics.costs import (
     break_even_demand,
     break_even_utilization,
     cost_per_mtok,
-    cost_per_request_dedicated,
     hourly_cost_usd,
     max_utilization,
     node_cost_fixed_and_variable,
+    owned_cost_per_request,
+    owned_cost_per_request_at_utilization,
 )
 from economics.lookup import by_id
 from economics.model import FloatArray
@@ -142,6 +145,10 @@ def break_even_analysis(
     lam_cap = variant.output_tokens_per_s / wl.output_tokens if variant is not None else 0.0
     lam_cap = lam_cap if lam_cap > 0 else float("nan")
 
+    def node_cost_at_scale(scale: FloatArray | float) -> FloatArray:
+        # the node-cost axis scales the node's fixed cost; its load-dependent power is read at full load
+        return np.asarray(hourly_cost_usd(fixed_node * np.asarray(scale), var_node, 1.0), dtype=np.float64)
+
     def owned_cost(demand: FloatArray | float, node_scale: FloatArray | float = 1.0) -> FloatArray:
         plan = replicas_for_peak(
             np.asarray(demand) * p2a,
@@ -150,13 +157,10 @@ def break_even_analysis(
             average_arrival_rate_per_s=demand,
             target_utilization=policy.target_utilization,
         )
-        c_h = hourly_cost_usd(fixed, var, plan.utilization) * node_scale
-        return cost_per_request_dedicated(c_h, plan.replicas, demand)
+        return owned_cost_per_request(fixed, var, plan.replicas, plan.utilization, demand, node_scale)
 
     def owned_cost_at_u(u: FloatArray | float, node_scale: FloatArray | float = 1.0) -> FloatArray:
-        return cost_per_request_dedicated(
-            hourly_cost_usd(fixed, var, np.asarray(u)) * node_scale, 1.0, np.asarray(u) * lam_cap
-        )
+        return owned_cost_per_request_at_utilization(fixed, var, lam_cap, u, node_scale)
 
     k = np.geomspace(0.05, 5.0, GRID)  # API price scale
     m = np.geomspace(0.2, 5.0, GRID)  # node cost scale
@@ -176,7 +180,7 @@ def break_even_analysis(
         # axis: (scale or value grid, display values, display value now)
         "utilization": (u, 100 * u, 100 * u_now),
         "api_price": (k, cost_per_mtok(c_api * k, wl.output_tokens), float(cost_per_mtok(c_api, wl.output_tokens))),
-        "node_price": (m, fixed_node * m + var_node, fixed_node + var_node),
+        "node_price": (m, node_cost_at_scale(m), float(node_cost_at_scale(1.0))),
         "demand": (lam, lam, wl.avg_requests_per_s),
     }
     gx, gy = np.meshgrid(axes[inputs.x][0], axes[inputs.y][0])
@@ -209,13 +213,13 @@ def break_even_analysis(
         max_utilization=max_u,
         api_usd_per_mtok=float(cost_per_mtok(c_api, wl.output_tokens)),
         owned_usd_per_mtok=float(cost_per_mtok(owned_cost(wl.avg_requests_per_s), wl.output_tokens)),
-        node_usd_per_hour=fixed_node + var_node,
+        node_usd_per_hour=float(node_cost_at_scale(1.0)),
         demand_requests_per_s=wl.avg_requests_per_s,
         break_even_utilization=float(break_even_utilization(fixed, lam_cap, c_api, var)),
         owned_capacity_requests_per_s=float(owned_capacity),
         curve_api_usd_per_mtok=cost_per_mtok(c_api * k, wl.output_tokens),
         curve_break_even_utilization=break_even_utilization(fixed, lam_cap, c_api * k, var),
-        curve_node_usd_per_hour=fixed_node * m + var_node,
+        curve_node_usd_per_hour=node_cost_at_scale(m),
         curve_break_even_demand=break_even_demand(1.0, fixed * m, c_api, lam_cap, var),
         replica_demand_limit=lam_cap * policy.target_utilization / p2a,
         x=inputs.x,

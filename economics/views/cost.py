@@ -2,8 +2,9 @@
 
 Pure: calls the serving and cost functions of ``economics`` (SLO capacity, node cost, capacity-form $/Mtok,
 break-even utilization) and packs the curves for :mod:`ui.charts.cost`. The essay's formula, effective
-$/Mtok = node $/h ÷ (throughput × utilization), is :func:`economics.costs.cost_per_mtok_capacity_form` with
-the SLO-constrained throughput of one replica.
+$/Mtok = node $/h ÷ (throughput × utilization), is :func:`economics.costs.owned_cost_per_mtok_at_utilization`
+with the SLO-constrained throughput of one replica; this module writes no cost formula of its own
+(``tests/test_architecture.py`` checks it).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from economics.costs import (
     break_even_utilization,
     cost_per_mtok,
-    cost_per_mtok_capacity_form,
     hourly_cost_usd,
+    owned_cost_per_mtok_at_utilization,
     owned_node_cost_breakdown,
+    rented_node_list_usd_per_hour,
 )
 from economics.hardware import Deployment
 from economics.lookup import by_id
@@ -122,7 +124,7 @@ def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
             kind: Literal["owned", "rented"] = "owned"
         else:
             assert isinstance(node, RentedNode)
-            total = node.price_usd_per_gpu_hour * node.gpus_per_node
+            total = rented_node_list_usd_per_hour(node)
             parts = (("rental", total),)
             kind = "rented"
         out.append(NodeCost(node.id, node.name, kind, node.gpus_per_node, parts, total, total / node.gpus_per_node))
@@ -249,9 +251,9 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
                 reason="" if feasible else cap.reason,
                 source="measured" if measured else "model",
                 capacity_tokens_per_s=x_cap,
-                replica_cost_usd_per_hour=fixed + var,
+                replica_cost_usd_per_hour=hourly_cost_usd(fixed, var, 1.0),
                 utilization=u,
-                cost_usd_per_mtok=cost_per_mtok_capacity_form(hourly_cost_usd(fixed, var, u), x_cap, u),
+                cost_usd_per_mtok=owned_cost_per_mtok_at_utilization(fixed, var, x_cap, u),
                 replica_fixed_usd_per_hour=fixed,
                 replica_variable_usd_per_hour=var,
                 break_even_utilization=u_star,
@@ -282,10 +284,10 @@ def cost_at(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
     for cv in analysis.curves:
         if not cv.feasible:
             continue
-        c_h = hourly_cost_usd(cv.replica_fixed_usd_per_hour, cv.replica_variable_usd_per_hour, utilization)
-        rows.append(
-            (cv.label, cv.kind, float(cost_per_mtok_capacity_form(c_h, cv.capacity_tokens_per_s, utilization)), "owned")
+        usd_per_mtok = owned_cost_per_mtok_at_utilization(
+            cv.replica_fixed_usd_per_hour, cv.replica_variable_usd_per_hour, cv.capacity_tokens_per_s, utilization
         )
+        rows.append((cv.label, cv.kind, float(usd_per_mtok), "owned"))
     for api in analysis.apis:
         if api.feasible and np.isfinite(api.cost_usd_per_mtok):
             rows.append((api.label, api.kind, api.cost_usd_per_mtok, "API" if api.allowed else "API, not allowed"))
