@@ -94,7 +94,7 @@ def test_reviews_page_runs_on_the_current_scenario_with_every_section() -> None:
     assert m["Routes that flipped"] == "0 of 5"  # the bank against the catalog prices of today: unchanged
     titles = [str(s["layout"]["title"]["text"]) for s in plotly_specs(at)]
     assert any(t.startswith("Cost per workload") for t in titles)
-    assert any(t.startswith("Tornado") for t in titles)
+    assert any(t.startswith("What moves the") for t in titles)  # the sensitivity (tornado) chart, in plain words
     assert any(t.startswith("Cost per million output tokens") for t in titles)
     text = "\n".join(md.value for md in at.markdown)
     for workload in default_scenario().workloads:
