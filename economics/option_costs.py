@@ -68,7 +68,7 @@ class WorkloadArrays:
             avg=arr([w.avg_requests_per_s for w in ws], 0.0),
             peak=day_demand(ws).sizing_peak,
             input_tokens=arr([w.input_tokens for w in ws], 0.0),
-            output_tokens=arr([w.output_tokens + w.reasoning_tokens for w in ws], 0.0),  # hidden output too
+            output_tokens=arr([w.decoded_output_tokens for w in ws], 0.0),  # hidden output too
             ttft_slo=arr([w.ttft_slo_s for w in ws], np.inf),
             tpot_slo=arr([w.tpot_slo_s for w in ws], np.inf),
             deadline=arr([w.deadline_s for w in ws], np.nan),
@@ -93,7 +93,7 @@ class WorkloadArrays:
             avg=np.asarray(avg_requests_per_s, dtype=np.float64),
             peak=np.asarray(peak_requests_per_s, dtype=np.float64),
             input_tokens=full(workload.input_tokens, 0.0),
-            output_tokens=full(workload.output_tokens + workload.reasoning_tokens, 0.0),
+            output_tokens=full(workload.decoded_output_tokens, 0.0),
             ttft_slo=full(workload.ttft_slo_s, np.inf),
             tpot_slo=full(workload.tpot_slo_s, np.inf),
             deadline=full(workload.deadline_s, np.nan),

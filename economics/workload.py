@@ -120,6 +120,18 @@ class Workload(Frozen):
         return self
 
     @property
+    def decoded_output_tokens(self) -> int:
+        """Tokens decoded per request: the visible answer plus hidden reasoning, ``T_out + T_r`` [tokens].
+
+        Every owned cost path (capacity, $/request, $/Mtok) and the API bill count both (docs/costs.md).
+
+        >>> Workload(id="w", name="w", avg_requests_per_s=1, peak_requests_per_s=1, input_tokens=10,
+        ...          output_tokens=200, reasoning_tokens=300).decoded_output_tokens
+        500
+        """
+        return self.output_tokens + self.reasoning_tokens
+
+    @property
     def value_usd_per_output_token(self) -> float:
         """The essay's per-token value ``v = C_fail / T_out`` [USD/token]."""
         return self.failure_cost_usd / self.output_tokens

@@ -190,7 +190,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
     spec_option = None if inputs.speculation_option_id is None else _option(scenario, inputs.speculation_option_id)
     diffusion = None if inputs.diffusion_option_id is None else _option(scenario, inputs.diffusion_option_id)
     workload = by_id(scenario.workloads, inputs.workload_id, "workload")
-    input_tokens, output_tokens = workload.input_tokens, workload.output_tokens
+    input_tokens, output_tokens = workload.input_tokens, workload.decoded_output_tokens
     eff = ar.effective_efficiency(scenario.efficiency)
     ar_model, ar_dep = _deployment(scenario, ar)
     ar_cost_h = replica_usd_per_hour(scenario, ar)

@@ -142,7 +142,7 @@ def break_even_analysis(
         reason = f"{option.name} cannot serve this workload within its SLOs"
     elif not api_feasible:
         reason = f"{api.name} cannot serve this workload ({api_row.reason[index]})"
-    lam_cap = variant.output_tokens_per_s / wl.output_tokens if variant is not None else 0.0
+    lam_cap = variant.output_tokens_per_s / wl.decoded_output_tokens if variant is not None else 0.0
     lam_cap = lam_cap if lam_cap > 0 else float("nan")
 
     def node_cost_at_scale(scale: FloatArray | float) -> FloatArray:
@@ -179,7 +179,11 @@ def break_even_analysis(
     axes: dict[Axis, tuple[FloatArray, FloatArray, float]] = {
         # axis: (scale or value grid, display values, display value now)
         "utilization": (u, 100 * u, 100 * u_now),
-        "api_price": (k, cost_per_mtok(c_api * k, wl.output_tokens), float(cost_per_mtok(c_api, wl.output_tokens))),
+        "api_price": (
+            k,
+            cost_per_mtok(c_api * k, wl.decoded_output_tokens),
+            float(cost_per_mtok(c_api, wl.decoded_output_tokens)),
+        ),
         "node_price": (m, node_cost_at_scale(m), float(node_cost_at_scale(1.0))),
         "demand": (lam, lam, wl.avg_requests_per_s),
     }
@@ -211,13 +215,13 @@ def break_even_analysis(
         api_allowed=not wl.sovereign,
         utilization=u_now,
         max_utilization=max_u,
-        api_usd_per_mtok=float(cost_per_mtok(c_api, wl.output_tokens)),
-        owned_usd_per_mtok=float(cost_per_mtok(owned_cost(wl.avg_requests_per_s), wl.output_tokens)),
+        api_usd_per_mtok=float(cost_per_mtok(c_api, wl.decoded_output_tokens)),
+        owned_usd_per_mtok=float(cost_per_mtok(owned_cost(wl.avg_requests_per_s), wl.decoded_output_tokens)),
         node_usd_per_hour=float(node_cost_at_scale(1.0)),
         demand_requests_per_s=wl.avg_requests_per_s,
         break_even_utilization=float(break_even_utilization(fixed, lam_cap, c_api, var)),
         owned_capacity_requests_per_s=float(owned_capacity),
-        curve_api_usd_per_mtok=cost_per_mtok(c_api * k, wl.output_tokens),
+        curve_api_usd_per_mtok=cost_per_mtok(c_api * k, wl.decoded_output_tokens),
         curve_break_even_utilization=break_even_utilization(fixed, lam_cap, c_api * k, var),
         curve_node_usd_per_hour=node_cost_at_scale(m),
         curve_break_even_demand=break_even_demand(1.0, fixed * m, c_api, lam_cap, var),
@@ -227,8 +231,8 @@ def break_even_analysis(
         x_values=axes[inputs.x][1],
         y_values=axes[inputs.y][1],
         owned_over_api=ratio,
-        owned_usd_per_mtok_grid=cost_per_mtok(owned, wl.output_tokens),
-        api_usd_per_mtok_grid=cost_per_mtok(api_cost, wl.output_tokens),
+        owned_usd_per_mtok_grid=cost_per_mtok(owned, wl.decoded_output_tokens),
+        api_usd_per_mtok_grid=cost_per_mtok(api_cost, wl.decoded_output_tokens),
         x_now=axes[inputs.x][2],
         y_now=axes[inputs.y][2],
     )

@@ -181,7 +181,7 @@ def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCap
                 option.effective_efficiency(scenario.efficiency),
                 scheme,
                 wl.input_tokens,
-                wl.output_tokens,
+                wl.decoded_output_tokens,
                 tpot_max_s=wl.tpot_slo_s,
                 ttft_max_s=wl.ttft_slo_s,
                 deadline_s=wl.deadline_s,
@@ -214,7 +214,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
                 feasible=bool(row.feasible[index]),
                 allowed=not wl.sovereign,
                 cost_usd_per_request=float(row.cost[index]),
-                cost_usd_per_mtok=float(cost_per_mtok(row.cost[index], wl.output_tokens)),
+                cost_usd_per_mtok=float(cost_per_mtok(row.cost[index], wl.decoded_output_tokens)),
             )
         )
     usable = [a for a in apis if a.feasible and np.isfinite(a.cost_usd_per_mtok)]
@@ -241,7 +241,9 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
         elif not feasible:
             u_star = float("inf")
         else:
-            u_star = float(break_even_utilization(fixed, x_cap / wl.output_tokens, cheapest.cost_usd_per_request, var))
+            u_star = float(
+                break_even_utilization(fixed, x_cap / wl.decoded_output_tokens, cheapest.cost_usd_per_request, var)
+            )
         curves.append(
             CostCurve(
                 option_id=option.id,
@@ -262,7 +264,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
     return CostAnalysis(
         workload_name=wl.name,
         input_tokens=wl.input_tokens,
-        output_tokens=wl.output_tokens,
+        output_tokens=wl.decoded_output_tokens,
         sovereign=wl.sovereign,
         curves=tuple(curves),
         apis=tuple(apis),

@@ -228,12 +228,20 @@ def test_a_workload_with_a_single_allowed_option_has_no_runner_up_in_words() -> 
         assert "moves to" not in f.text
 
 
+def _with_reasoning(s: Scenario, reasoning_tokens: int) -> Scenario:
+    """Every workload decodes ``reasoning_tokens`` hidden tokens per request besides its answer."""
+    ws = tuple(w.model_copy(update={"reasoning_tokens": reasoning_tokens}) for w in s.workloads)
+    return s.model_copy(update={"workloads": ws})
+
+
 @pytest.mark.parametrize("lens", ["cash", "full"])
 @pytest.mark.parametrize("cost_mode", ["dedicated", "pooled"])
-def test_break_even_and_overview_read_the_same_owned_cost(lens: str, cost_mode: str) -> None:
+@pytest.mark.parametrize("reasoning_tokens", [0, 300])
+def test_break_even_and_overview_read_the_same_owned_cost(lens: str, cost_mode: str, reasoning_tokens: int) -> None:
     # One owned-cost path: the Break-even page's owned $/Mtok at today's demand is the stand-alone
-    # comparison the Overview's option table shows, whatever the (old) cost mode or the lens.
-    bank = default_scenario()
+    # comparison the Overview's option table shows, whatever the (old) cost mode or the lens, and whether or not
+    # the workloads decode hidden reasoning tokens (both count them as output: T_out + T_r).
+    bank = _with_reasoning(default_scenario(), reasoning_tokens)
     s = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": lens, "cost_mode": cost_mode})})
     r = evaluate(s)
     api = s.apis[0].id
@@ -253,11 +261,12 @@ def test_break_even_and_overview_read_the_same_owned_cost(lens: str, cost_mode: 
 
 @pytest.mark.parametrize("lens", ["cash", "full"])
 @pytest.mark.parametrize("cost_mode", ["dedicated", "pooled"])
-def test_cost_per_token_page_reads_the_same_owned_cost(lens: str, cost_mode: str) -> None:
+@pytest.mark.parametrize("reasoning_tokens", [0, 300])
+def test_cost_per_token_page_reads_the_same_owned_cost(lens: str, cost_mode: str, reasoning_tokens: int) -> None:
     # The Cost-per-token page prices a replica at utilization U with the same C_h(U) (capacity form of
     # docs/costs.md#cost-per-token); read at the stand-alone utilization the Overview's table shows, one of the option's
     # variants (plain or with speculation, whichever evaluate picked) gives exactly that table's $/Mtok.
-    bank = default_scenario()
+    bank = _with_reasoning(default_scenario(), reasoning_tokens)
     s = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": lens, "cost_mode": cost_mode})})
     r = evaluate(s)
     for wl in s.workloads:
