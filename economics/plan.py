@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any, cast
@@ -99,26 +100,44 @@ class PlanProblem:
         w, o = self.allowed.shape
         return w, o, len(self.unit_gpus), self.capacity_rate.shape[1]
 
+    def _once(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
+        """``compute()`` on the first call, the same read-only array after: the problem is frozen, and the flips
+        and the Monte Carlo read these coefficients hundreds of times per evaluation."""
+        cached = self.__dict__.get(name)
+        if cached is None:
+            cached = np.asarray(compute(), dtype=np.float64)
+            cached.flags.writeable = False
+            object.__setattr__(self, name, cached)
+        return cast(FloatArray, cached)
+
     def per_request_usd(self) -> FloatArray:
         """(W, O) money plus expected failure cost of one task on each option, power above idle included
         (the objective's coefficient per request of volume) [USD]."""
-        busy_s = self.busy_seconds_per_request()
-        power = busy_s * self.replica_variable_usd_per_hour[None, :] / SECONDS_PER_HOUR
-        if self.serverless_usd is not None:
-            power = power + self.serverless_usd
-        return np.asarray(self.api_cost_usd * self.attempts + power + self.failure_usd, dtype=np.float64)
+
+        def compute() -> FloatArray:
+            busy_s = self.busy_seconds_per_request()
+            power = busy_s * self.replica_variable_usd_per_hour[None, :] / SECONDS_PER_HOUR
+            if self.serverless_usd is not None:
+                power = power + self.serverless_usd
+            return np.asarray(self.api_cost_usd * self.attempts + power + self.failure_usd, dtype=np.float64)
+
+        return self._once("_per_request_usd", compute)
 
     def busy_seconds_per_request(self) -> FloatArray:
         """(W, O) replica-seconds one task keeps a replica busy, ``g/λmax``; 0 for APIs and pairs that
         cannot run [s]."""
-        cap = self.capacity_requests_per_s
-        ok = ~self.is_api[None, :] & np.isfinite(cap) & (cap > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.where(ok, self.attempts / np.where(ok, cap, 1.0), 0.0), dtype=np.float64)
+
+        def compute() -> FloatArray:
+            cap = self.capacity_requests_per_s
+            ok = ~self.is_api[None, :] & np.isfinite(cap) & (cap > 0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.asarray(np.where(ok, self.attempts / np.where(ok, cap, 1.0), 0.0), dtype=np.float64)
+
+        return self._once("_busy_seconds_per_request", compute)
 
     def load_per_request(self) -> FloatArray:
         """(W, O) replicas one request per second occupies at the target utilisation, ``g/(u·λmax)`` [s]."""
-        return np.asarray(self.busy_seconds_per_request() / self.target_utilization, dtype=np.float64)
+        return self._once("_load_per_request", lambda: self.busy_seconds_per_request() / self.target_utilization)
 
 
 @dataclass(frozen=True)
