@@ -40,6 +40,12 @@ def money(label: str | None = None, help_text: str | None = None) -> Any:
     return st.column_config.NumberColumn(label, format="dollar", help=help_text)
 
 
+def money_in(code: str, label: str | None = None, help_text: str | None = None) -> Any:
+    """A money column in the display currency ``code``: the dollar format in USD, else thousands separators
+    (the column header carries the code, e.g. "[SGD/month]")."""
+    return money(label, help_text) if code == "USD" else number(label, help_text)
+
+
 def number(label: str | None = None, help_text: str | None = None, fmt: str = "localized") -> Any:
     """A plain number column with thousands separators (or a printf format such as "%.1f")."""
     return st.column_config.NumberColumn(label, format=fmt, help=help_text)
