@@ -66,8 +66,7 @@ m[4].metric(
     help=f"Full cost of the owned GPUs' idle hours (utilization {fmt.pct(f.owned_utilization)} of "
     f"{f.owned_gpus} GPUs): the essay's 'GPU hangover'. Sunk in the cash lens.",
 )
-charts_usd = "" if rate.is_identity else " The cards and tables are converted; the charts are in US dollars."
-st.caption(fmt.md_escape(currency_statement(rate) + charts_usd + " " + carbon_line(s, r, rate)))
+st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
 if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
 if p and p.nodes_to_buy:
@@ -119,10 +118,10 @@ with st.expander("Routes as a table"):
     )
 
 if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundred workloads
-    compute.chart(charts.option_cost_figure, r, s, key="chart_option_costs")
+    compute.chart(charts.option_cost_figure, r, s, rate, key="chart_option_costs")
     left, right = st.columns([3, 2])
-    compute.chart(charts.monthly_figure, r, key="chart_monthly", where=left)
-    compute.chart(charts.fleet_figure, r, key="chart_fleet", where=right)
+    compute.chart(charts.monthly_figure, r, rate, key="chart_monthly", where=left)
+    compute.chart(charts.fleet_figure, r, rate, key="chart_fleet", where=right)
 
 with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
     table(tables.options_frame(r, s, rate), key="options", file_name="options.csv")

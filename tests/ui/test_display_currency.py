@@ -21,6 +21,7 @@ from economics.scenario import Scenario
 from tests.ui.helpers import metrics, run_page
 from ui import format as fmt
 from ui import tables
+from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.widgets.reviews import flips_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -86,3 +87,18 @@ def test_reviews_sentences_in_sgd() -> None:
     assert "The monthly bill is unchanged at S$2,665." in text
     assert "(now S$19.50/Mtok)" in text
     assert metrics(at)["Total cost, SGD/month"] == "S$2,665"
+
+
+def test_overview_charts_in_sgd(bank: tuple[Scenario, Result]) -> None:
+    s, r = bank
+    monthly = monthly_figure(r, SGD)
+    bars = dict(zip(monthly.data[0].y, monthly.data[0].x, strict=True))
+    assert bars[ANALYST] == pytest.approx(2664.792, abs=0.01)  # 2,049.84 × 1.30, as on the card
+    assert monthly.layout.xaxis.tickprefix == "S$"
+    assert "SGD" in monthly.layout.xaxis.title.text
+    assert "SGD" in fleet_figure(r, SGD).layout.xaxis.title.text
+    dots = option_cost_figure(r, s, SGD)
+    usd = option_cost_figure(r, s)
+    assert dots.data[0].x[0] == pytest.approx(1.3 * usd.data[0].x[0])
+    assert "USD" in usd.layout.xaxis.title.text  # FX 1: unchanged
+    assert dots.layout.xaxis.tickprefix == "S$"
