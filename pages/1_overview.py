@@ -10,7 +10,7 @@ from ui import format as fmt
 from ui.charts import overview as charts
 from ui.energy import carbon_line, page_rate
 from ui.widgets.decisions import decision_cards
-from ui.widgets.table import money_in, number, table
+from ui.widgets.table import routes_columns, table
 
 CARDS_PER_PAGE = 25
 
@@ -108,13 +108,7 @@ with st.expander("Routes as a table"):
         tables.decisions_frame(r, s, rate),
         key="decisions",
         file_name="routes.csv",
-        column_config={
-            "Why": st.column_config.TextColumn(width="large"),
-            f"Margin vs runner-up [{rate.code}/task]": number(fmt=f"{fmt.CURRENCY_PREFIX.get(rate.code, '')}%.4f"),
-            f"Cost of route [{rate.code}/month]": money_in(rate.code),
-            f"On its best API [{rate.code}/month]": money_in(rate.code),
-            f"Savings vs API [{rate.code}/month]": money_in(rate.code),
-        },
+        column_config=routes_columns(rate.code),
     )
 
 if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundred workloads
