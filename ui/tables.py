@@ -42,11 +42,15 @@ def option_names(scenario: Scenario) -> dict[str, str]:
 
 
 def _in(rate: DisplayRate) -> tuple[str, Any]:
-    """(currency code for column headers, USD amount → display amount) for ``rate``; None and inf stay empty."""
+    """(currency code for column headers, USD amount → display amount) for ``rate``; None and inf stay empty.
+    ``cents=True`` rounds a converted monthly amount to the cent (2,049.84 × 1.3 shows 2,664.79, not 2,664.792);
+    US dollars at 1 are returned as they are."""
 
-    def convert(x: float | None) -> float | None:
+    def convert(x: float | None, cents: bool = False) -> float | None:
         x = _finite(x)
-        return None if x is None else x * rate.units_per_usd
+        if x is None or rate.is_identity:
+            return x
+        return round(x * rate.units_per_usd, 2) if cents else x * rate.units_per_usd
 
     return rate.code, convert
 
@@ -65,9 +69,9 @@ def decisions_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD)
             "Why": money_text(plain(d.reason), rate.code, rate.units_per_usd),
             f"Margin vs runner-up [{c}/task]": cv(d.margin_usd_per_request),
             "Too close to call at this accuracy": d.too_close_to_call,
-            f"Cost of route [{c}/month]": cv(d.monthly_cost_usd),
-            f"On its best API [{c}/month]": cv(d.all_api_monthly_cost_usd),
-            f"Savings vs API [{c}/month]": cv(d.savings_vs_api_usd_per_month),
+            f"Cost of route [{c}/month]": cv(d.monthly_cost_usd, cents=True),
+            f"On its best API [{c}/month]": cv(d.all_api_monthly_cost_usd, cents=True),
+            f"Savings vs API [{c}/month]": cv(d.savings_vs_api_usd_per_month, cents=True),
             "Sovereign": sovereign.get(d.workload_id, False),
         }
         for d in result.decisions
