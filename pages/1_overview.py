@@ -10,7 +10,7 @@ from ui import format as fmt
 from ui.charts import overview as charts
 from ui.energy import carbon_line, page_rate
 from ui.widgets.decisions import decision_cards
-from ui.widgets.table import money, number, table
+from ui.widgets.table import routes_columns, table
 
 CARDS_PER_PAGE = 25
 
@@ -66,8 +66,7 @@ m[4].metric(
     help=f"Full cost of the owned GPUs' idle hours (utilization {fmt.pct(f.owned_utilization)} of "
     f"{f.owned_gpus} GPUs): the essay's 'GPU hangover'. Sunk in the cash lens.",
 )
-in_usd = "" if rate.is_identity else " The headline figures above are converted; cards and tables below are in USD."
-st.caption(fmt.md_escape(currency_statement(rate) + in_usd + " " + carbon_line(s, r, rate)))
+st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
 if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
 if p and p.nodes_to_buy:
@@ -89,7 +88,7 @@ st.caption(
     "own API bill and power, and a share of the nodes it runs on by the GPU-hours it takes (idle GPUs of "
     "those nodes included). The shares add up to the headline"
     + (
-        f", with {fmt.usd(p.unallocated_usd_per_month)}/month of bought nodes no workload uses."
+        f", with {shown(p.unallocated_usd_per_month)}/month of bought nodes no workload uses."
         if p and p.unallocated_usd_per_month
         else "."
     )
@@ -103,26 +102,20 @@ if pages > 1:
     label = f"Page of cards (of {pages}, {CARDS_PER_PAGE} per page)"
     page = int(st.number_input(label, min_value=1, max_value=pages, step=1, key="ov_page"))
 start = (page - 1) * CARDS_PER_PAGE
-decision_cards(r.model_copy(update={"decisions": r.decisions[start : start + CARDS_PER_PAGE]}), s)
+decision_cards(r.model_copy(update={"decisions": r.decisions[start : start + CARDS_PER_PAGE]}), s, rate)
 with st.expander("Routes as a table"):
     table(
-        tables.decisions_frame(r, s),
+        tables.decisions_frame(r, s, rate),
         key="decisions",
         file_name="routes.csv",
-        column_config={
-            "Why": st.column_config.TextColumn(width="large"),
-            "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
-            "Cost of route [USD/month]": money(),
-            "On its best API [USD/month]": money(),
-            "Savings vs API [USD/month]": money(),
-        },
+        column_config=routes_columns(rate.code),
     )
 
 if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundred workloads
-    compute.chart(charts.option_cost_figure, r, s, key="chart_option_costs")
+    compute.chart(charts.option_cost_figure, r, s, rate, key="chart_option_costs")
     left, right = st.columns([3, 2])
-    compute.chart(charts.monthly_figure, r, key="chart_monthly", where=left)
-    compute.chart(charts.fleet_figure, r, key="chart_fleet", where=right)
+    compute.chart(charts.monthly_figure, r, rate, key="chart_monthly", where=left)
+    compute.chart(charts.fleet_figure, r, rate, key="chart_fleet", where=right)
 
 with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
-    table(tables.options_frame(r, s), key="options", file_name="options.csv")
+    table(tables.options_frame(r, s, rate), key="options", file_name="options.csv")

@@ -6,8 +6,9 @@ import streamlit as st
 
 from ui import compute, live, state, tables
 from ui.charts import quadrant as charts
+from ui.energy import page_rate
 from ui.widgets.common import view_select
-from ui.widgets.table import money, number, table
+from ui.widgets.table import routes_columns, table
 from ui.widgets.workloads import workloads_editor
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
@@ -76,17 +77,12 @@ st.subheader("Route, reason and margin")
 def routes() -> None:
     """Every workload's route, reason and margin."""
     s = state.scenario()
+    rate = page_rate(s)[0]  # the display currency, like the Overview (issue 14)
     table(
-        tables.decisions_frame(compute.evaluate(s), s),
+        tables.decisions_frame(compute.evaluate(s), s, rate),
         key="routes",
         file_name="routes.csv",
-        column_config={
-            "Why": st.column_config.TextColumn(width="large"),
-            "Margin vs runner-up [USD/task]": number(fmt="$%.4f"),
-            "Cost of route [USD/month]": money(),
-            "On its best API [USD/month]": money(),
-            "Savings vs API [USD/month]": money(),
-        },
+        column_config=routes_columns(rate.code),
     )
 
 

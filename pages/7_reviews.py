@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics.currency import currency_statement
 from reporting import tables as pack_tables
 from reporting.meeting_pack import pack_downloads
 from ui import compute, state, tables
 from ui import format as fmt
 from ui.bands import route_accuracy_frame as accuracy_frame
 from ui.charts import reviews as charts
+from ui.energy import page_rate
 from ui.widgets import reviews as rv
 from ui.widgets.table import table
 
@@ -32,12 +34,24 @@ if subject.review is not None:
     )
     st.caption(fmt.md_escape(rv.provenance(summary)))
 f = subject.result.fleet
+rate, rate_problem = page_rate(subject.scenario)  # a saved review keeps the rate it was saved with (issue 14)
+cur = "$" if rate.is_identity else rate.code
+
+
+def shown(x: float | None) -> str:
+    return fmt.money(x, rate.code, rate.units_per_usd)
+
+
 m = st.columns(4)
-m[0].metric("Total cost, $/month", fmt.usd(f.total_cost_usd_per_month))
-m[1].metric("All movable work on APIs, $/month", fmt.usd(f.all_api_cost_usd_per_month))
-m[2].metric("Savings vs all-API, $/month", fmt.usd(tables.fleet_savings(f)))
+m[0].metric(f"Total cost, {cur}/month", shown(f.total_cost_usd_per_month))
+m[1].metric(f"All movable work on APIs, {cur}/month", shown(f.all_api_cost_usd_per_month))
+m[2].metric(f"Savings vs all-API, {cur}/month", shown(tables.fleet_savings(f)))
 m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
-st.caption(rv.bill_in_words(subject.result))
+st.caption(rv.bill_in_words(subject.result, rate))
+if not rate.is_identity:
+    st.caption(fmt.md_escape(currency_statement(rate) + " Comparison tables and charts are in US dollars."))
+if rate_problem:
+    st.warning(fmt.md_escape(rate_problem))
 
 with st.expander("Save the current scenario as a review", icon=":material/save:", expanded=not reviews):
     rv.save_form(current, reviews)
@@ -48,10 +62,10 @@ st.subheader("What changed")
 comparison = rv.comparison_picker(subject, current, reviews)
 if comparison is not None:
     c = st.columns(3)
-    c[0].metric("Fleet cost change, $/month", fmt.usd(comparison.total_change_usd_per_month))
+    c[0].metric(f"Fleet cost change, {cur}/month", shown(comparison.total_change_usd_per_month))
     c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
     c[2].metric("Prices that changed", f"{len(comparison.prices)}")
-    rv.change_in_words()
+    rv.change_in_words(rate)
     compute.chart(charts.comparison_chart, comparison, key="rv_chart_comparison")
     changes = pack_tables.workload_changes_display(comparison)
     table(changes, key="rv_workload_changes", file_name="workload_changes.csv", column_config=rv.money_columns(changes))
@@ -66,9 +80,9 @@ st.caption(
     "How far each driver can move, everything else fixed, before the workload's route changes. Beside each "
     "threshold, “now” is the driver's value in this review; for a price, the price the threshold is computed from."
 )
-rv.flip_sentences(subject.result)
+rv.flip_sentences(subject.result, rate)
 with st.expander("Thresholds as a table"):
-    table(rv.flips_frame(subject.result), key="rv_flips", file_name="flip_thresholds.csv")
+    table(rv.flips_frame(subject.result, rate), key="rv_flips", file_name="flip_thresholds.csv")
 
 st.subheader("How sure are we")
 with st.expander("How accurate the throughput model is for each route", icon=":material/straighten:"):

@@ -11,11 +11,16 @@ from economics.io.scenarios import ScenarioError
 from economics.result import Result
 from economics.scenario import Scenario
 
+_RATES: dict[DisplayRate, DisplayRate] = {}  # one object per distinct rate (a handful per process)
+
 
 def page_rate(s: Scenario) -> tuple[DisplayRate, str]:
     """The scenario's display rate for a page, or US dollars with the problem to show when it has none."""
     try:
-        return display_rate(s), ""
+        rate = display_rate(s)
+        if len(_RATES) > 64:  # typed rates are user input: keep the memo small
+            _RATES.clear()
+        return _RATES.setdefault(rate, rate), ""  # the same object for the same rate: memoized charts keep hitting
     except ScenarioError as e:
         return USD, "; ".join(e.problems) + " (shown in US dollars meanwhile)"
 

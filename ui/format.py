@@ -95,6 +95,28 @@ def money(
     return text.replace("$", CURRENCY_PREFIX.get(code, f"{code} "), 1) if code != "USD" else text
 
 
+_DOLLARS = re.compile(r"([−-])?\$(\d[\d,]*(?:\.\d+)?)")
+
+
+def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
+    """A sentence the economics package wrote in US dollars, every dollar amount shown in the display currency.
+
+    Economics keeps computing and writing in USD; this is the display edge's conversion of its texts (reasons,
+    flip thresholds, close calls). In USD at a rate of 1 the text is returned unchanged.
+
+    >>> money_text("J = $0.2/task vs $3,984/Mtok", "SGD", 1.3)
+    'J = S$0.26/task vs S$5,179/Mtok'
+    """
+    if code == "USD" and units_per_usd == 1.0:
+        return text
+
+    def convert(m: re.Match[str]) -> str:
+        value = float(m.group(2).replace(",", ""))
+        return money(-value if m.group(1) else value, code, units_per_usd)
+
+    return _DOLLARS.sub(convert, text)
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` with the word in the right number: 1 workload, 3 workloads, 2 batches (``many``)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"

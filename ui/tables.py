@@ -12,13 +12,14 @@ from typing import Any
 
 import pandas as pd
 
+from economics.currency import USD, DisplayRate
 from economics.io.safe_io import csv_text
 from economics.result import FleetSummary, OptionResult, Result
 from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
 from economics.views.kinds import option_kinds
-from ui.format import plain
+from ui.format import money_text, plain
 from ui.theme import KIND_LABEL
 
 
@@ -40,21 +41,37 @@ def option_names(scenario: Scenario) -> dict[str, str]:
     return names
 
 
-def decisions_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
-    """One row per workload: route, option, reason, margin and monthly money."""
+def _in(rate: DisplayRate) -> tuple[str, Any]:
+    """(currency code for column headers, USD amount → display amount) for ``rate``; None and inf stay empty.
+    ``cents=True`` rounds a converted monthly amount to the cent (2,049.84 × 1.3 shows 2,664.79, not 2,664.792);
+    US dollars at 1 are returned as they are."""
+
+    def convert(x: float | None, cents: bool = False) -> float | None:
+        x = _finite(x)
+        if x is None or rate.is_identity:
+            return x
+        return round(x * rate.units_per_usd, 2) if cents else x * rate.units_per_usd
+
+    return rate.code, convert
+
+
+def decisions_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -> pd.DataFrame:
+    """One row per workload: route, option, reason, margin and monthly money, in the display currency of
+    ``rate`` (its code in the column headers; the reasons' amounts converted too)."""
     names = option_names(scenario)
+    c, cv = _in(rate)
     sovereign = {w.id: w.sovereign for w in scenario.workloads}
     rows = [
         {
             "Workload": d.workload_name,
             "Route": d.route_label,
             "Runs on": names.get(d.chosen_option_id or "", "—"),
-            "Why": plain(d.reason),
-            "Margin vs runner-up [USD/task]": _finite(d.margin_usd_per_request),
+            "Why": money_text(plain(d.reason), rate.code, rate.units_per_usd),
+            f"Margin vs runner-up [{c}/task]": cv(d.margin_usd_per_request),
             "Too close to call at this accuracy": d.too_close_to_call,
-            "Cost of route [USD/month]": d.monthly_cost_usd,
-            "On its best API [USD/month]": d.all_api_monthly_cost_usd,
-            "Savings vs API [USD/month]": d.savings_vs_api_usd_per_month,
+            f"Cost of route [{c}/month]": cv(d.monthly_cost_usd, cents=True),
+            f"On its best API [{c}/month]": cv(d.all_api_monthly_cost_usd, cents=True),
+            f"Savings vs API [{c}/month]": cv(d.savings_vs_api_usd_per_month, cents=True),
             "Sovereign": sovereign.get(d.workload_id, False),
         }
         for d in result.decisions
@@ -69,8 +86,10 @@ def _source(o: OptionResult, measured: set[str], calibrated: set[str]) -> str:
     return "measured" if o.option_id in measured else "model, calibrated" if o.option_id in calibrated else "model"
 
 
-def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
-    """One row per workload and option: every cost and operating number the router compared."""
+def options_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -> pd.DataFrame:
+    """One row per workload and option: every cost and operating number the router compared, money in the
+    display currency of ``rate``."""
+    c, cv = _in(rate)
     kinds = option_kinds(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
@@ -85,11 +104,11 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "Kind": KIND_LABEL[kinds[o.option_id]] if o.option_id in kinds else o.kind,
                 "Chosen": chosen.get(o.workload_id) == o.option_id,
                 "Feasible": o.feasible,
-                "Why not": plain(o.reason),
-                "Cost [USD/Mtok output]": _finite(o.cost_usd_per_mtok_output),
-                "Cost [USD/Mtok in+out]": _finite(o.cost_usd_per_mtok_total),
-                "Cost [USD/task]": _finite(o.cost_usd_per_request),
-                "Expected cost with failures [USD/task]": _finite(o.expected_cost_usd_per_request),
+                "Why not": money_text(plain(o.reason), rate.code, rate.units_per_usd),
+                f"Cost [{c}/Mtok output]": cv(o.cost_usd_per_mtok_output),
+                f"Cost [{c}/Mtok in+out]": cv(o.cost_usd_per_mtok_total),
+                f"Cost [{c}/task]": cv(o.cost_usd_per_request),
+                f"Expected cost with failures [{c}/task]": cv(o.expected_cost_usd_per_request),
                 "Quality [%]": 100 * o.quality,
                 "Time per token [ms]": _finite(o.tpot_s / MS),
                 "Time to first token [ms]": _finite(o.ttft_s / MS),
@@ -97,8 +116,8 @@ def options_frame(result: Result, scenario: Scenario) -> pd.DataFrame:
                 "GPUs": o.gpus,
                 "Utilization [%]": _finite(100 * o.utilization) if o.kind != "api" else None,
                 "Capacity per replica [req/s]": _finite(o.capacity_requests_per_s),
-                "Likely cost, low end [USD/Mtok output]": o.cost_low_usd_per_mtok_output,
-                "Likely cost, high end [USD/Mtok output]": o.cost_high_usd_per_mtok_output,
+                f"Likely cost, low end [{c}/Mtok output]": cv(o.cost_low_usd_per_mtok_output),
+                f"Likely cost, high end [{c}/Mtok output]": cv(o.cost_high_usd_per_mtok_output),
                 "Likely capacity, low end [req/s]": o.capacity_low_requests_per_s,
                 "Likely capacity, high end [req/s]": o.capacity_high_requests_per_s,
                 "Accuracy band from": o.band_basis,

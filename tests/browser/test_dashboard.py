@@ -143,7 +143,7 @@ def test_downloads_parse_and_uploads_are_checked(page: Page, app_url: str, tmp_p
         fresh(page, "stDownloadButton").filter(has_text="CSV").first.click()
     table = pd.read_csv(io.BytesIO(Path(info.value.path()).read_bytes()))
     assert list(table["Workload"]) == [w.name for w in default_scenario().workloads]
-    assert "Cost of route [USD/month]" in table.columns
+    assert "Cost of route [SGD/month]" in table.columns
 
     bad = tmp_path / "bad.json"
     data = json.loads(downloaded.model_dump_json())

@@ -128,11 +128,13 @@ def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
     at = run_page("7_reviews")
     at.selectbox(key="rv_subject").set_value(summary.id).run()
     _no_exception(at)
-    assert metrics(at)["Total cost, $/month"] == "$1,000"
+    # the bank is shown in SGD at its pinned 1.30: USD 1,000 × 1.30 = S$1,300
+    assert metrics(at)["Total cost, SGD/month"] == "S$1,300"
     # "A recomputation with today's code" is the explicit way to see the difference.
     at.radio(key="rv_compare_how").set_value("a recomputation with today's code").run()
     _no_exception(at)
-    assert metrics(at)["Fleet cost change, $/month"] == f"${result.fleet.total_cost_usd_per_month - 1000.0:,.0f}"
+    # the bank's plan today is USD 2,049.84 a month: (2,049.84 − 1,000) × 1.30 = 1,364.79 → S$1,365
+    assert metrics(at)["Fleet cost change, SGD/month"] == "S$1,365"
 
 
 def test_compare_two_saved_reviews_shows_the_flip() -> None:

@@ -1,4 +1,7 @@
-"""Charts of the Overview page: $/Mtok of every option per workload, monthly money, the owned fleet."""
+"""Charts of the Overview page: $/Mtok of every option per workload, monthly money, the owned fleet.
+
+Money is computed in USD and drawn in the display currency of a :class:`~economics.currency.DisplayRate`
+(issue 14): the values are multiplied by its rate here and the axes carry its code and prefix."""
 
 from __future__ import annotations
 
@@ -6,15 +9,32 @@ import math
 
 import plotly.graph_objects as go
 
+from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
 from ui.bands import cost_error_bars, cost_range
+from ui.format import CURRENCY_PREFIX, money_text
 from ui.tables import option_names
 from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, LIMIT_COLOR, Chart, option_styles
 
 
-def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
+def _prefix(rate: DisplayRate) -> str:
+    """How the display currency is written before an amount: $, S$, or its code and a space."""
+    return CURRENCY_PREFIX.get(rate.code, f"{rate.code} ")
+
+
+def _scaled_bars(bars: dict[str, object], k: float) -> dict[str, object]:
+    """Error bars with their lengths in the display currency (``k`` units per USD)."""
+    out = dict(bars)
+    for side in ("array", "arrayminus"):
+        values = out.get(side)
+        if isinstance(values, list):
+            out[side] = [k * v for v in values]
+    return out
+
+
+def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = USD) -> go.Figure:
     """Dot plot: one row per workload, one dot per feasible option at its all-in $/Mtok output; the chosen
     option is ringed; an owned option's bar spans its likely range (the model's accuracy). Infeasible options are
     left out (the options table says why)."""
@@ -23,7 +43,7 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
     c = Chart(  # two short lines: one long title was cut at the right edge in a 1,024 px window
         "Cost per million output tokens on every option<br>"
         '<span style="font-size:12px">ringed: the recommended route · prefill and idle time included</span>',
-        "all-in cost [USD per Mtok output] (log)",
+        f"all-in cost [{rate.code} per Mtok output] (log)",
         "",
         height=max(320, 80 + 62 * len(workloads)),
         legend_rows=len(styles),  # long names: plotly puts one per row
@@ -31,6 +51,7 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
     )
     kinds = option_kinds(scenario)
     names = option_names(scenario)
+    k, cur = rate.units_per_usd, _prefix(rate)
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
     wl_name = {d.workload_id: d.workload_name for d in result.decisions}
     for oid in sorted(styles, key=lambda o: (KIND_ORDER.index(kinds[o]), o)):
@@ -40,10 +61,10 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
         color, _, symbol = styles[oid]
         picked = [chosen.get(o.workload_id) == oid for o in rows]
         c.add(
-            x=[o.cost_usd_per_mtok_output for o in rows],
+            x=[k * o.cost_usd_per_mtok_output for o in rows],
             y=[wl_name[o.workload_id] for o in rows],
             mode="markers",
-            error_x=cost_error_bars(rows),  # issue 13: the likely range from the model's accuracy
+            error_x=_scaled_bars(cost_error_bars(rows), k),  # issue 13: the likely range from the model's accuracy
             name=f"{names[oid]} ({KIND_LABEL[kinds[oid]]})",
             marker={
                 "color": color,
@@ -56,33 +77,35 @@ def option_cost_figure(result: Result, scenario: Scenario) -> go.Figure:
             },
             customdata=[
                 [
-                    o.cost_usd_per_request,
-                    o.expected_cost_usd_per_request,
+                    k * o.cost_usd_per_request,
+                    k * o.expected_cost_usd_per_request,
                     100 * o.quality,
                     "recommended" if p else "",
-                    f"likely {cost_range(o)} per Mtok<br>" if cost_range(o) else "",
+                    f"likely {money_text(cost_range(o), rate.code, k)} per Mtok<br>" if cost_range(o) else "",
                 ]
                 for o, p in zip(rows, picked, strict=True)
             ],
             hovertemplate=(
-                "<b>%{y}</b><br>%{fullData.name}<br>$%{x:,.3g} per Mtok output<br>%{customdata[4]}"
-                "$%{customdata[0]:,.4g} per task; with failures $%{customdata[1]:,.4g}<br>"
+                f"<b>%{{y}}</b><br>%{{fullData.name}}<br>{cur}%{{x:,.3g}} per Mtok output<br>%{{customdata[4]}}"
+                f"{cur}%{{customdata[0]:,.4g}} per task; with failures {cur}%{{customdata[1]:,.4g}}<br>"
                 "quality %{customdata[2]:.0f}%<br><b>%{customdata[3]}</b><extra></extra>"
             ),
         )
-    c.axis("xaxis", tickprefix="$", dtick=1)
+    c.axis("xaxis", tickprefix=cur, dtick=1)
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)))
     c.axis("margin", t=90)
     return c.figure()
 
 
-def monthly_figure(result: Result) -> go.Figure:
-    """Monthly cost per workload: recommended route against the best allowed API (lowest J)."""
+def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
+    """Monthly cost per workload: recommended route against the best allowed API (lowest J), in the display
+    currency of ``rate``."""
     decisions = list(result.decisions)
+    k, cur = rate.units_per_usd, _prefix(rate)
     names = [d.workload_name for d in decisions]
     c = Chart(
         "Monthly cost per workload: recommended route vs its best API",
-        "cost [USD per month]",
+        f"cost [{rate.code} per month]",
         "",
         height=max(300, 90 + 56 * len(decisions)),
         legend_rows=2,
@@ -90,36 +113,39 @@ def monthly_figure(result: Result) -> go.Figure:
     c.add(
         "bar",
         y=names,
-        x=[d.monthly_cost_usd for d in decisions],
+        x=[k * d.monthly_cost_usd for d in decisions],
         orientation="h",
         name="recommended route",
         marker={"color": KIND_COLOR["owned-ar"]},
-        hovertemplate="<b>%{y}</b><br>recommended route: $%{x:,.0f}/month<extra></extra>",
+        hovertemplate=f"<b>%{{y}}</b><br>recommended route: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     c.add(
         "bar",
         y=names,
-        x=[d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0 for d in decisions],
+        x=[k * d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0 for d in decisions],
         orientation="h",
         name="its best API (none for sovereign data)",
         marker={"color": API_WINS_COLOR},
         opacity=0.75,
-        hovertemplate="<b>%{y}</b><br>best API: $%{x:,.0f}/month<extra></extra>",
+        hovertemplate=f"<b>%{{y}}</b><br>best API: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     c.layout["barmode"] = "group"
-    c.axis("xaxis", tickprefix="$", separatethousands=True)
+    c.axis("xaxis", tickprefix=cur, separatethousands=True)
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)))
     return c.figure()
 
 
-def fleet_figure(result: Result) -> go.Figure:
-    """The owned fleet's monthly bill split into capacity used and capacity paid for while idle."""
+def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
+    """The owned fleet's monthly bill split into capacity used and capacity paid for while idle, in the display
+    currency of ``rate``."""
     f = result.fleet
-    busy = max(0.0, f.owned_cost_usd_per_month - f.idle_cost_usd_per_month)
-    c = Chart(f"Owned fleet: ${f.owned_cost_usd_per_month:,.0f} per month", "cost [USD per month]", "", height=210)
+    k, cur = rate.units_per_usd, _prefix(rate)
+    busy = k * max(0.0, f.owned_cost_usd_per_month - f.idle_cost_usd_per_month)
+    total = k * f.owned_cost_usd_per_month
+    c = Chart(f"Owned fleet: {cur}{total:,.0f} per month", f"cost [{rate.code} per month]", "", height=210)
     for label, value, color in (
         (f"used ({100 * f.owned_utilization:.0f}% of GPU-hours)", busy, KIND_COLOR["owned-ar"]),
-        ("paid for idle GPUs", f.idle_cost_usd_per_month, "#C9C9C9"),
+        ("paid for idle GPUs", k * f.idle_cost_usd_per_month, "#C9C9C9"),
     ):
         c.add(
             "bar",
@@ -128,12 +154,12 @@ def fleet_figure(result: Result) -> go.Figure:
             orientation="h",
             name=label,
             marker={"color": color},
-            hovertemplate=f"{label}: $%{{x:,.0f}}/month<extra></extra>",
-            text=[f"${value:,.0f}"],
+            hovertemplate=f"{label}: {cur}%{{x:,.0f}}/month<extra></extra>",
+            text=[f"{cur}{value:,.0f}"],
             textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
-    c.axis("xaxis", tickprefix="$", separatethousands=True, rangemode="nonnegative")
+    c.axis("xaxis", tickprefix=cur, separatethousands=True, rangemode="nonnegative")
     c.axis("margin", t=50)
     if f.owned_cost_usd_per_month <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
         c.axis("xaxis", visible=False)

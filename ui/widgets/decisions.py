@@ -6,6 +6,7 @@ from typing import Literal
 
 import streamlit as st
 
+from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from ui import bands
@@ -23,11 +24,19 @@ ROUTE_BADGE: dict[str, BadgeColor] = {
 }
 
 
-def decision_cards(result: Result, scenario: Scenario) -> None:
-    """Draw one card per workload, in the scenario's order."""
+def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) -> None:
+    """Draw one card per workload, in the scenario's order; money in the display currency of ``rate``, like the
+    headline (economics writes its reasons in USD; they are converted here, at the display edge)."""
     names = option_names(scenario)
     measured = {o.id for o in scenario.owned_options if o.measured is not None}
     workloads = {w.id: w for w in scenario.workloads}
+
+    def money(x: float | None) -> str:
+        return fmt.money(x, rate.code, rate.units_per_usd)
+
+    def text(x: str) -> str:
+        return fmt.md_escape(fmt.money_text(x, rate.code, rate.units_per_usd))
+
     for d in result.decisions:
         wl = workloads[d.workload_id]
         with st.container(border=True):
@@ -41,18 +50,18 @@ def decision_cards(result: Result, scenario: Scenario) -> None:
             left.caption(
                 f"Runs on: {runs_on}" + (" · **measured** throughput" if d.chosen_option_id in measured else "")
             )
-            mid.markdown(fmt.md_escape(fmt.plain(d.reason)))
+            mid.markdown(text(fmt.plain(d.reason)))
             for line in bands.card_lines(result.options, d, names):  # issue 13: accuracy band, close call
-                (mid.warning if line.startswith("Too close") else mid.caption)(fmt.md_escape(line))
-            right.markdown(f"**{fmt.usd(d.monthly_cost_usd)}** per month, its share of the plan")
+                (mid.warning if line.startswith("Too close") else mid.caption)(text(line))
+            right.markdown(f"**{money(d.monthly_cost_usd)}** per month, its share of the plan")
             if d.chosen_kind == "api":
                 right.caption("pay per token: no owned capacity needed")
             elif d.savings_vs_api_usd_per_month is None:
                 right.caption("no API allowed or feasible")
             elif d.savings_vs_api_usd_per_month >= 0:
-                right.caption(f"saves {fmt.usd(d.savings_vs_api_usd_per_month)}/month vs its best API")
+                right.caption(f"saves {money(d.savings_vs_api_usd_per_month)}/month vs its best API")
             else:
                 right.caption(
-                    f"costs {fmt.usd(-d.savings_vs_api_usd_per_month)}/month more than its best API, "
+                    f"costs {money(-d.savings_vs_api_usd_per_month)}/month more than its best API, "
                     "which the quality gain pays for"
                 )

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from economics.changes import what_changed
 from economics.compare import Comparison, Snapshot, compare
+from economics.currency import USD, DisplayRate
 from economics.io.catalog import load_catalog
 from economics.io.scenarios import ScenarioError
 from economics.price_book import price_book
@@ -30,8 +31,7 @@ from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, UncertaintyRanges
 from storage import reviews as store
 from ui import auth, compute, state
-from ui.format import md_escape, plain, plural
-from ui.format import usd as fmt_usd
+from ui.format import md_escape, money, money_text, plain, plural
 from ui.widgets.changes import sentences
 
 CURRENT = 0  # subject id of the current, unsaved scenario
@@ -251,21 +251,27 @@ def _diff(before: Snapshot, after: Snapshot) -> Comparison:
     return compare(before, after)
 
 
-def change_in_words() -> None:
-    """The comparison just drawn, reconciled in words: the bill's change, the routes that moved, the nodes."""
+def change_in_words(rate: DisplayRate = USD) -> None:
+    """The comparison just drawn, reconciled in words: the bill's change, the routes that moved, the nodes;
+    money in the display currency of ``rate``."""
     effect = st.session_state.get(_EFFECT)
     if effect is not None:
-        st.markdown("\n".join(f"- {line}" for line in sentences(effect)))
+        st.markdown("\n".join(f"- {line}" for line in sentences(effect, rate)))
 
 
-def bill_in_words(result: Result) -> str:
-    """The fleet total reconciled with its line items, in one sentence (markdown-escaped)."""
+def bill_in_words(result: Result, rate: DisplayRate = USD) -> str:
+    """The fleet total reconciled with its line items, in one sentence (markdown-escaped), in the display
+    currency of ``rate``."""
     f = result.fleet
-    idle = f" ({fmt_usd(f.idle_cost_usd_per_month)} of it pays for idle GPUs)" if f.owned_nodes else ""
+
+    def shown(x: float | None) -> str:
+        return money(x, rate.code, rate.units_per_usd)
+
+    idle = f" ({shown(f.idle_cost_usd_per_month)} of it pays for idle GPUs)" if f.owned_nodes else ""
     return (
-        f"The bill of {fmt_usd(f.total_cost_usd_per_month)} a month is the owned fleet of "
-        f"{plural(f.owned_nodes, 'node')}, {fmt_usd(f.owned_cost_usd_per_month)}{idle}, plus rented nodes "
-        f"{fmt_usd(f.rented_cost_usd_per_month)}, plus API spend {fmt_usd(f.api_cost_usd_per_month)}."
+        f"The bill of {shown(f.total_cost_usd_per_month)} a month is the owned fleet of "
+        f"{plural(f.owned_nodes, 'node')}, {shown(f.owned_cost_usd_per_month)}{idle}, plus rented nodes "
+        f"{shown(f.rented_cost_usd_per_month)}, plus API spend {shown(f.api_cost_usd_per_month)}."
     )
 
 
@@ -288,10 +294,11 @@ def ranges_editor() -> tuple[UncertaintyRanges, int, int]:
     return UncertaintyRanges.model_validate(values), draws, seed
 
 
-def flip_sentences(result: Result) -> None:
-    """Per workload, its route and one sentence per driver that can flip it."""
+def flip_sentences(result: Result, rate: DisplayRate = USD) -> None:
+    """Per workload, its route and one sentence per driver that can flip it; prices in the display currency of
+    ``rate`` (economics writes the sentences in USD; converted here)."""
     for d in result.decisions:
-        texts = [plain(f.text) for f in d.flips if f.threshold is not None]
+        texts = [money_text(plain(f.text), rate.code, rate.units_per_usd) for f in d.flips if f.threshold is not None]
         texts = texts or ["No driver in range changes this route."]
         st.markdown(
             f"**{md_escape(d.workload_name)}** — {md_escape(d.route_label)}\n"
@@ -299,8 +306,14 @@ def flip_sentences(result: Result) -> None:
         )
 
 
-def flips_frame(result: Result) -> pd.DataFrame:
-    """One row per workload and driver that can flip its route, with the sentence for the meeting."""
+def _flip_value(x: float | None, unit: str, rate: DisplayRate) -> float | None:
+    """A threshold or current value in the display currency when its unit is money (USD/…) [unit]."""
+    return x * rate.units_per_usd if x is not None and unit.startswith("USD") else x
+
+
+def flips_frame(result: Result, rate: DisplayRate = USD) -> pd.DataFrame:
+    """One row per workload and driver that can flip its route, with the sentence for the meeting; money
+    thresholds in the display currency of ``rate`` (the unit column says which)."""
     names = {o.option_id: o.option_name for o in result.options}
     rows = [
         {
@@ -308,11 +321,11 @@ def flips_frame(result: Result) -> pd.DataFrame:
             "Route now": d.route_label,
             "Driver": f.driver.replace("_", " "),
             "Flips when it goes": f.direction,
-            "Threshold": f.threshold,
-            "Now": f.current,
-            "Unit": f.unit,
+            "Threshold": _flip_value(f.threshold, f.unit, rate),
+            "Now": _flip_value(f.current, f.unit, rate),
+            "Unit": rate.code + f.unit.removeprefix("USD") if f.unit.startswith("USD") else f.unit,
             "Moves to": names.get(f.new_option_id or "", ""),
-            "In words": plain(f.text),
+            "In words": money_text(plain(f.text), rate.code, rate.units_per_usd),
         }
         for d in result.decisions
         for f in d.flips

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import pandas as pd
 import streamlit as st
 
-from ui.format import plural
+from ui.format import CURRENCY_PREFIX, plural
 from ui.tables import csv_bytes
 
 
@@ -40,6 +40,24 @@ def money(label: str | None = None, help_text: str | None = None) -> Any:
     return st.column_config.NumberColumn(label, format="dollar", help=help_text)
 
 
+def money_in(code: str, label: str | None = None, help_text: str | None = None) -> Any:
+    """A money column in the display currency ``code``: the dollar format in USD, else thousands separators
+    (the column header carries the code, e.g. "[SGD/month]")."""
+    return money(label, help_text) if code == "USD" else number(label, help_text)
+
+
 def number(label: str | None = None, help_text: str | None = None, fmt: str = "localized") -> Any:
     """A plain number column with thousands separators (or a printf format such as "%.1f")."""
     return st.column_config.NumberColumn(label, format=fmt, help=help_text)
+
+
+def routes_columns(code: str) -> dict[str, Any]:
+    """Column formats of :func:`ui.tables.decisions_frame` in the display currency ``code`` (Overview, Workloads)."""
+    prefix = CURRENCY_PREFIX.get(code, "")
+    return {
+        "Why": st.column_config.TextColumn(width="large"),
+        f"Margin vs runner-up [{code}/task]": number(fmt=f"{prefix}%.4f"),
+        f"Cost of route [{code}/month]": money_in(code),
+        f"On its best API [{code}/month]": money_in(code),
+        f"Savings vs API [{code}/month]": money_in(code),
+    }

@@ -1,0 +1,104 @@
+"""Issue 14, item 4: the Overview's cards and tables and the Reviews page's sentences in the display currency.
+
+The Singapore-bank preset shows SGD at 1.30 SGD per US dollar (data/prices/fx_rates.csv, 2026-12-01). Its one
+workload with a bill, "Analyst research (frontier reasoning)", runs on the frontier API at USD 2,049.84 a month
+in the cash lens (its card's share of the plan; the other four ride on nodes already bought, USD 0). By hand:
+2,049.84 × 1.30 = 2,664.792 → the card reads S$2,665 (whole units above 1,000), the same figure as the headline.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from economics.currency import USD, DisplayRate
+from economics.evaluate import evaluate
+from economics.io.scenarios import load_preset
+from economics.result import Result
+from economics.scenario import Scenario
+from tests.ui.helpers import metrics, run_page
+from ui import format as fmt
+from ui import tables
+from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
+from ui.widgets.reviews import flips_frame
+
+SGD = DisplayRate("SGD", 1.3, None, "test")
+ANALYST = "Analyst research (frontier reasoning)"
+# a dollar amount not written in the display currency: "$12" or "\$12" not preceded by S
+BARE_DOLLAR = re.compile(r"(?<![S\\])\\?\$\d|(?<!S)\\\$\d")
+
+
+@pytest.fixture(scope="module")
+def bank() -> tuple[Scenario, Result]:
+    s = load_preset("singapore-bank")
+    return s, evaluate(s)
+
+
+def test_money_text_converts_every_dollar_amount() -> None:
+    # 0.2 × 1.3 = 0.26; 3,984 × 1.3 = 5,179.2 → S$5,179; −15 × 1.3 = −19.5 → −S$19.50
+    text = "J = $0.2/task; rises above $3,984/Mtok; saves −$15"
+    assert fmt.money_text(text, "SGD", 1.3) == "J = S$0.26/task; rises above S$5,179/Mtok; saves −S$19.50"
+
+
+def test_fx_one_changes_nothing(bank: tuple[Scenario, Result]) -> None:
+    s, r = bank
+    for d in r.decisions:
+        assert fmt.money_text(d.reason, "USD", 1.0) == d.reason
+        for f in d.flips:
+            assert fmt.money_text(f.text, "USD", 1.0) == f.text
+    pd.testing.assert_frame_equal(tables.decisions_frame(r, s, USD), tables.decisions_frame(r, s))
+    pd.testing.assert_frame_equal(tables.options_frame(r, s, USD), tables.options_frame(r, s))
+    assert "Cost of route [USD/month]" in tables.decisions_frame(r, s).columns
+
+
+def test_bank_routes_table_in_sgd(bank: tuple[Scenario, Result]) -> None:
+    s, r = bank
+    frame = tables.decisions_frame(r, s, SGD)
+    row = frame[frame["Workload"] == ANALYST].iloc[0]
+    assert row["Cost of route [SGD/month]"] == 2664.79  # 2,049.84 × 1.30 = 2,664.792, to the cent
+    assert not any("USD" in str(c) for c in frame.columns)
+    assert not any(BARE_DOLLAR.search(str(why)) for why in frame["Why"])
+
+
+def test_bank_flip_threshold_in_sgd(bank: tuple[Scenario, Result]) -> None:
+    _, r = bank
+    frame = flips_frame(r, SGD)
+    price = frame[(frame["Workload"] == ANALYST) & (frame["Unit"] == "SGD/Mtok")].iloc[0]
+    assert price["Now"] == pytest.approx(19.5)  # Claude Sonnet 4.5 output at USD 15/Mtok × 1.30
+    assert "(now S$19.50/Mtok)" in price["In words"]
+
+
+def test_overview_cards_read_like_the_headline() -> None:
+    at = run_page("1_overview")  # the default scenario is the Singapore bank, in SGD
+    headline = metrics(at)["Recommended, SGD/month"]
+    assert headline == "S$2,665"
+    cards = [str(m.value) for m in at.markdown if "its share of the plan" in str(m.value)]
+    assert f"**{headline}** per month, its share of the plan" in cards  # the analyst card: the whole bill
+    texts = [str(x.value) for x in (*at.markdown, *at.caption, *at.warning)]
+    assert not [t for t in texts if BARE_DOLLAR.search(t)]
+    assert not any("cards and tables below are in USD" in t for t in texts)
+
+
+def test_reviews_sentences_in_sgd() -> None:
+    at = run_page("7_reviews")
+    text = "\n".join(str(m.value) for m in at.markdown).replace("\\", "")
+    assert "The monthly bill is unchanged at S$2,665." in text
+    assert "(now S$19.50/Mtok)" in text
+    assert metrics(at)["Total cost, SGD/month"] == "S$2,665"
+
+
+def test_overview_charts_in_sgd(bank: tuple[Scenario, Result]) -> None:
+    s, r = bank
+    monthly = monthly_figure(r, SGD)
+    bars = dict(zip(monthly.data[0].y, monthly.data[0].x, strict=True))
+    assert bars[ANALYST] == pytest.approx(2664.792, abs=0.01)  # 2,049.84 × 1.30, as on the card
+    assert monthly.layout.xaxis.tickprefix == "S$"
+    assert "SGD" in monthly.layout.xaxis.title.text
+    assert "SGD" in fleet_figure(r, SGD).layout.xaxis.title.text
+    dots = option_cost_figure(r, s, SGD)
+    usd = option_cost_figure(r, s)
+    assert dots.data[0].x[0] == pytest.approx(1.3 * usd.data[0].x[0])
+    assert "USD" in usd.layout.xaxis.title.text  # FX 1: unchanged
+    assert dots.layout.xaxis.tickprefix == "S$"
