@@ -20,7 +20,7 @@ The "pivot" of a driver is the option it acts on. When the pivot is the chosen o
 when the pivot gets worse, to the runner-up; otherwise it flips when the pivot gets better than the chosen
 option, to the pivot. Each driver is an array computation over all workloads at once; bisections run a
 fixed 60 iterations. A threshold that is out of range (negative price, utilisation above 1, quality
-outside [0, 1], capacity beyond 1000×) is ``None``.
+outside [0, 1], a price or capacity beyond 1000× today's) is ``None``.
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ BoolArray = NDArray[np.bool_]
 
 BISECTION_STEPS = 60
 MAX_CAPACITY_SCALE = 1000.0
+#: A price threshold beyond this multiple of today's price is reported as "none in range", like a capacity
+#: beyond MAX_CAPACITY_SCALE: in the cash lens a bought node's capital is sunk, so its line is nearly flat in
+#: the node price and the crossing lands at absurd prices (a bank with a second node offer read $3×10¹⁵/node-hour).
+MAX_PRICE_SCALE = 1000.0
 #: 27 halvings of log(10⁶) = 13.8 leave a relative error of 13.8/2²⁷ ≈ 1e-7 on the threshold, far below the
 #: 3–4 significant digits it is shown with; each step is one marginal-cost pass over the plan (the bank's costliest
 #: flip), so more steps only cost time.
@@ -121,9 +125,16 @@ def api_output_price_flip(table: OptionTable, r: Route) -> FlipArrays:
     slope = _take(g * table.api_price_multiplier, pivot) / keep[safe] * table.output_tokens / MTOK
     with np.errstate(invalid="ignore", divide="ignore"):
         p_star = p0 + (target - _take(r.expected_cost_usd, pivot)) / slope
-    ok = np.isfinite(p_star) & (p_star >= 0) & (slope > 0)
+    ok = np.isfinite(p_star) & (p_star >= 0) & (slope > 0) & (p_star <= MAX_PRICE_SCALE * p0)
     return FlipArrays(
-        "api_output_price", "USD/Mtok", pivot, p0, np.where(ok, p_star, np.nan), is_chosen, np.where(ok, new, -1)
+        "api_output_price",
+        "USD/Mtok",
+        pivot,
+        p0,
+        np.where(ok, p_star, np.nan),
+        is_chosen,
+        np.where(ok, new, -1),
+        searched=f"up to {MAX_PRICE_SCALE:,.0f}× today's",
     )
 
 
@@ -156,7 +167,7 @@ def node_price_flip(table: OptionTable, r: Route) -> FlipArrays:
     new_up, new_down = np.argmin(k_up, axis=1), np.argmax(k_down, axis=1)
     k_star = np.where(is_chosen, k_up[rows, new_up], k_down[rows, new_down])
     new = np.where(is_chosen, new_up, new_down)
-    ok = (pivot >= 0) & (r.chosen >= 0) & np.isfinite(k_star)
+    ok = (pivot >= 0) & (r.chosen >= 0) & np.isfinite(k_star) & (k_star <= MAX_PRICE_SCALE)
     share = np.where(pivot >= 0, table.replica_share_of_node[np.maximum(pivot, 0)], np.nan)
     u = _take(table.utilization, pivot)
     fixed = table.replica_fixed_usd_per_hour[np.maximum(pivot, 0)]
@@ -170,6 +181,7 @@ def node_price_flip(table: OptionTable, r: Route) -> FlipArrays:
         np.where(ok, k_star * node_now, np.nan),
         is_chosen,
         np.where(ok, new, -1).astype(np.intp),
+        searched=f"up to {MAX_PRICE_SCALE:,.0f}× today's",
     )
 
 

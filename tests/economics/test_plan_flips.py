@@ -90,3 +90,29 @@ def test_a_utilization_flip_with_no_change_says_so_with_the_searched_range() -> 
     assert texts
     assert all("between 1% and 100%" in t for t in texts)
     assert all(f.to_option_id is None for d in bank.decisions for f in d.flips if f.threshold is None)
+
+
+def test_a_node_price_flip_beyond_a_thousand_times_today_is_reported_as_none_in_range() -> None:
+    # The bank plus a second, unbought copy of its node with a 70B option on it. In the cash lens the bought
+    # node's capital is sunk, so the chosen route's line is nearly flat in the node price and the crossing
+    # with the second node landed at $3.4e15 per node-hour (about 2e14 × today's $17.56): a number no reader
+    # can use. A threshold beyond 1,000× today's price is "none in range", said in words.
+    bank = default_scenario()
+    node = bank.nodes[0].model_copy(update={"id": "sg-h100-node-2", "name": "Second node", "nodes_owned": 0})
+    seventy = bank.owned_options[0].model_copy(
+        update={"id": "owned-70b-ar-2", "node_id": "sg-h100-node-2", "name": "70B on the second node"}
+    )
+    s = bank.model_copy(update={"nodes": (*bank.nodes, node), "owned_options": (*bank.owned_options, seventy)})
+    result = evaluate(s)
+    checked = 0
+    for d in result.decisions:
+        for f in d.flips:
+            if f.driver in ("node_price", "api_output_price"):
+                checked += 1
+                if f.threshold is None:
+                    continue
+                assert f.threshold <= 1000 * f.current, (d.workload_id, f.driver, f.threshold, f.current)
+    kyc = _flip(result, "kyc-overnight", "node_price")
+    assert kyc.threshold is None
+    assert "up to 1,000× today's" in kyc.text
+    assert checked >= 5
