@@ -26,7 +26,7 @@ def cost_curve_figure(
     ``ratios`` (option id → plausible throughput low/high as multiples of the model's) shades each modelled
     curve's likely range: cost ∝ 1/throughput."""
     c = Chart(
-        f"Effective cost per token vs utilization: {a.workload_name}" + (" (shaded: likely range)" if ratios else ""),
+        f"Effective cost per token vs utilization<br>{a.workload_name}" + (" (shaded: likely range)" if ratios else ""),
         "utilization: busy share of the replica's capacity within latency targets [%]",
         "effective cost [USD per Mtok output] (log)",
         height=520,
