@@ -32,7 +32,8 @@ cur = rate.code if not rate.is_identity else "$"
 
 
 def shown(x: float | None) -> str:
-    return fmt.money(x, rate.code, rate.units_per_usd)
+    """A headline figure in the display currency, whole units like its neighbours."""
+    return fmt.money(x, rate.code, rate.units_per_usd, cents=False)
 
 
 owned = [n for n in p.nodes if n.kind == "owned"] if p else []

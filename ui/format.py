@@ -20,12 +20,13 @@ def _none(x: float | None, inf_text: str) -> str:
     return inf_text
 
 
-def usd(x: float | None, *, inf_text: str = "not reachable") -> str:
-    """Money with a sensible number of digits: $1,234,567 · $15.23 · $0.0021."""
+def usd(x: float | None, *, inf_text: str = "not reachable", cents: bool = True) -> str:
+    """Money with a sensible number of digits: $1,234,567 · $15.23 · $0.0021; ``cents=False`` rounds amounts
+    of a dollar or more to whole dollars (a row of headline figures: $692 beside $2,665, not $691.82)."""
     if x is None or not math.isfinite(x):
         return _none(x, inf_text)
     a = abs(x)
-    if a >= 1000:
+    if a >= 1000 or (not cents and a >= 1):
         text = f"${a:,.0f}"
     elif a >= 1:
         text = f"${a:,.2f}"
@@ -83,7 +84,12 @@ CURRENCY_PREFIX = {"USD": "$", "SGD": "S$", "EUR": "€", "GBP": "£", "JPY": "�
 
 
 def money(
-    x_usd: float | None, code: str = "USD", units_per_usd: float = 1.0, *, inf_text: str = "not reachable"
+    x_usd: float | None,
+    code: str = "USD",
+    units_per_usd: float = 1.0,
+    *,
+    inf_text: str = "not reachable",
+    cents: bool = True,
 ) -> str:
     """An amount computed in USD, shown in the display currency at ``units_per_usd``: S$1,300 · $15.23.
 
@@ -91,7 +97,7 @@ def money(
     """
     if x_usd is None or not math.isfinite(x_usd):
         return usd(x_usd, inf_text=inf_text)
-    text = usd(x_usd * units_per_usd, inf_text=inf_text)
+    text = usd(x_usd * units_per_usd, inf_text=inf_text, cents=cents)
     return text.replace("$", CURRENCY_PREFIX.get(code, f"{code} "), 1) if code != "USD" else text
 
 

@@ -163,9 +163,11 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     c.axis("margin", t=50)
     if f.owned_cost_usd_per_month <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
         c.axis("xaxis", visible=False)
+        c.axis("yaxis", visible=False)  # the GPU-count label would sit under the note
         c.annotations.append(
             {
-                "text": "no owned-fleet cost in this lens (in the cash lens bought nodes are sunk)"
+                "text": f"{f.owned_gpus} owned GPUs, no owned-fleet cost in this lens:<br>"
+                "in the cash lens, bought nodes are sunk"
                 if f.owned_gpus
                 else "no owned GPUs in the plan",
                 "xref": "paper",
