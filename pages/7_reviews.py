@@ -39,7 +39,8 @@ cur = "$" if rate.is_identity else rate.code
 
 
 def shown(x: float | None) -> str:
-    return fmt.money(x, rate.code, rate.units_per_usd)
+    """A headline figure in the display currency, whole units like its neighbours."""
+    return fmt.money(x, rate.code, rate.units_per_usd, cents=False)
 
 
 m = st.columns(4)

@@ -149,8 +149,8 @@ def workload_changes_display(c: Comparison) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Workload": w["workload_name"],
-            "Route before": w["route_before"],
-            "Route after": w["route_after"],
+            "Route before": w["route_before_name"],
+            "Route after": w["route_after_name"],
             "Flipped": w["flipped"],
             "Before [USD/month]": w["monthly_cost_before_usd"],
             "After [USD/month]": w["monthly_cost_after_usd"],

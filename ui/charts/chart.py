@@ -151,6 +151,12 @@ class Chart:
         will show (:func:`tick_labels`); the bottom one already holds the x title and the legend.
         """
         layout = {**self.layout, "shapes": self.shapes, "annotations": self.annotations}
+        title, height = layout["title"], layout["height"]
+        if isinstance(title, dict) and "y" not in title and isinstance(height, int | float):
+            extra_lines = str(title.get("text", "")).count("<br>")
+            if extra_lines:  # at the template's top position a two-line title's first line was drawn half
+                # above the chart, under the element before it (seen in screenshots): start it lower
+                layout["title"] = {**title, "y": 0.98 - TITLE_LINE_PX * extra_lines / float(height)}
         y_axis, margin = layout["yaxis"], layout["margin"]
         assert isinstance(y_axis, dict)
         assert isinstance(margin, dict)
@@ -163,6 +169,10 @@ class Chart:
                 axis.setdefault("automargin", False)
                 dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
         return go.Figure(data=self.data, layout=layout)
+
+
+#: The height of one more title line, which a multi-line title starts lower by [px].
+TITLE_LINE_PX = 24
 
 
 def _y_values(trace: Mapping[str, object]) -> list[object]:

@@ -192,7 +192,4 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
     c.axis("xaxis", tickprefix="$")
     c.axis("yaxis", visible=False)
     c.axis("margin", t=95)  # two title lines clear of the inputs above, at 1,024 px too
-    # ... and the title starts 8% down: at the template's 0.98 its first line sat under the row of inputs above
-    # (half hidden in the 1,440 and 1,024 px screenshots)
-    c.axis("title", y=0.92)
     return c.figure()

@@ -96,12 +96,12 @@ def comparison_chart(comparison: Comparison) -> go.Figure:
         orientation="h",
         name=comparison.before_label,
         marker={"color": BEFORE_COLOR},
-        customdata=wl["route_before"].tolist(),
+        customdata=wl["route_before_name"].tolist(),
         hovertemplate="%{y}<br>before: $%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
     after_text = [
         f"{a} → {b}" if flipped else ""
-        for a, b, flipped in zip(wl["route_before"], wl["route_after"], wl["flipped"], strict=True)
+        for a, b, flipped in zip(wl["route_before_name"], wl["route_after_name"], wl["flipped"], strict=True)
     ]
     chart.add(
         "bar",
@@ -112,7 +112,7 @@ def comparison_chart(comparison: Comparison) -> go.Figure:
         marker={"color": OWNED_WINS_COLOR},
         text=after_text,
         textposition="outside",
-        customdata=wl["route_after"].tolist(),
+        customdata=wl["route_after_name"].tolist(),
         hovertemplate="%{y}<br>after: $%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
     total = comparison.total_change_usd_per_month
