@@ -95,8 +95,6 @@ KNOWN_BYPASSES: dict[tuple[str, str], str] = {
     },
     ("economics.io", "scenarios"): "module import of the scenario format (links, uploads); used as a namespace",
     ("economics", "store"): "module import; the review store moves to storage/ (issue 15)",
-    ("economics._errors", "error_items"): "private error formatter; becomes public with the I/O package",
-    ("economics._errors", "field_path"): "private error formatter; becomes public with the I/O package",
     ("economics.io.price_csv", "CSV_COLUMNS"): "price CSV import moves to the I/O package (issue 15)",
     ("economics.io.price_csv", "read_negotiated_csv"): "price CSV import moves to the I/O package (issue 15)",
     ("economics.io.price_csv", "template_csv"): "price CSV import moves to the I/O package (issue 15)",

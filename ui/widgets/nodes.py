@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import streamlit as st
 from pydantic import ValidationError
 
-from economics._errors import error_items, field_path
+from economics import error_items, field_path
 from economics.offers import NodeOffer, RentedNode
 from economics.price_text import PriceTextError, parse_money, typed_source
 from ui import format as fmt
