@@ -282,6 +282,24 @@ def _owned_cost_at_scale(table: OptionTable, pivot: IntArray, scale: FloatArray)
         )
 
 
+def _bisect_capacity_scale(
+    cheap_enough: Callable[[FloatArray], BoolArray], shape: tuple[int, ...], steps: int
+) -> tuple[FloatArray, BoolArray, BoolArray]:
+    """The smallest capacity scale s in [1/MAX_CAPACITY_SCALE, MAX_CAPACITY_SCALE] at which the monotone
+    predicate ``cheap_enough(log s)`` holds, by ``steps`` halvings of ``log s`` for every workload at once;
+    with the predicate at both ends (a boundary exists only where it fails at the low end and holds at the
+    high one)."""
+    lo = np.full(shape, -np.log(MAX_CAPACITY_SCALE))
+    hi = np.full(shape, np.log(MAX_CAPACITY_SCALE))
+    ok_lo, ok_hi = cheap_enough(lo), cheap_enough(hi)
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        good = cheap_enough(mid)
+        hi = np.where(good, mid, hi)
+        lo = np.where(good, lo, mid)
+    return np.exp(hi), ok_lo, ok_hi
+
+
 def throughput_flip(table: OptionTable, r: Route) -> FlipArrays:
     """SLO capacity per replica of the owned pivot at which the route changes [req/s] (bisection on log s).
 
@@ -301,15 +319,7 @@ def throughput_flip(table: OptionTable, r: Route) -> FlipArrays:
         j = g_p * _owned_cost_at_scale(table, pivot, np.exp(log_s)) + f_p
         return np.asarray(j <= target, dtype=bool)
 
-    lo = np.full(pivot.shape, -np.log(MAX_CAPACITY_SCALE))
-    hi = np.full(pivot.shape, np.log(MAX_CAPACITY_SCALE))
-    ok_lo, ok_hi = cheap_enough(lo), cheap_enough(hi)
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        good = cheap_enough(mid)
-        hi = np.where(good, mid, hi)
-        lo = np.where(good, lo, mid)
-    s_star = np.exp(hi)
+    s_star, ok_lo, ok_hi = _bisect_capacity_scale(cheap_enough, pivot.shape, BISECTION_STEPS)
     ok = usable & ~ok_lo & ok_hi & np.isfinite(target)
     return FlipArrays(
         "throughput",
@@ -411,8 +421,8 @@ def plan_throughput_flip(
 
     ``pivot_j(pivot, scale)`` is the workload's marginal J on its pivot with that option's capacity scaled
     by ``scale`` (``(W,)`` each), the rest of the plan fixed. More capacity never needs more replicas, so J
-    is non-increasing in the scale and 40 bisection steps on ``log s`` over [1/1000, 1000] find the
-    boundary, for all workloads at once.
+    is non-increasing in the scale and PLAN_BISECTION_STEPS (27) halvings of ``log s`` over [1/1000, 1000]
+    find the boundary, for all workloads at once.
     """
     pivot, _, _ = _pivots(table, r)
     target, new, is_chosen = _target(r, pivot)
@@ -423,15 +433,7 @@ def plan_throughput_flip(
     def cheap_enough(log_s: FloatArray) -> BoolArray:
         return np.asarray(pivot_j(safe, np.exp(log_s)) <= target, dtype=bool)
 
-    lo = np.full(pivot.shape, -np.log(MAX_CAPACITY_SCALE))
-    hi = np.full(pivot.shape, np.log(MAX_CAPACITY_SCALE))
-    ok_lo, ok_hi = cheap_enough(lo), cheap_enough(hi)
-    for _ in range(PLAN_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        good = cheap_enough(mid)
-        hi = np.where(good, mid, hi)
-        lo = np.where(good, lo, mid)
-    s_star = np.exp(hi)
+    s_star, ok_lo, ok_hi = _bisect_capacity_scale(cheap_enough, pivot.shape, PLAN_BISECTION_STEPS)
     ok = usable & ~ok_lo & ok_hi & np.isfinite(target) & (new >= 0)
     return FlipArrays(
         "throughput",
