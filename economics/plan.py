@@ -6,16 +6,19 @@ Decision variables
     ``x[w,o]``    share of workload w on option o: binary, or continuous (and hour by hour) when the policy
                   lets a workload whose data may leave split between owned replicas and an API
     ``y[w,o,h]``  a deferrable workload's processing rate on owned option o in hour h of its window [req/s]
-    ``r[o]``      replicas of owned option o, the same all day (integer)
+    ``r[o]``      replicas of owned option o, the same all day (integer); ``r[o,h]`` hour by hour on an offer
+                  billed per hour used (on-demand, negotiated, spot: ``PlanProblem.hourly_units``)
     ``n[k]``      nodes (whole instances, or single GPUs where the provider rents GPUs) of node offer k
-                  (integer; owned offers: at least the nodes bought in the cash lens)
+                  (integer; owned offers: at least the nodes bought in the cash lens); ``n[k,h]`` hour by hour
+                  on an offer billed per hour used, each paid ``C_k/H`` (a commitment, a reservation or a bought
+                  node is paid every hour whether used or not)
 
 Constraints
     every served workload is fully assigned (each hour when split);
     capacity in every hour h and owned option o: ``Σ_w x·λ_w,h·g_w,o/(u_target·λmax_w,o) ≤ r[o]``
     (``y`` in place of ``x·λ`` for deferrable work; g the mean attempts with retries);
     a deferrable workload's day's volume is processed inside its window: ``Σ_h y = x·Σ_h λ_w,h``;
-    GPUs of a node offer are shared: ``Σ_o r[o]·N_o ≤ n[k]·unit_k``;
+    GPUs of a node offer are shared: ``Σ_o r[o]·N_o ≤ n[k]·unit_k`` (each hour on an hourly-billed offer);
     data rules, SLOs and the quality floor enter as which ``(w, o)`` pairs exist at all.
 
 Objective [USD/month]: APIs' bills (retries included), owned replicas' power above idle (a serverless replica's
@@ -94,6 +97,20 @@ class PlanProblem:
     #: (W, O) what a serverless option bills per request beyond its busy time: warm idle, cold starts, billing
     #: increments (economics.finance.serverless); None = no serverless option [USD]
     serverless_usd: FloatArray | None = None
+    #: (K,) the offer is billed per hour used (on-demand, negotiated, spot): its units follow the day hour by
+    #: hour; None = every offer is paid all day [-]
+    hourly_units: BoolArray | None = None
+
+    @property
+    def hourly(self) -> BoolArray:
+        """(K,) offers billed per hour used (all False when ``hourly_units`` is None) [-]."""
+        k = len(self.unit_gpus)
+        return np.zeros(k, dtype=bool) if self.hourly_units is None else np.asarray(self.hourly_units, dtype=bool)
+
+    def option_hourly(self) -> BoolArray:
+        """(O,) owned options on an offer billed per hour used [-]."""
+        hourly = np.append(self.hourly, False)  # an API's node index −1 reads the False appended
+        return np.asarray(~self.is_api & hourly[self.option_node], dtype=bool)
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
@@ -203,12 +220,14 @@ class _Layout:
     y_start: int
     r_start: int
     owned: IntArray  # owned options with a variable r, in order
+    r_col: IntArray  # (len(owned), H) column of each owned option's replicas in each period
     n_start: int
+    n_col: IntArray  # (K, H) column of each offer's units in each period
     n_total: int
 
 
 def _layout(p: PlanProblem, keep: BoolArray) -> _Layout:
-    _, _, k, h = p.shape
+    _, _, _k, h = p.shape
     pw, po = np.nonzero(keep)
     pw, po = pw.astype(np.intp), po.astype(np.intp)
     hourly = p.split[pw] & ~p.deferrable[pw] & (h > 1)
@@ -222,8 +241,21 @@ def _layout(p: PlanProblem, keep: BoolArray) -> _Layout:
     owned = np.unique(po[~p.is_api[po]]).astype(np.intp)
     y_start = n_x
     r_start = y_start + len(y_pair)
-    n_start = r_start + len(owned)
-    return _Layout(pw, po, hourly, x_start, y_pair, y_hour, y_start, r_start, owned, n_start, n_start + k)
+    r_col, n_r = _columns(r_start, p.option_hourly()[owned], h)
+    n_start = r_start + n_r
+    n_col, n_n = _columns(n_start, p.hourly, h)
+    return _Layout(
+        pw, po, hourly, x_start, y_pair, y_hour, y_start, r_start, owned, r_col, n_start, n_col, n_start + n_n
+    )
+
+
+def _columns(start: int, per_hour: BoolArray, h: int) -> tuple[IntArray, int]:
+    """(N, H) the column of each of N integer variables in each period (one column all day, or one per period
+    where ``per_hour``), and how many columns they take."""
+    sizes = np.where(per_hour, h, 1)
+    first = start + np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp) if len(sizes) else sizes
+    cols = first[:, None] + np.where(per_hour[:, None], np.arange(h)[None, :], 0)
+    return np.asarray(cols, dtype=np.intp).reshape(len(sizes), h), int(sizes.sum())
 
 
 def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], FloatArray, float]:
@@ -243,7 +275,8 @@ def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], 
     if hourly_idx.size:
         cols = lay.x_start[hourly_idx][:, None] + hours[None, :]
         c[cols] = per_req[hourly_idx][:, None] * vol[hourly_idx]
-    c[lay.n_start : lay.n_total] = p.unit_usd_per_month
+    # a unit paid all day costs C_k in its one column; an hourly-billed unit costs C_k/H in each period's column
+    np.add.at(c, lay.n_col.ravel(), np.repeat(p.unit_usd_per_month / h_count, h_count))
     # Each workload's shares sum to 1 (per period when hourly), so subtracting its cheapest coefficient from
     # all of them shifts the objective by a constant: the solver's gap is then measured on what the plan can
     # still change, not on failure costs no route avoids.
@@ -297,7 +330,7 @@ def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], 
         cv.append(load[lay.y_pair])
     if len(lay.owned):
         cr.append(np.repeat(np.arange(len(lay.owned)) * h_count, h_count) + np.tile(hours, len(lay.owned)))
-        cc.append(np.repeat(lay.r_start + np.arange(len(lay.owned)), h_count))
+        cc.append(lay.r_col.ravel())
         cv.append(np.full(len(lay.owned) * h_count, -1.0))
         m = coo_array(
             (np.concatenate(cv), (np.concatenate(cr), np.concatenate(cc))),
@@ -314,41 +347,57 @@ def _constraints(p: PlanProblem, lay: _Layout) -> tuple[list[LinearConstraint], 
         dv = np.concatenate([np.ones(len(lay.y_pair)), -p.bill_rate[pw[deferred]].sum(axis=1)])
         m = coo_array((dv, (dr, dc)), shape=(len(deferred), lay.n_total)).tocsr()
         rows.append(LinearConstraint(m, 0.0, 0.0))
-    # 4) GPUs per node offer: Σ_o r·N − n·unit ≤ 0
+    # 4) GPUs per node offer (per period on an hourly-billed offer): Σ_o r·N − n·unit ≤ 0
     if len(lay.owned) and k_count:
         node = p.option_node[lay.owned]
-        gr = np.concatenate([node, np.arange(k_count)])
-        gc = np.concatenate([lay.r_start + np.arange(len(lay.owned)), lay.n_start + np.arange(k_count)])
-        gv = np.concatenate([p.gpus_per_replica[lay.owned], -p.unit_gpus])
-        m = coo_array((gv, (gr, gc)), shape=(k_count, lay.n_total)).tocsr()
-        rows.append(LinearConstraint(m, -np.inf, 0.0))
+        per_h = p.hourly[:, None] | (hours[None, :] == 0)  # (K, H) the offer's rows: period 0 only, or every period
+        o_idx, o_h = np.nonzero(per_h[node])
+        k_idx, k_h = np.nonzero(per_h)
+        gr = np.concatenate([node[o_idx] * h_count + o_h, k_idx * h_count + k_h])
+        gc = np.concatenate([lay.r_col[o_idx, o_h], lay.n_col[k_idx, k_h]])
+        gv = np.concatenate([p.gpus_per_replica[lay.owned][o_idx], -p.unit_gpus[k_idx]])
+        m = coo_array((gv, (gr, gc)), shape=(k_count * h_count, lay.n_total)).tocsr()
+        rows.append(LinearConstraint(m[np.unique(gr)], -np.inf, 0.0))
     # 5) an owned option that carries any share runs at least one replica: Σ x − (number of x)·r ≤ 0. Implied
     # by the capacity rows, but a trickle's load (1e-7 replicas) is inside HiGHS's feasibility tolerance there.
     x_opt = np.repeat(po, np.where(lay.hourly, h_count, 1))
     owned_x = np.flatnonzero(~p.is_api[x_opt])
     if owned_x.size and len(lay.owned):
         n_x = np.bincount(opt_row[x_opt[owned_x]], minlength=len(lay.owned)).astype(np.float64)
-        er = np.concatenate([opt_row[x_opt[owned_x]], np.arange(len(lay.owned))])
-        ec = np.concatenate([owned_x, lay.r_start + np.arange(len(lay.owned))])
-        ev = np.concatenate([np.ones(owned_x.size), -n_x])
+        # on an hourly-billed offer: at least one replica-hour, Σ x − (number of x)·Σ_h r[o,h] ≤ 0
+        ro, rh = np.nonzero(p.option_hourly()[lay.owned][:, None] | (hours[None, :] == 0))
+        er = np.concatenate([opt_row[x_opt[owned_x]], ro])
+        ec = np.concatenate([owned_x, lay.r_col[ro, rh]])
+        ev = np.concatenate([np.ones(owned_x.size), -n_x[ro]])
         m = coo_array((ev, (er, ec)), shape=(len(lay.owned), lay.n_total)).tocsr()
         rows.append(LinearConstraint(m, -np.inf, 0.0))
     return rows, c, shift
 
 
 def counts(p: PlanProblem, share: FloatArray, processed: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The fewest replicas and units that carry a given assignment: ``r = ceil(max_h load)``,
-    ``n = max(min, ceil(Σ r·N / unit))``."""
+    """The fewest replicas and units that carry a given assignment: ``r = ceil(max_h load)`` (the busiest
+    hour's replicas) and the units paid, ``n = max(min, ceil(Σ r·N / unit))``; on an offer billed per hour
+    used, the day's mean of the units each hour needs (what it is paid for) [count]."""
+    replicas_h, units_h = hourly_counts(p, processed)
+    return np.asarray(replicas_h.max(axis=1, initial=0.0), dtype=np.float64), np.asarray(
+        units_h.mean(axis=1), dtype=np.float64
+    )
+
+
+def hourly_counts(p: PlanProblem, processed: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(O, H) replicas and (K, H) units in each period that carry the processed rates: all day at the busiest
+    hour's count, except options and offers billed per hour used, which follow each hour's load [count]."""
     load = p.load_per_request()  # (W, O)
     per_hour = np.einsum("wo,woh->oh", load, processed)  # (O, H) replicas needed
-    replicas = np.where(p.is_api, 0.0, np.ceil(np.max(per_hour, axis=1, initial=0.0) - 1e-7))
-    replicas = np.maximum(replicas, 0.0)
-    k = len(p.unit_gpus)
-    gpus = np.zeros(k)
+    need = np.maximum(np.ceil(per_hour - 1e-7), 0.0)
+    peak = need.max(axis=1, initial=0.0)[:, None]
+    replicas = np.where(p.is_api[:, None], 0.0, np.where(p.option_hourly()[:, None], need, peak))
+    k, h = len(p.unit_gpus), processed.shape[2]
+    gpus = np.zeros((k, h))
     owned = np.flatnonzero(~p.is_api)
-    np.add.at(gpus, p.option_node[owned], replicas[owned] * p.gpus_per_replica[owned])
-    units = np.maximum(p.min_units, np.ceil(gpus / p.unit_gpus - 1e-9))
-    return replicas, units
+    np.add.at(gpus, p.option_node[owned], replicas[owned] * p.gpus_per_replica[owned][:, None])
+    units = np.maximum(p.min_units[:, None], np.ceil(gpus / p.unit_gpus[:, None] - 1e-9))
+    return np.asarray(replicas, dtype=np.float64), np.asarray(units, dtype=np.float64)
 
 
 def _rates(p: PlanProblem, share: FloatArray) -> FloatArray:
@@ -487,8 +536,10 @@ def _model(p: PlanProblem) -> _Model | None:
     x_end = lay.y_start
     hi[:x_end] = 1.0
     integrality[lay.r_start : lay.n_total] = 1
-    lo[lay.n_start :] = p.min_units
-    hi[lay.n_start :] = np.maximum(p.min_units, MAX_UNITS)
+    n_cols, first = np.unique(lay.n_col, return_index=True)
+    k_of = first // lay.n_col.shape[1]  # the offer of each units column
+    lo[n_cols] = p.min_units[k_of]
+    hi[n_cols] = np.maximum(p.min_units[k_of], MAX_UNITS)
     args = (c, constraints, integrality, Bounds(lo, hi), float(p.time_limit_s))
     guarded = int(integrality.sum()) > GUARD_INTEGERS and "fork" in mp.get_all_start_methods()
     return _Model(keep, lay, args, shift, guarded)

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from economics.costs import node_cost_fixed_and_variable
 from economics.demand import DayDemand
+from economics.finance.rental import billed_per_hour_used
 from economics.finance.serverless import serverless_extra_usd_per_request
 from economics.finance.terms import RentalTerms
 from economics.offers import OwnedNode, RentedNode
@@ -27,6 +28,7 @@ from economics.plan import (
     PlanProblem,
     PlanSolution,
     counts,
+    hourly_counts,
     large,
     money_usd_per_month,
     solve_plan,
@@ -110,6 +112,7 @@ def plan_problem(
         target_utilization=s.policy.target_utilization,
         time_limit_s=s.policy.solver_time_limit_s,
         serverless_usd=_serverless_usd(s, t, demand, np.asarray(attempts, dtype=np.float64)),
+        hourly_units=np.array([billed_per_hour_used(n) for n in s.nodes], dtype=bool),
     )
 
 
@@ -177,10 +180,12 @@ def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) ->
     node_cash = np.maximum(sol.units - owned_count, 0.0) * unit
     node_lens = node_cash if lens == "cash" else sol.units * unit
     unallocated = 0.0 if lens == "cash" else float(((paid - sol.units) * unit).sum())
-    # node cost → options by GPUs of their replicas → workloads by replica-hours
+    # node cost → options by GPUs of their replicas (mean over the day on an hourly-billed offer) → workloads
+    # by replica-hours
     owned = np.flatnonzero(~p.is_api)
+    replicas = np.where(p.option_hourly(), hourly_counts(p, sol.processed_rate)[0].mean(axis=1), sol.replicas)
     gpus_o = np.zeros(o_count)
-    gpus_o[owned] = sol.replicas[owned] * p.gpus_per_replica[owned]
+    gpus_o[owned] = replicas[owned] * p.gpus_per_replica[owned]
     node_gpus = np.zeros(k_count)
     np.add.at(node_gpus, p.option_node[owned], gpus_o[owned])
     option_usd = np.zeros(o_count)
@@ -224,17 +229,23 @@ def nodes_needed_by(p: PlanProblem, sol: PlanSolution) -> FloatArray:
     inc[owned, p.option_node[owned]] = p.gpus_per_replica[owned]
     gpus_without = without @ inc  # (W, K)
     units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
-    return np.asarray(np.maximum(sol.units[None, :] - units_without, 0.0), dtype=np.float64)
+    # an hourly-billed offer is rented hour by hour, never bought: no workload needs a unit of it to be bought
+    needed = np.where(p.hourly[None, :], 0.0, sol.units[None, :] - units_without)
+    return np.asarray(np.maximum(needed, 0.0), dtype=np.float64)
 
 
 def plan_nodes(s: Scenario, p: PlanProblem, sol: PlanSolution, acc: Accounts, lens: Lens) -> tuple[PlanNode, ...]:
+    """One line per node offer. On an offer billed per hour used, the units and GPUs are those of the busiest
+    hour, and its utilization is over the GPU-hours it pays for."""
     out = []
+    peak_units = hourly_counts(p, sol.processed_rate)[1].max(axis=1, initial=0.0)
     for k, node in enumerate(s.nodes):
         unit_name, unit_gpus = unit_of(node)
         owned = node.nodes_owned if isinstance(node, OwnedNode) else 0
-        used = round(sol.units[k])
+        used = round(peak_units[k]) if p.hourly[k] else round(sol.units[k])
         paid_units = max(used, owned)
         gpus_paid = paid_units * unit_gpus
+        gpus_billed = float(sol.units[k]) * unit_gpus if p.hourly[k] else gpus_paid  # mean GPUs paid per hour
         fixed_month = float(p.unit_usd_per_month[k])
         gpus_used = round(sum(sol.replicas[o] * p.gpus_per_replica[o] for o in np.flatnonzero(p.option_node == k)))
         to_buy = max(0, used - owned) if isinstance(node, OwnedNode) else 0
@@ -250,7 +261,7 @@ def plan_nodes(s: Scenario, p: PlanProblem, sol: PlanSolution, acc: Accounts, le
                 nodes_to_buy=to_buy,
                 gpus_used=gpus_used,
                 gpus_paid=gpus_paid,
-                utilization=float(acc.busy_gpus[k] / gpus_paid) if gpus_paid else 0.0,
+                utilization=float(acc.busy_gpus[k] / gpus_billed) if gpus_billed else 0.0,
                 capital_to_buy_usd=to_buy * node.capex_usd if isinstance(node, OwnedNode) else 0.0,
                 cost_usd_per_month=float(acc.node_lens_usd[k] + acc.power_usd[k])
                 + (float((paid_units - used) * fixed_month) if lens == "full" else 0.0),
@@ -371,8 +382,13 @@ def marginal_usd_per_month(
     units_without = np.maximum(p.min_units[None, :], np.ceil(gpus_without / p.unit_gpus[None, :] - 1e-9))
     out = np.where(allowed, own, np.inf)
     deferrable, window = p.deferrable[rows], p.window[rows]
+    hourly_o = p.option_hourly()
     for o in owned if options is None else np.intersect1d(owned, options):
         k = int(p.option_node[o])
+        if hourly_o[o]:
+            extra_h = _hourly_extra_usd(p, o, per_hour, contrib, inv, own_load[:, o], rows, scale, allowed[:, o])
+            out[:, o] = np.where(allowed[:, o], own[:, o] + extra_h, np.inf)
+            continue
         base = (per_hour[o][None, :] - contrib[:, o, :])[inv]  # (N, H)
         add = own_load[:, o][:, None] * p.capacity_rate[rows] * scale[:, None]  # (N, H) following its demand
         r_follow = np.ceil(np.max(base + add, axis=1, initial=0.0) - 1e-7)
@@ -386,6 +402,48 @@ def marginal_usd_per_month(
         extra = (units_new - units_without[:, k]) * p.unit_usd_per_month[k]
         out[:, o] = np.where(allowed[:, o], own[:, o] + extra, np.inf)
     return np.asarray(out, dtype=np.float64)
+
+
+def _hourly_extra_usd(
+    p: PlanProblem,
+    o: int,
+    per_hour: FloatArray,
+    contrib: FloatArray,
+    inv: IntArray,
+    own_load: FloatArray,
+    rows: IntArray,
+    scale: FloatArray,
+    allowed: NDArray[np.bool_],
+) -> FloatArray:
+    """(N,) what the units of option ``o``'s offer, billed per hour used, rise by when each row is put back on
+    ``o``: each hour's replicas ``ceil(load_h)`` and units, the day's mean times ``C_k`` [USD/month].
+
+    A deferrable row first fills the spare room of the replicas each hour already runs inside its window;
+    the replica-hours still missing are added one per window hour in turn (a feasible placement, so the
+    figure is an upper bound on the cheapest one)."""
+    k = int(p.option_node[o])
+    on_k = np.flatnonzero((p.option_node == k) & ~p.is_api)
+    # replicas each option on the offer runs each hour without the row (U, O_k, H), and their GPUs (N, H)
+    r_wo = np.maximum(np.ceil(per_hour[on_k][None, :, :] - contrib[:, on_k, :] - 1e-7), 0.0)
+    gpus_wo = np.einsum("uoh,o->uh", r_wo, p.gpus_per_replica[on_k])[inv]
+    r_wo_o = r_wo[:, int(np.flatnonzero(on_k == o)[0]), :][inv]  # (N, H)
+    base = (per_hour[o][None, :] - contrib[:, o, :])[inv]
+    r_new = np.maximum(np.ceil(base + own_load[:, None] * p.capacity_rate[rows] * scale[:, None] - 1e-7), r_wo_o)
+    d = np.flatnonzero(p.deferrable[rows] & allowed)
+    if d.size:
+        window = p.window[rows[d]]
+        spare = np.where(window, r_wo_o[d] - np.maximum(base[d], 0.0), 0.0).sum(axis=1)
+        volume = own_load[d] * p.bill_rate[rows[d]].sum(axis=1) * scale[d]
+        missing = np.maximum(np.ceil(volume - spare - 1e-7), 0.0)
+        n_win = np.maximum(window.sum(axis=1), 1)
+        each, rest = missing // n_win, missing % n_win
+        rank = np.cumsum(window, axis=1)
+        add = np.where(window, each[:, None] + (rank <= rest[:, None]), 0.0)
+        r_new[d] = r_wo_o[d] + add
+    gpus_new = gpus_wo + (r_new - r_wo_o) * p.gpus_per_replica[o]
+    u_wo = np.maximum(p.min_units[k], np.ceil(gpus_wo / p.unit_gpus[k] - 1e-9))
+    u_new = np.maximum(p.min_units[k], np.ceil(gpus_new / p.unit_gpus[k] - 1e-9))
+    return np.asarray((u_new - u_wo).mean(axis=1) * p.unit_usd_per_month[k], dtype=np.float64)
 
 
 def improve_by_moves(p: PlanProblem, sol: PlanSolution, rounds: int = 8) -> PlanSolution:

@@ -5,15 +5,19 @@ A rented offer's ``pricing_type`` is its billing mode and its ``billing`` terms 
 ``C_h(U) = C_fixed + C_var·U`` as any other node (:func:`rented_cost_split`), so it chooses among modes
 like among any other offers:
 
-======================  =====================================================  =====================
-mode                    effective price per GPU-hour                           C_fixed / C_var
-======================  =====================================================  =====================
-on-demand, negotiated   ``p``                                                  ``p`` / 0
-reserved-1y/3y, block   ``p + upfront / (24·term_days)``                       ``p_eff`` / 0
-spot, no fallback       ``p / (1 − ι·L/3600)``: restarted work is paid again   ``p_eff`` / 0
-spot with fallback      ``p + ι·(L/3600)·p_fallback``                          ``p_eff`` / 0
-serverless              ``p`` per billed second (:mod:`.serverless`)             0 / ``p``
-======================  =====================================================  =====================
+======================  =====================================================  =====================  ==========
+mode                    effective price per GPU-hour                           C_fixed / C_var        paid
+======================  =====================================================  =====================  ==========
+on-demand, negotiated   ``p``                                                  ``p`` / 0              hours used
+reserved-1y/3y, block   ``p + upfront / (24·term_days)``                       ``p_eff`` / 0          every hour
+spot, no fallback       ``p / (1 − ι·L/3600)``: restarted work is paid again   ``p_eff`` / 0          hours used
+spot with fallback      ``p + ι·(L/3600)·p_fallback``                          ``p_eff`` / 0          hours used
+serverless              ``p`` per billed second (:mod:`.serverless`)             0 / ``p``              seconds
+======================  =====================================================  =====================  ==========
+
+"Hours used": the fleet plan runs the units each hour of the day profile needs and pays only those
+(:func:`billed_per_hour_used`); a reservation or a capacity block is a commitment paid every hour of its term
+whether used or not, so the plan pays its units all day. Committed nodes on any offer are paid every hour.
 
 A reservation is also a *commitment*: ``committed_nodes`` are paid for the whole term whether used or not
 (:func:`commitment_usd`, :func:`unused_commitment_usd_per_month`). Spot capacity can be reclaimed at short
@@ -34,10 +38,13 @@ from economics.units import HOURS_PER_MONTH, SECONDS_PER_HOUR
 
 __all__ = [
     "DEFAULT_TERM_DAYS",
+    "HOURLY_MODES",
+    "billed_per_hour_used",
     "billing_reasons",
     "commitment_usd",
     "effective_usd_per_gpu_hour",
     "rented_cost_split",
+    "rented_gpu_hours_per_useful_hour",
     "reserved_usd_per_gpu_hour",
     "serverless_billed_seconds",
     "term_days",
@@ -47,7 +54,22 @@ __all__ = [
 #: Commitment term implied by a pricing type when the terms do not state one [days].
 DEFAULT_TERM_DAYS: dict[str, float] = {"reserved-1y": 365.0, "reserved-3y": 3 * 365.0}
 
+#: Billing modes paid per hour used, with no commitment: the plan's units follow the day profile hour by hour.
+HOURLY_MODES = frozenset({"on-demand", "negotiated", "spot"})
+
 _NO_TERMS = RentalTerms()
+
+
+def billed_per_hour_used(node: object) -> bool:
+    """True for a rented offer paid only for the hours it runs (on-demand, negotiated, spot) [-].
+
+    >>> billed_per_hour_used(RentedNode(id="d", name="d", gpu_id="g", price_usd_per_gpu_hour=2.0))
+    True
+    >>> billed_per_hour_used(RentedNode(id="r", name="r", gpu_id="g", price_usd_per_gpu_hour=1.2,
+    ...                                 pricing_type="reserved-1y"))
+    False
+    """
+    return isinstance(node, RentedNode) and node.pricing_type in HOURLY_MODES
 
 
 def _terms(node: RentedNode) -> RentalTerms:
@@ -92,6 +114,24 @@ def effective_usd_per_gpu_hour(node: RentedNode) -> float:
     if t.upfront_usd_per_gpu > 0 and days is not None:
         return reserved_usd_per_gpu_hour(p, t.upfront_usd_per_gpu, days)
     return p
+
+
+def rented_gpu_hours_per_useful_hour(node: RentedNode) -> float:
+    """GPU-hours actually rented per GPU-hour of useful capacity [1]: ``1/(1 − ι·L/3600)`` on spot without a
+    fallback (restarted work runs again), ``1 + ι·L/3600`` with one (the fallback GPU runs meanwhile), else 1.
+    Energy follows these hours (:func:`economics.energy.plan_carbon`).
+
+    >>> from economics.finance.terms import RentalTerms
+    >>> spot = RentedNode(id="s", name="s", gpu_id="g", price_usd_per_gpu_hour=1.0, pricing_type="spot",
+    ...     billing=RentalTerms(interruptions_per_hour=0.5, interruption_loss_s=720))
+    >>> round(rented_gpu_hours_per_useful_hour(spot), 4)    # 1/(1 − 0.5·0.2)
+    1.1111
+    """
+    t = _terms(node)
+    if node.pricing_type != "spot":
+        return 1.0
+    lost_share = t.interruptions_per_hour * t.interruption_loss_s / SECONDS_PER_HOUR
+    return 1.0 + lost_share if t.fallback_usd_per_gpu_hour is not None else 1.0 / (1.0 - lost_share)
 
 
 def rented_cost_split(node: RentedNode) -> tuple[float, float]:

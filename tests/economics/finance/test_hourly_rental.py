@@ -1,0 +1,134 @@
+"""On-demand capacity follows the day profile hour by hour; a reservation is paid every hour (issue 14, gap 1).
+
+Every expected figure is derived by hand in the comments: p = $1/GPU-h on demand, a reservation at 0.6p, one
+GPU per replica, a replica carries 1 req/s at the target utilization of 1, and a month is 730 h = 30.4167 days.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from economics.evaluate import evaluate
+from economics.finance.rental import billed_per_hour_used
+from economics.offers import RentedNode
+from economics.plan import PlanProblem, solve_plan
+from economics.plan_accounts import marginal_usd_per_month
+from economics.scenario import Scenario
+from tests.economics.finance.test_rental import _reserved_beside_on_demand
+
+ON_DEMAND_USD_PER_MONTH = 1.0 * 730  # one GPU all month at $1/h
+RESERVED_USD_PER_MONTH = 0.6 * 730  # $438
+PEAK = np.arange(24) < 8  # hours 0–7
+
+
+def _problem(capacity_rate: np.ndarray, split: bool) -> PlanProblem:
+    """Workloads (rows of ``capacity_rate``, 24 hours) on option 0, a reserved GPU (paid all day), or option 1, an
+    on-demand GPU (paid per hour used). Money is only the units'."""
+    w = capacity_rate.shape[0]
+    base: dict[str, Any] = dict(
+        allowed=np.ones((w, 2), dtype=bool),
+        is_api=np.array([False, False]),
+        api_cost_usd=np.zeros((w, 2)),
+        attempts=np.ones((w, 2)),
+        failure_usd=np.zeros((w, 2)),
+        capacity_requests_per_s=np.ones((w, 2)),
+        option_node=np.array([0, 1]),
+        gpus_per_replica=np.array([1.0, 1.0]),
+        replica_variable_usd_per_hour=np.zeros(2),
+        unit_gpus=np.array([1.0, 1.0]),
+        unit_usd_per_month=np.array([RESERVED_USD_PER_MONTH, ON_DEMAND_USD_PER_MONTH]),
+        min_units=np.zeros(2),
+        capacity_rate=capacity_rate,
+        bill_rate=capacity_rate,
+        deferrable=np.zeros(w, dtype=bool),
+        window=np.ones((w, 24), dtype=bool),
+        split=np.full(w, split),
+        target_utilization=1.0,
+        time_limit_s=10.0,
+        hourly_units=np.array([False, True]),
+    )
+    return PlanProblem(**base)
+
+
+def test_one_split_workload_reserves_the_base_and_rents_the_peak_on_demand() -> None:
+    # 2 req/s in the 8 peak hours (2 replicas), 1 req/s in the other 16 (1 replica). Per day:
+    #   reserve 1 + on-demand 1 for the 8 peak hours: 24·0.6 + 8·1 = 14.4 + 8 = $22.4
+    #   reserve 2:                                     48·0.6            = $28.8
+    #   on-demand only:                                8·2 + 16·1        = $32.0
+    # The mix wins: $22.4/day × 30.4167 days = $681.33/month (438 + 8/24·730 = 438 + 243.33).
+    rate = np.where(PEAK, 2.0, 1.0)[None, :]
+    sol = solve_plan(_problem(rate, split=True))
+    assert sol.status == "optimal"
+    assert sol.objective_usd_per_month == pytest.approx(681.33, abs=0.01)
+    assert sol.units.tolist() == pytest.approx([1.0, 8 / 24])  # the on-demand GPU is paid a third of the day
+    assert sol.replicas.tolist() == [1.0, 1.0]
+    # the on-demand replica serves the peak hours only: half of the 2 req/s, nothing off-peak
+    assert sol.processed_rate[0, 1, :8].tolist() == pytest.approx([1.0] * 8)
+    assert sol.processed_rate[0, 1, 8:].tolist() == pytest.approx([0.0] * 16)
+
+
+def test_a_workload_that_may_not_split_takes_the_cheaper_whole_option() -> None:
+    # The same profile, one option only: reserve 2 ($28.8/day = $876/month) beats on-demand ($32/day = $973.33).
+    rate = np.where(PEAK, 2.0, 1.0)[None, :]
+    sol = solve_plan(_problem(rate, split=False))
+    assert sol.objective_usd_per_month == pytest.approx(876.0)
+    assert sol.share[0, 0, 0] == 1.0
+    # A peak of 3 replicas for 2 hours (1 replica otherwise): on-demand 2·3 + 22·1 = $28/day beats reserving 3,
+    # 72·0.6 = $43.2/day: $28 × 30.4167 = $851.67/month.
+    spiky = np.where(np.arange(24) < 2, 3.0, 1.0)[None, :]
+    sol = solve_plan(_problem(spiky, split=False))
+    assert sol.objective_usd_per_month == pytest.approx(28 * 730 / 24)
+    assert sol.share[0, 1, 0] == 1.0
+
+
+def test_two_workloads_the_flat_one_reserved_the_peaky_one_on_demand() -> None:
+    # Workload 0: 1 req/s all day; workload 1: 1 req/s in the 8 peak hours only. Both whole (no split).
+    # Flat on the reservation ($14.4/day) and the peak on demand ($8/day): $22.4/day = $681.33/month, against
+    # both reserved (2 GPUs all day, $28.8) or both on demand (24 + 8 = $32).
+    rate = np.stack([np.ones(24), np.where(PEAK, 1.0, 0.0)])
+    p = _problem(rate, split=False)
+    sol = solve_plan(p)
+    assert sol.objective_usd_per_month == pytest.approx(681.33, abs=0.01)
+    assert sol.share[0, 0, 0] == 1.0
+    assert sol.share[1, 1, 0] == 1.0
+    # Putting workload 1 back on the on-demand GPU costs its 8 hours, 8/24·730 = $243.33/month; on the
+    # reservation it would need a second reserved GPU all day, $438.
+    m = marginal_usd_per_month(p, sol)
+    assert m[1].tolist() == pytest.approx([438.0, 243.33], abs=0.01)
+
+
+def test_on_demand_negotiated_and_spot_are_billed_per_hour_used_commitments_are_not() -> None:
+    def node(kind: str) -> RentedNode:
+        return RentedNode(id="n", name="n", gpu_id="g", price_usd_per_gpu_hour=1.0, pricing_type=kind)  # type: ignore[arg-type]
+
+    assert [billed_per_hour_used(node(k)) for k in ("on-demand", "negotiated", "spot")] == [True] * 3
+    assert [billed_per_hour_used(node(k)) for k in ("reserved-1y", "reserved-3y", "capacity-block")] == [False] * 3
+    assert not billed_per_hour_used(node("serverless"))  # billed per second (economics.finance.serverless)
+
+
+def _peaky_reserved_beside_on_demand() -> Scenario:
+    """The RunPod node on demand ($3.49/GPU-h) beside the same node reserved ($2.50/GPU-h effective), every
+    workload busy 09–18 with 10% of its volume spread over the other hours."""
+    data = _reserved_beside_on_demand().model_dump()
+    for w in data["workloads"]:
+        w["demand_profile"] = {"shape": "business_hours", "off_hours_share": 0.1}
+    return Scenario.model_validate(data)
+
+
+def test_with_a_day_profile_every_figure_still_adds_up_in_both_lenses() -> None:
+    s = _peaky_reserved_beside_on_demand()
+    for lens in ("cash", "full"):
+        s_lens = s.model_copy(update={"policy": s.policy.model_copy(update={"lens": lens})})
+        result = evaluate(s_lens)
+        plan = result.plan
+        assert plan.solver_status == "optimal"
+        shares = sum(w.cost_usd_per_month for w in plan.workloads)
+        assert shares + plan.unallocated_usd_per_month == pytest.approx(plan.total_cost_usd_per_month, rel=1e-9)
+        nodes = sum(n.cost_usd_per_month for n in plan.nodes)
+        assert nodes + plan.api_cost_usd_per_month == pytest.approx(plan.total_cost_usd_per_month, rel=1e-9)
+        # an on-demand node's bill is never more than its busiest hour's nodes paid all month
+        od = next(n for n in plan.nodes if n.node_id == "runpod")
+        assert od.cost_usd_per_month <= od.nodes_used * 8 * 3.49 * 730 + 1e-6
