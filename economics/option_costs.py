@@ -23,10 +23,12 @@ from economics.costs import (
 )
 from economics.demand import day_demand
 from economics.finance.rental import billing_reasons
+from economics.finance.serverless import serverless_extra_usd_per_request_rows
+from economics.finance.terms import RentalTerms
 from economics.hardware import Deployment
 from economics.measured import measured_capacity
 from economics.model import ModelSpec
-from economics.offers import ApiOffer, OwnedNode
+from economics.offers import ApiOffer, OwnedNode, RentedNode
 from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
@@ -56,6 +58,14 @@ class WorkloadArrays:
     failure_cost: FloatArray  # C_fail [USD]
     min_quality: FloatArray  # [1], 0 = none
     max_attempts: FloatArray  # m [count]
+    #: (W, H) each hour's rate over the day's mean rate (the day profile; one flat period without one) [1]
+    day_shape: FloatArray | None = None
+
+    @property
+    def day_rates(self) -> FloatArray:
+        """(W, H) the rate in each hour of the day profile, ``λ_avg·shape`` [req/s]."""
+        shape = np.ones((len(self.avg), 1)) if self.day_shape is None else self.day_shape
+        return np.asarray(self.avg[:, None] * shape, dtype=np.float64)
 
     @classmethod
     def of(cls, scenario: Scenario) -> WorkloadArrays:
@@ -77,6 +87,7 @@ class WorkloadArrays:
             failure_cost=arr([w.failure_cost_usd for w in ws], 0.0),
             min_quality=arr([w.min_quality for w in ws], 0.0),
             max_attempts=arr([w.max_attempts for w in ws], 1.0),
+            day_shape=_day_shape(ws),
         )
 
     @classmethod
@@ -102,6 +113,7 @@ class WorkloadArrays:
             failure_cost=full(workload.failure_cost_usd, 0.0),
             min_quality=full(workload.min_quality, 0.0),
             max_attempts=full(workload.max_attempts, 1.0),
+            day_shape=np.repeat(_day_shape((workload,)), int(np.prod(n)), axis=0),
         )
 
     @property
@@ -112,6 +124,27 @@ class WorkloadArrays:
     @property
     def deadline_or_inf(self) -> FloatArray:
         return np.where(np.isnan(self.deadline), np.inf, self.deadline)
+
+
+def _day_shape(workloads: tuple[Workload, ...]) -> FloatArray:
+    """(W, H) each workload's billed rate in each hour of its day profile over its mean rate [1]."""
+    bill = day_demand(workloads).bill_rate
+    mean = bill.mean(axis=1, keepdims=True)
+    return np.asarray(np.where(mean > 0, bill / np.where(mean > 0, mean, 1.0), 1.0), dtype=np.float64)
+
+
+def serverless_idle_usd(scenario: Scenario, option: OwnedOption, w: WorkloadArrays, capacity: FloatArray) -> FloatArray:
+    """(W,) what a serverless option bills per request beyond its busy time, over each workload's day profile:
+    warm idle, cold starts and billing increments (:mod:`economics.finance.serverless`, as the plan prices it,
+    one attempt per request); 0 for any other option [USD]."""
+    node = scenario.node(option.node_id)
+    if not (isinstance(node, RentedNode) and node.pricing_type == "serverless"):
+        return np.zeros_like(w.avg)
+    _, variable = replica_cost_split(scenario, option)
+    with np.errstate(divide="ignore"):
+        busy_s = np.where(capacity > 0, 1.0 / np.where(capacity > 0, capacity, 1.0), 0.0)
+    terms = node.billing or RentalTerms()
+    return serverless_extra_usd_per_request_rows(w.day_rates, busy_s, terms, variable)
 
 
 @dataclass(frozen=True)
@@ -229,6 +262,8 @@ def _owned_variant(
     # One owned-cost path whatever the old cost_mode says: the stand-alone comparison prices dedicated
     # replicas with C_h(U) = fixed + variable·U (economics.costs.node_cost_fixed_and_variable).
     cost = owned_cost_per_request(fixed, variable, replicas, util, w.avg)
+    # a serverless GPU also bills warm idle, cold starts and increments over the day profile, not busy time only
+    cost = cost + serverless_idle_usd(scenario, option, w, np.where(feasible, lam_max, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         beta = np.where(per_replica > 0, cb.batchability * w.peak / per_replica, 0.0)
     reason = np.where(feasible, "", cap_reason).astype(object)

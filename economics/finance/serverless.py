@@ -29,12 +29,12 @@ from numpy.typing import NDArray
 
 from economics.finance.terms import RentalTerms
 
-__all__ = ["serverless_billed_s_per_s", "serverless_extra_usd_per_request"]
+__all__ = ["serverless_billed_s_per_s", "serverless_extra_usd_per_request", "serverless_extra_usd_per_request_rows"]
 
 FloatArray = NDArray[np.float64]
 
 
-def serverless_billed_s_per_s(rate_per_s: FloatArray, busy_s: float, terms: RentalTerms) -> FloatArray:
+def serverless_billed_s_per_s(rate_per_s: FloatArray, busy_s: float | FloatArray, terms: RentalTerms) -> FloatArray:
     """Billed container-seconds per second of a period, ``B(λ)`` of the module doc [s/s]; 0 where ``λ = 0``.
 
     Example: 0.01 req/s, 2 s busy each, T = 60 s, c = 30 s, Δ = 1 s: ρ = 0.02, e^(−0.6) = 0.548812;
@@ -74,3 +74,25 @@ def serverless_extra_usd_per_request(
         return 0.0
     extra_s = float((serverless_billed_s_per_s(lam, busy_s, terms) - lam * busy_s).sum())
     return extra_s / volume * replica_usd_per_hour / 3600.0
+
+
+def serverless_extra_usd_per_request_rows(
+    rate_per_s: FloatArray, busy_s: FloatArray, terms: RentalTerms, replica_usd_per_hour: float
+) -> FloatArray:
+    """:func:`serverless_extra_usd_per_request` for many workloads at once: ``rate_per_s`` (W, H) day profiles,
+    ``busy_s`` (W,) busy replica-seconds per request; 0 for a row without demand [USD/request].
+
+    The stand-alone cost of a serverless option (:mod:`economics.option_costs`) adds this to its busy time,
+    so a workload is priced over its day profile exactly as the plan prices it.
+
+    >>> t = RentalTerms(cold_start_s=30, min_billing_increment_s=1, idle_timeout_s=60)
+    >>> serverless_extra_usd_per_request_rows(np.full((2, 24), 0.01), np.array([2.0, 2.0]), t, 3.9492).round(6)
+    array([0.066796, 0.066796])
+    """
+    lam = np.asarray(rate_per_s, dtype=np.float64)
+    busy = np.asarray(busy_s, dtype=np.float64)[:, None]
+    volume = lam.sum(axis=1)
+    extra_s = (serverless_billed_s_per_s(lam, busy, terms) - lam * busy).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(volume > 0, extra_s / np.where(volume > 0, volume, 1.0), 0.0)
+    return np.asarray(out * replica_usd_per_hour / 3600.0, dtype=np.float64)

@@ -129,3 +129,51 @@ def test_a_cold_start_that_breaks_the_ttft_slo_needs_the_offer_kept_warm() -> No
     assert modal.cost_usd_per_month == pytest.approx(8648.748, rel=1e-9)
     assert warm.fleet.rented_cost_usd_per_month == pytest.approx(8648.748, rel=1e-9)
     assert warm.fleet.total_cost_usd_per_month == pytest.approx(8648.748, rel=1e-9)
+
+
+def test_the_stand_alone_cost_of_serverless_is_priced_over_the_day_not_busy_time_only() -> None:
+    # Kept warm, one container is up all day for each workload (B = max(1, λ·s) = 1 s billed per second, the
+    # workloads being far below one container's capacity): a month bills 730 h · $3.9492 = $2,882.916 whatever
+    # the load, so one request of a workload at λ_avg req/s costs 3.9492 / (3600·λ_avg):
+    # assistant-chat at 3 req/s: $0.000365667; agent-steps at 1 req/s: $0.001097. Priced at busy time only it
+    # would be 3.9492/(3600·λmax) per request, $0.000143 at assistant-chat's 7.66 req/s per replica.
+    warm = _startup_with_modal(keep_warm=True)
+    avg = {w.id: w.avg_requests_per_s for w in warm.workloads}
+    assert avg["assistant-chat"] == 3.0
+    assert avg["agent-steps"] == 1.0
+    options = {o.workload_id: o for o in evaluate(warm).options if o.option_id == "modal-8b-ar"}
+    assert options["assistant-chat"].cost_usd_per_request == pytest.approx(0.000365667, rel=1e-6)
+    assert options["agent-steps"].cost_usd_per_request == pytest.approx(0.001097, rel=1e-6)
+
+
+def test_the_stand_alone_serverless_cost_follows_the_day_profile() -> None:
+    # The nightly batch (no TTFT SLO, so cold starts are allowed), its volume in the 8 hours 22–06 only. Scaled
+    # to zero the other 16 hours, it bills nothing then. The stand-alone cost per request is the busy time plus
+    # what B(λ) adds over those 8 hours: for the same day volume spread over 24 hours (3× fewer requests per
+    # second), warm idle and cold starts are paid in every hour, so the concentrated profile is no dearer.
+    base = _startup_with_modal(keep_warm=False)
+
+    def cost(profile: dict[str, object] | None) -> float:
+        data = base.model_dump()
+        for w in data["workloads"]:
+            w["demand_profile"] = profile
+        result = evaluate(Scenario.model_validate(data))
+        return next(
+            o.cost_usd_per_request
+            for o in result.options
+            if o.option_id == "modal-8b-ar" and o.workload_id == "ticket-summaries"
+        )
+
+    night, flat = cost({"shape": "night_window"}), cost({"shape": "flat"})
+    assert night <= flat
+    # and either costs more than its busy time alone: a request is never billed less than 1/λmax seconds
+    busy_only = (
+        3.9492
+        / 3600
+        / next(
+            o.capacity_requests_per_s
+            for o in evaluate(base).options
+            if o.option_id == "modal-8b-ar" and o.workload_id == "ticket-summaries"
+        )
+    )
+    assert night > busy_only
