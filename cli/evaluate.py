@@ -107,7 +107,7 @@ def json_document(
     """The JSON output: the typed result, with the plan's per-workload lines also under ``workloads``
     (each with its flips, ``to_option_id`` null when no option takes over). Amounts stay in USD (their names
     say so); ``currency`` states the display currency, its rate and date, and the headline in it; ``carbon``
-    the owned fleet's kWh, CO2e and carbon cost."""
+    the owned nodes' and rented GPUs' kWh, their CO2e and carbon cost (APIs publish no energy)."""
     doc = result.model_dump(mode="json")
     if rate is not None:
         f = result.fleet
@@ -124,7 +124,10 @@ def json_document(
     if carbon is not None:
         doc["carbon"] = {
             "owned_kwh_per_month": carbon.kwh_per_month,
-            "owned_kg_co2e_per_month": carbon.kg_co2e_per_month,
+            "rented_kwh_per_month": carbon.rented_kwh_per_month,
+            "api_energy": "not published by the providers: not counted",
+            "owned_kg_co2e_per_month": carbon.kwh_per_month * carbon.factor.kg_co2e_per_kwh if carbon.factor else None,
+            "kg_co2e_per_month": carbon.kg_co2e_per_month,  # owned and rented
             "grid_kg_co2e_per_kwh": carbon.factor.kg_co2e_per_kwh if carbon.factor else None,
             "grid_region": carbon.factor.region if carbon.factor else None,
             "grid_year": carbon.factor.year if carbon.factor else None,

@@ -16,7 +16,10 @@ publish energy: their rows say so (None).
 
 Emissions: ``kg CO₂e/Mtok = kWh/Mtok · grid factor``; the grid factor is dated, per region
 (``data/prices/grid_intensity.csv``). A carbon price adds ``factor · price / 1000`` USD per kWh to an owned
-node's electricity (:func:`with_carbon_price`).
+node's electricity, and to a rented GPU-hour its estimated draw times that (``P_gpu/1000 · factor · price /
+1000`` USD per GPU-hour: a rental price includes the electricity, not the carbon) (:func:`with_carbon_price`).
+A serverless GPU's adder is paid per billed second (a warm container is powered too). APIs publish no
+energy: their emissions are not estimated and not priced (docs/costs.md#energy-and-carbon).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from functools import cache
 
 from economics.currency import USD, DisplayRate, to_display
 from economics.finance.data import latest_grid
+from economics.finance.rental import effective_usd_per_gpu_hour, rented_gpu_hours_per_useful_hour
 from economics.finance.settings import FinanceSettings
 from economics.io.catalog import load_catalog
 from economics.offers import OwnedNode, RentedNode
@@ -45,6 +49,7 @@ __all__ = [
     "grid_factor",
     "kwh_per_mtok",
     "plan_carbon",
+    "rented_gpu_draw_w",
     "with_carbon_price",
 ]
 
@@ -102,22 +107,41 @@ def grid_factor(settings: FinanceSettings | None, on: dt.date) -> GridFactor | N
 
 
 def with_carbon_price(scenario: Scenario) -> Scenario:
-    """The scenario with its carbon price added to every owned node's electricity price [USD/kWh].
+    """The scenario with its carbon price in every owned node's electricity [USD/kWh] and every rented GPU-hour
+    [USD/GPU-h].
 
-    ``p_kWh' = p_kWh + factor·carbon_price/1000``. Unchanged without a carbon price or a grid factor.
+    Owned: ``p_kWh' = p_kWh + factor·carbon_price/1000``. Rented: ``p' = p + P_gpu/1000·factor·carbon_price/1000``
+    with ``P_gpu`` the rented GPU's estimated draw (:func:`rented_gpu_draw_w`; an on-demand fallback of a spot
+    offer likewise). Unchanged without a carbon price or a grid factor.
     """
     settings = scenario.finance
     factor = grid_factor(settings, scenario.review_date)
     if settings is None or factor is None or settings.carbon_price_usd_per_tonne == 0:
         return scenario
     adder = factor.kg_co2e_per_kwh * settings.carbon_price_usd_per_tonne / 1000.0
-    nodes = tuple(
-        n.model_copy(update={"electricity_usd_per_kwh": min(2.0, n.electricity_usd_per_kwh + adder)})
-        if isinstance(n, OwnedNode)
-        else n
-        for n in scenario.nodes
-    )
+    nodes = tuple(_with_adder(scenario, n, adder) for n in scenario.nodes)
     return scenario.model_copy(update={"nodes": nodes})
+
+
+def _with_adder(scenario: Scenario, node: OwnedNode | RentedNode, usd_per_kwh: float) -> OwnedNode | RentedNode:
+    if isinstance(node, OwnedNode):
+        return node.model_copy(update={"electricity_usd_per_kwh": min(2.0, node.electricity_usd_per_kwh + usd_per_kwh)})
+    per_gpu_hour = rented_gpu_draw_w(scenario, node) / 1000.0 * usd_per_kwh
+    update: dict[str, object] = {"price_usd_per_gpu_hour": node.price_usd_per_gpu_hour + per_gpu_hour}
+    if node.billing is not None and node.billing.fallback_usd_per_gpu_hour is not None:
+        fallback = node.billing.fallback_usd_per_gpu_hour + per_gpu_hour
+        update["billing"] = node.billing.model_copy(update={"fallback_usd_per_gpu_hour": fallback})
+    return node.model_copy(update=update)
+
+
+def rented_gpu_draw_w(scenario: Scenario, node: RentedNode) -> float:
+    """What one rented GPU draws while it is rented (a serverless one while it is billed): board power ×
+    DGX host ratio × catalog f × PUE (:func:`rented_power_model`) [W].
+
+    H100 SXM: 700 W × 10.2 kW/(8 × 700 W) × 0.7 × 1.3 = 1,160.25 W.
+    """
+    m = rented_power_model(scenario.review_date)
+    return scenario.gpu(node.gpu_id).power_w * m.host_ratio * m.power_fraction * m.pue
 
 
 @dataclass(frozen=True)
@@ -157,9 +181,7 @@ def _node_draw_w_per_gpu(scenario: Scenario, node: OwnedNode | RentedNode, utili
     if isinstance(node, OwnedNode):
         f = node.power_fraction_idle + (node.power_fraction_busy - node.power_fraction_idle) * u
         return node.node_power_kw * 1000.0 / node.gpus_per_node * f * node.pue, "owned node's power model"
-    gpu = scenario.gpu(node.gpu_id)
-    m = rented_power_model(scenario.review_date)
-    per_gpu = gpu.power_w * m.host_ratio * m.power_fraction * m.pue
+    per_gpu = rented_gpu_draw_w(scenario, node)
     if node.pricing_type == "serverless":
         return per_gpu * u, "GPU board power × DGX host ratio, busy share only (serverless)"
     return per_gpu, "GPU board power × DGX host ratio, catalog f and PUE"
@@ -190,13 +212,16 @@ def energy_table(scenario: Scenario, result: Result) -> tuple[EnergyRow, ...]:
 
 @dataclass(frozen=True)
 class PlanCarbon:
-    """The owned fleet's electricity and emissions in the plan, and what the carbon price adds to its bill."""
+    """The fleet's electricity and emissions in the plan (owned nodes and rented GPUs; APIs publish no energy),
+    and what the carbon price adds to its bill."""
 
     kwh_per_month: float  # owned nodes paid in the plan, idle hours included [kWh/month]
-    kg_co2e_per_month: float | None  # None without a grid factor [kg/month]
+    kg_co2e_per_month: float | None  # owned and rented; None without a grid factor [kg/month]
     carbon_price_usd_per_tonne: float  # [USD/t]
-    carbon_usd_per_month: float  # kWh · factor · price / 1000, inside the owned electricity [USD/month]
+    carbon_usd_per_month: float  # (owned + rented kWh) · factor · price / 1000, inside the bill [USD/month]
     factor: GridFactor | None
+    rented_kwh_per_month: float = 0.0  # rented GPU-hours paid in the plan × estimated draw [kWh/month]
+    api_calls: bool = False  # the plan sends work to APIs, whose energy is not published (not counted) [-]
 
 
 def plan_carbon(scenario: Scenario, result: Result) -> PlanCarbon:
@@ -215,17 +240,27 @@ def plan_carbon(scenario: Scenario, result: Result) -> PlanCarbon:
     """
     factor = grid_factor(scenario.finance, scenario.review_date)
     price = scenario.finance.carbon_price_usd_per_tonne if scenario.finance is not None else 0.0
-    kwh = 0.0
+    priced = with_carbon_price(scenario)  # the rates the plan was billed at
+    kwh = rented_kwh = 0.0
     for n in result.plan.nodes if result.plan is not None else ():
         node = scenario.node(n.node_id)
-        if not isinstance(node, OwnedNode):
+        if isinstance(node, RentedNode):
+            # GPU-hours paid: the offer's rent over its effective rate per GPU-hour (hours used on demand,
+            # every hour of a reservation, billed seconds of a serverless GPU; spot's restarted or fallback hours)
+            billed = priced.node(n.node_id)
+            assert isinstance(billed, RentedNode)
+            gpu_hours = (
+                n.full_cost_usd_per_month / effective_usd_per_gpu_hour(billed) * rented_gpu_hours_per_useful_hour(node)
+            )
+            rented_kwh += gpu_hours * rented_gpu_draw_w(scenario, node) / 1000.0
             continue
         paid = max(n.nodes_used, n.nodes_owned)
         draw_w_per_gpu, _ = _node_draw_w_per_gpu(scenario, node, n.utilization)
         kwh += paid * node.gpus_per_node * draw_w_per_gpu / 1000.0 * HOURS_PER_MONTH
-    kg = kwh * factor.kg_co2e_per_kwh if factor is not None else None
+    kg = (kwh + rented_kwh) * factor.kg_co2e_per_kwh if factor is not None else None
     carbon = (kg or 0.0) * price / 1000.0
-    return PlanCarbon(kwh, kg, price, carbon, factor)
+    api_calls = result.plan is not None and result.plan.api_cost_usd_per_month > 0
+    return PlanCarbon(kwh, kg, price, carbon, factor, rented_kwh, api_calls)
 
 
 def carbon_statement(c: PlanCarbon, rate: DisplayRate = USD) -> str:
@@ -238,16 +273,35 @@ def carbon_statement(c: PlanCarbon, rate: DisplayRate = USD) -> str:
     >>> text[70:]
     '4); a carbon price of USD 50/t adds USD 20 a month, included in their electricity.'
     """
+    return _fleet_sentence(c, rate) + _rented_and_api_sentence(c)
+
+
+def _fleet_sentence(c: PlanCarbon, rate: DisplayRate) -> str:
+    who = "Owned nodes" if c.rented_kwh_per_month <= 0 else "Owned nodes and rented GPUs"
+    kwh = c.kwh_per_month + c.rented_kwh_per_month
     if c.kg_co2e_per_month is None or c.factor is None:
-        return f"Owned nodes: {c.kwh_per_month:,.0f} kWh a month; set a grid region to see emissions and price carbon."
+        return f"{who}: {kwh:,.0f} kWh a month; set a grid region to see emissions and price carbon."
     text = (
-        f"Owned nodes: {c.kwh_per_month:,.0f} kWh and {c.kg_co2e_per_month / 1000:,.3g} t CO2e a month "
+        f"{who}: {kwh:,.0f} kWh and {c.kg_co2e_per_month / 1000:,.3g} t CO2e a month "
         f"(grid {c.factor.kg_co2e_per_kwh:g} kg/kWh, {c.factor.region} {c.factor.year or 'entered'})"
     )
     if c.carbon_price_usd_per_tonne <= 0:
         return text + "; no carbon price is set."
     price = to_display(c.carbon_price_usd_per_tonne, rate)
+    where = "their electricity" if c.rented_kwh_per_month <= 0 else "their electricity and rent"
     return (
         text + f"; a carbon price of {rate.code} {price:,.0f}/t adds {rate.code} "
-        f"{to_display(c.carbon_usd_per_month, rate):,.0f} a month, included in their electricity."
+        f"{to_display(c.carbon_usd_per_month, rate):,.0f} a month, included in {where}."
     )
+
+
+def _rented_and_api_sentence(c: PlanCarbon) -> str:
+    parts = []
+    if c.rented_kwh_per_month > 0:
+        parts.append(
+            f" Rented GPUs: {c.rented_kwh_per_month:,.0f} kWh of it, estimated from board power (providers do "
+            "not publish it)."
+        )
+    if c.api_calls:
+        parts.append(" API calls are not counted: providers publish no energy per token.")
+    return "".join(parts)

@@ -19,7 +19,8 @@ from economics.energy import (
 from economics.evaluate import evaluate
 from economics.finance.settings import FinanceSettings
 from economics.io.scenarios import load_preset
-from economics.offers import OwnedNode
+from economics.offers import OwnedNode, RentedNode
+from tests.economics.finance.test_rental import _cost_only_startup
 
 
 def test_joules_per_token_from_watts_and_tokens_per_second() -> None:
@@ -99,3 +100,32 @@ def test_carbon_price_enters_the_plan_and_its_bill() -> None:
     assert "adds USD 142 a month" in carbon_statement(c)
     sgd = carbon_statement(c, DisplayRate("SGD", 1.3, None, "x"))
     assert "SGD 65/t adds SGD 185 a month" in sgd
+
+
+def test_carbon_price_enters_rented_gpu_hours_too() -> None:
+    # A rented H100 draws an estimated 700 W × 10.2/(8 × 0.7) kW × f 0.7 × PUE 1.3 = 1,160.25 W: 1.16025 kWh per
+    # GPU-hour; at Singapore's 0.42 kg/kWh and $50/t that is 1.16025 · 0.42 · 50/1000 = $0.02436525 per GPU-hour
+    # added to the rent. The cost-only startup at 5× demand rents whole 8-GPU RunPod nodes (on demand) all day
+    # (no day profile): each node adds 8 · 730 · 0.02436525 = $142.29306 a month and 8 · 730 · 1.16025 = 6,775.86 kWh.
+    startup = _cost_only_startup()
+    priced = startup.model_copy(update={"finance": FinanceSettings(grid_region="sg", carbon_price_usd_per_tonne=50.0)})
+    node = with_carbon_price(priced).node("runpod")
+    assert isinstance(node, RentedNode)
+    assert node.price_usd_per_gpu_hour == pytest.approx(startup.node("runpod").price_usd_per_gpu_hour + 0.02436525)
+    plain_r, priced_r = evaluate(startup), evaluate(priced)
+    assert [d.chosen_option_id for d in priced_r.decisions] == [d.chosen_option_id for d in plain_r.decisions]
+    assert priced_r.plan is not None
+    assert {n.node_id for n in priced_r.plan.nodes if n.nodes_used} == {"runpod"}
+    gpu_nodes = next(n.nodes_used for n in priced_r.plan.nodes if n.node_id == "runpod")
+    assert gpu_nodes >= 1
+    c = plan_carbon(priced, priced_r)
+    assert c.kwh_per_month == 0.0  # nothing owned
+    assert c.rented_kwh_per_month == pytest.approx(gpu_nodes * 6775.86, rel=1e-9)
+    assert c.carbon_usd_per_month == pytest.approx(gpu_nodes * 142.29306, rel=1e-6)
+    rise = priced_r.fleet.total_cost_usd_per_month - plain_r.fleet.total_cost_usd_per_month
+    assert rise == pytest.approx(c.carbon_usd_per_month, rel=1e-6)
+    text = carbon_statement(c)
+    assert "and rent" in text
+    assert "estimated from board power" in text
+    if priced_r.plan.api_cost_usd_per_month > 0:
+        assert "providers publish no energy" in text
