@@ -50,7 +50,7 @@ m[2].metric(f"Savings vs all-API, {cur}/month", shown(tables.fleet_savings(f)))
 m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
 st.caption(rv.bill_in_words(subject.result, rate))
 if not rate.is_identity:
-    st.caption(fmt.md_escape(currency_statement(rate) + " Comparison tables and charts are in US dollars."))
+    st.caption(fmt.md_escape(currency_statement(rate)))
 if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
 
@@ -67,14 +67,23 @@ if comparison is not None:
     c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
     c[2].metric("Prices that changed", f"{len(comparison.prices)}")
     rv.change_in_words(rate)
-    compute.chart(charts.comparison_chart, comparison, key="rv_chart_comparison")
-    changes = pack_tables.workload_changes_display(comparison)
-    table(changes, key="rv_workload_changes", file_name="workload_changes.csv", column_config=rv.money_columns(changes))
+    if note := rv.comparison_rate_note(rate):
+        st.caption(fmt.md_escape(note))
+    compute.chart(charts.comparison_chart, comparison, rate, key="rv_chart_comparison")
+    changes = pack_tables.workload_changes_display(comparison, rate)
+    table(
+        changes,
+        key="rv_workload_changes",
+        file_name="workload_changes.csv",
+        column_config=rv.money_columns(changes, rate),
+    )
     if comparison.prices.empty:
         st.info("No price changed.", icon=":material/price_check:")
     else:
-        compute.chart(charts.price_change_chart, comparison, key="rv_chart_prices")
-        table(pack_tables.price_changes_display(comparison), key="rv_price_changes", file_name="price_changes.csv")
+        compute.chart(charts.price_change_chart, comparison, rate, key="rv_chart_prices")
+        table(
+            pack_tables.price_changes_display(comparison, rate), key="rv_price_changes", file_name="price_changes.csv"
+        )
 
 st.subheader("What would flip each decision")
 st.caption(
@@ -104,15 +113,15 @@ metric = st.radio(
         "cost": "monthly cost of the chosen routes",
     }.__getitem__,
 )
-compute.chart(charts.tornado_chart, tornado, metric, key="rv_chart_tornado")
-compute.chart(charts.monte_carlo_chart, mc, subject.scenario, key="rv_chart_mc")
-bands = pack_tables.bands_display(mc)
+compute.chart(charts.tornado_chart, tornado, metric, rate, key="rv_chart_tornado")
+compute.chart(charts.monte_carlo_chart, mc, subject.scenario, rate, key="rv_chart_mc")
+bands = pack_tables.bands_display(mc, rate)
 table(
     bands,
     key="rv_bands",
     file_name="monte_carlo.csv",
     column_config={
-        **rv.money_columns(bands),
+        **rv.money_columns(bands, rate),
         "P(owned beats API)": st.column_config.NumberColumn(format="percent"),
         "P(route unchanged)": st.column_config.NumberColumn(format="percent"),
     },
@@ -120,8 +129,8 @@ table(
 st.caption(
     f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point, each routed by the fleet "
     "plan (the workload's marginal cost in it, the rest of the plan held fixed); "
-    f"savings vs the best API per workload, 5–95 %: {fmt.usd_per_month(mc.savings_p05_usd_per_month)} to "
-    f"{fmt.usd_per_month(mc.savings_p95_usd_per_month)}."
+    f"savings vs the best API per workload, 5–95 %: {shown(mc.savings_p05_usd_per_month)} to "
+    f"{shown(mc.savings_p95_usd_per_month)} a month."
 )
 
 st.subheader("Meeting pack")

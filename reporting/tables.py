@@ -11,6 +11,7 @@ import math
 import pandas as pd
 
 from economics.compare import Comparison
+from economics.currency import USD, DisplayRate
 from economics.price_book import price_book_frame
 from economics.uncertainty import MonteCarlo
 from reporting.pack import MeetingPack
@@ -143,36 +144,42 @@ def assumptions_frame(pack: MeetingPack) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Group", "Name", "Value", "Meaning"])
 
 
-def workload_changes_display(c: Comparison) -> pd.DataFrame:
-    """Per workload: route before and after, whether it flipped, monthly cost and $/Mtok before and after."""
-    w = c.workloads
+def workload_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFrame:
+    """Per workload: route before and after, whether it flipped, monthly cost and cost per Mtok before and
+    after, both sides converted at the one ``rate`` (constant currency: the change is prices and routes, not
+    the exchange rate)."""
+    w, k, code = c.workloads, rate.units_per_usd, rate.code
     return pd.DataFrame(
         {
             "Workload": w["workload_name"],
             "Route before": w["route_before_name"],
             "Route after": w["route_after_name"],
             "Flipped": w["flipped"],
-            "Before [USD/month]": w["monthly_cost_before_usd"],
-            "After [USD/month]": w["monthly_cost_after_usd"],
-            "Change [USD/month]": w["monthly_cost_change_usd"],
-            "Before [USD/Mtok]": w["cost_per_mtok_before_usd"],
-            "After [USD/Mtok]": w["cost_per_mtok_after_usd"],
+            f"Before [{code}/month]": w["monthly_cost_before_usd"] * k,
+            f"After [{code}/month]": w["monthly_cost_after_usd"] * k,
+            f"Change [{code}/month]": w["monthly_cost_change_usd"] * k,
+            f"Before [{code}/Mtok]": w["cost_per_mtok_before_usd"] * k,
+            f"After [{code}/Mtok]": w["cost_per_mtok_after_usd"] * k,
             "Status": w["status"],
         }
     )
 
 
-def price_changes_display(c: Comparison) -> pd.DataFrame:
-    """Each price that changed, appeared or disappeared, with both as-of dates."""
+def price_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFrame:
+    """Each price that changed, appeared or disappeared, with both as-of dates; a price in US dollars is shown
+    in ``rate``'s currency (both sides at the one rate), any other unit as it is."""
     p = c.prices
+    money = p["unit"].astype(str).str.startswith("USD")
+    k = money.map({True: rate.units_per_usd, False: 1.0}).astype(float)
+    unit = p["unit"].astype(str).where(~money, rate.code + p["unit"].astype(str).str.removeprefix("USD"))
     return pd.DataFrame(
         {
             "Offer": p["offer_name"],
             "Price": p["item"],
-            "Unit": p["unit"],
-            "Before": p["before"],
-            "After": p["after"],
-            "Change": p["change"],
+            "Unit": unit,
+            "Before": p["before"] * k,
+            "After": p["after"] * k,
+            "Change": p["change"] * k,
             "Change [%]": 100 * p["change_fraction"],
             "Before as of": p["before_as_of"].astype(str).replace("None", ""),
             "After as of": p["after_as_of"].astype(str).replace("None", ""),
@@ -195,17 +202,17 @@ def _option_names(mc: MonteCarlo) -> dict[str, str]:
     return dict(zip(o["option_id"], o["option_name"], strict=True)) if len(o) else {}
 
 
-def bands_display(mc: MonteCarlo) -> pd.DataFrame:
-    """Per workload: the chosen route's $/Mtok band and the probabilities."""
-    w = mc.workloads
+def bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
+    """Per workload: the chosen route's cost-per-Mtok band (in ``rate``'s currency) and the probabilities."""
+    w, k, code = mc.workloads, rate.units_per_usd, rate.code
     return pd.DataFrame(
         {
             "Workload": w["workload_name"],
             "Route at base": w["base_option_id"].map(_option_names(mc)).fillna(w["base_option_id"]),
-            "Base [USD/Mtok]": w["base_usd_per_mtok"],
-            "P5 [USD/Mtok]": w["p05_usd_per_mtok"],
-            "Median [USD/Mtok]": w["p50_usd_per_mtok"],
-            "P95 [USD/Mtok]": w["p95_usd_per_mtok"],
+            f"Base [{code}/Mtok]": w["base_usd_per_mtok"] * k,
+            f"P5 [{code}/Mtok]": w["p05_usd_per_mtok"] * k,
+            f"Median [{code}/Mtok]": w["p50_usd_per_mtok"] * k,
+            f"P95 [{code}/Mtok]": w["p95_usd_per_mtok"] * k,
             "API allowed": w["api_allowed"],
             "P(owned beats API)": w["prob_owned_beats_api"],
             "P(route unchanged)": w["prob_route_unchanged"],

@@ -2,6 +2,8 @@
 
 No Streamlit calls: the same builders draw the Reviews page (through ``ui.compute.chart``) and the meeting pack
 (``reporting``). Every figure is built on the house :class:`~ui.charts.chart.Chart`, like the other pages.
+Money is computed in USD and drawn in the display currency of ``rate`` (issue 14): values are multiplied by its
+rate here, at the display edge, and the axes carry its code and prefix (US dollars by default).
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import math
 import plotly.graph_objects as go
 
 from economics.compare import Comparison
+from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado
 from ui.axes import left_margin
 from ui.charts.chart import Chart
-from ui.format import usd_per_month
+from ui.format import CURRENCY_PREFIX, money
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
 
 __all__ = [
@@ -34,12 +37,17 @@ def _height(rows: int) -> int:
     return max(320, 140 + 46 * rows)
 
 
-def _bars(title: str, x_title: str, rows: int, *, legend: bool = True) -> Chart:
-    """A horizontal-bar chart: categories top to bottom, values along x."""
+def _prefix(rate: DisplayRate) -> str:
+    """How the display currency is written before an amount: $, S$, or its code and a space."""
+    return CURRENCY_PREFIX.get(rate.code, f"{rate.code} ")
+
+
+def _bars(title: str, x_title: str, rows: int, *, legend: bool = True, rate: DisplayRate = USD) -> Chart:
+    """A horizontal-bar chart: categories top to bottom, values along x (money in ``rate``'s currency)."""
     chart = Chart(title, x_title, "", height=_height(rows), legend_rows=1 if legend else 0)
     chart.axis("yaxis", autorange="reversed")
-    if "[USD" in x_title:
-        chart.axis("xaxis", tickprefix="$", separatethousands=True)
+    if f"[{rate.code}" in x_title:
+        chart.axis("xaxis", tickprefix=_prefix(rate), separatethousands=True)
     return chart
 
 
@@ -76,28 +84,31 @@ def workload_cost_chart(scenario: Scenario, result: Result) -> go.Figure:
     return chart.figure()
 
 
-def comparison_chart(comparison: Comparison) -> go.Figure:
-    """Monthly cost per workload before and after; flipped routes are named on the after bar."""
+def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figure:
+    """Monthly cost per workload before and after, both at ``rate`` (constant currency); flipped routes are
+    named on the after bar."""
     wl = comparison.workloads
+    k, cur = rate.units_per_usd, _prefix(rate)
     names = [f"{n} ⟲" if flipped else str(n) for n, flipped in zip(wl["workload_name"], wl["flipped"], strict=True)]
     chart = _bars(
         # two lines: the labels made one line too wide for a 1,024 px window
         f"Cost per workload<br>"
         f'<span style="font-size:12px">{comparison.before_label} → {comparison.after_label} '
         "(⟲ = route flipped)</span>",
-        "cost [USD/month]",
+        f"cost [{rate.code}/month]",
         len(names),
+        rate=rate,
     )
     chart.axis("margin", t=90)
     chart.add(
         "bar",
         y=names,
-        x=wl["monthly_cost_before_usd"].fillna(0.0).tolist(),
+        x=(wl["monthly_cost_before_usd"].fillna(0.0) * k).tolist(),
         orientation="h",
         name=comparison.before_label,
         marker={"color": BEFORE_COLOR},
         customdata=wl["route_before_name"].tolist(),
-        hovertemplate="%{y}<br>before: $%{x:,.0f}/month on %{customdata}<extra></extra>",
+        hovertemplate="%{y}<br>before: " + cur + "%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
     after_text = [
         f"{a} → {b}" if flipped else ""
@@ -106,20 +117,20 @@ def comparison_chart(comparison: Comparison) -> go.Figure:
     chart.add(
         "bar",
         y=names,
-        x=wl["monthly_cost_after_usd"].fillna(0.0).tolist(),
+        x=(wl["monthly_cost_after_usd"].fillna(0.0) * k).tolist(),
         orientation="h",
         name=comparison.after_label,
         marker={"color": OWNED_WINS_COLOR},
         text=after_text,
         textposition="outside",
         customdata=wl["route_after_name"].tolist(),
-        hovertemplate="%{y}<br>after: $%{x:,.0f}/month on %{customdata}<extra></extra>",
+        hovertemplate="%{y}<br>after: " + cur + "%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
-    total = comparison.total_change_usd_per_month
+    total = comparison.total_change_usd_per_month * k
     sign = "+" if total >= 0 else "−"
     chart.annotations.append(
         {
-            "text": f"fleet total {sign}${abs(total):,.0f}/month" if math.isfinite(total) else "fleet total: n/a",
+            "text": f"fleet total {sign}{cur}{abs(total):,.0f}/month" if math.isfinite(total) else "fleet total: n/a",
             "xref": "paper",
             "yref": "paper",
             "x": 1,
@@ -134,9 +145,12 @@ def comparison_chart(comparison: Comparison) -> go.Figure:
     return chart.figure()
 
 
-def price_change_chart(comparison: Comparison) -> go.Figure:
-    """Relative change of each price that changed (added and removed prices are listed in the table only)."""
+def price_change_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figure:
+    """Relative change of each price that changed (added and removed prices are listed in the table only); a
+    price in US dollars is written in ``rate``'s currency."""
     changed = comparison.prices[comparison.prices["status"] == "changed"]
+    k = [rate.units_per_usd if str(u).startswith("USD") else 1.0 for u in changed["unit"]]
+    units = [rate.code + str(u).removeprefix("USD") if str(u).startswith("USD") else u for u in changed["unit"]]
     labels = [f"{o} · {i}" for o, i in zip(changed["offer_name"], changed["item"], strict=True)]
     pct = [100.0 * f if math.isfinite(f) else 0.0 for f in changed["change_fraction"]]
     chart = _bars("Prices that changed", "change [%]", max(1, len(labels)), legend=False)
@@ -147,7 +161,8 @@ def price_change_chart(comparison: Comparison) -> go.Figure:
         orientation="h",
         marker={"color": [API_WINS_COLOR if p > 0 else OWNED_WINS_COLOR for p in pct]},
         text=[
-            f"{b:g} → {a:g} {u}" for b, a, u in zip(changed["before"], changed["after"], changed["unit"], strict=True)
+            f"{b * m:.4g} → {a * m:.4g} {u}"
+            for b, a, u, m in zip(changed["before"], changed["after"], units, k, strict=True)
         ],
         textposition="auto",
         hovertemplate="%{y}: %{x:+.1f}%<br>%{text}<extra></extra>",
@@ -168,28 +183,32 @@ LOW_COLOR = "#56B4E9"  # sky blue: the input at the low end of its range
 HIGH_COLOR = "#E69F00"  # orange: the input at the high end
 
 
-def tornado_chart(tornado: Tornado, metric: str = "savings") -> go.Figure:
+def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate = USD) -> go.Figure:
     """Tornado: savings vs all-API (or monthly cost of the chosen routes) with each input at its range ends.
 
-    ``metric`` is ``"savings"`` or ``"cost"``. Bars start at the base value; widest swing on top.
+    ``metric`` is ``"savings"`` or ``"cost"``. Bars start at the base value; widest swing on top. Money in
+    ``rate``'s currency.
     """
     savings = metric == "savings"
-    base = tornado.base_savings_usd_per_month if savings else tornado.base_cost_usd_per_month
+    k = rate.units_per_usd
+    base_usd = tornado.base_savings_usd_per_month if savings else tornado.base_cost_usd_per_month
+    base = base_usd * k
     bars = sorted(
         tornado.bars,
         key=lambda b: -(b.swing_usd_per_month if savings else b.cost_swing_usd_per_month),
     )
     labels = [f"{b.label} ({b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]})" for b in bars]
-    low = [b.savings_at_low_usd_per_month if savings else b.cost_at_low_usd_per_month for b in bars]
-    high = [b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month for b in bars]
+    low = [k * (b.savings_at_low_usd_per_month if savings else b.cost_at_low_usd_per_month) for b in bars]
+    high = [k * (b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month) for b in bars]
     what = "savings vs the best allowed API" if savings else "monthly cost of the chosen routes"
     chart = _bars(
         # two lines: one was cut in a 1,024 px window
         f"What moves the {what}<br>"
-        f'<span style="font-size:12px">each input at its range ends · base {usd_per_month(base)}; '
-        "workloads priced stand-alone</span>",
-        f"{what} [USD/month]",
+        f'<span style="font-size:12px">each input at its range ends · base '
+        f"{money(base_usd, rate.code, k, cents=False)}/month; workloads priced stand-alone</span>",
+        f"{what} [{rate.code}/month]",
         len(bars),
+        rate=rate,
     )
     chart.axis("margin", t=90)
     for name, values, color in (("input at low end", low, LOW_COLOR), ("input at high end", high, HIGH_COLOR)):
@@ -202,7 +221,7 @@ def tornado_chart(tornado: Tornado, metric: str = "savings") -> go.Figure:
             name=name,
             marker={"color": color},
             customdata=values,
-            hovertemplate="%{y}<br>" + name + ": $%{customdata:,.0f}/month<extra></extra>",
+            hovertemplate="%{y}<br>" + name + ": " + _prefix(rate) + "%{customdata:,.0f}/month<extra></extra>",
         )
     chart.vline(base, log_x=False, width=1, dash="solid")
     chart.layout["barmode"] = "overlay"
@@ -221,23 +240,26 @@ def _panel_domains(counts: list[int], gap: float) -> list[tuple[float, float]]:
     return domains
 
 
-def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario) -> go.Figure:
+def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: DisplayRate = USD) -> go.Figure:
     """One panel per workload: the 5–95 % band of $/Mtok of every option able to serve it (median marked,
     the chosen route flagged), with P(owned beats API) in the panel title. Log axis: options differ by orders.
-    Hollow markers are options the workload may not use (an API for sovereign data)."""
+    Hollow markers are options the workload may not use (an API for sovereign data). Money in ``rate``'s
+    currency."""
     styles = option_styles(scenario)
     wl = monte_carlo.workloads
-    opts = monte_carlo.options
+    money_columns = ["p05_usd_per_mtok", "p50_usd_per_mtok", "p95_usd_per_mtok", "base_usd_per_mtok"]
+    opts = monte_carlo.options.assign(**{c: monte_carlo.options[c] * rate.units_per_usd for c in money_columns})
+    cur = _prefix(rate)
     counts = [max(1, int((opts["workload_id"] == w).sum())) for w in wl["workload_id"]]
     chart = Chart(
         f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws",
-        "cost [USD/Mtok output, log]",
+        f"cost [{rate.code}/Mtok output, log]",
         "",
         height=80 + 34 * sum(counts) + 60 * len(counts),
         legend_rows=0,
         x_log=True,
     )
-    chart.axis("xaxis", tickprefix="$")  # money: $ on every log tick (axes.dollars_on_every_log_tick)
+    chart.axis("xaxis", tickprefix=cur)  # money: the prefix on every log tick (axes.dollars_on_every_log_tick)
     every_label = [f"{n} (not allowed) ◀ chosen" for n in opts["option_name"]]
     chart.layout["margin"] = {"l": left_margin(every_label, has_title=False), "t": 100, "b": 60}
     chart.layout["showlegend"] = False
@@ -272,8 +294,8 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario) -> go.Figure:
             },
             customdata=mine[["p05_usd_per_mtok", "p95_usd_per_mtok", "base_usd_per_mtok"]].to_numpy(),
             hovertemplate=(
-                "%{y}<br>median $%{x:,.3g}/Mtok<br>5–95 %: $%{customdata[0]:,.3g}–$%{customdata[1]:,.3g}"
-                "<br>base $%{customdata[2]:,.3g}<extra></extra>"
+                f"%{{y}}<br>median {cur}%{{x:,.3g}}/Mtok<br>5–95 %: {cur}%{{customdata[0]:,.3g}}–"
+                f"{cur}%{{customdata[1]:,.3g}}<br>base {cur}%{{customdata[2]:,.3g}}<extra></extra>"
             ),
         )
         p = w["prob_owned_beats_api"]

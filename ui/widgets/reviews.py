@@ -31,6 +31,7 @@ from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, UncertaintyRanges
 from storage import reviews as store
 from ui import auth, compute, state
+from ui.energy import page_rate
 from ui.format import md_escape, money, money_text, plain, plural
 from ui.widgets.changes import sentences
 
@@ -38,6 +39,7 @@ CURRENT = 0  # subject id of the current, unsaved scenario
 _SUBJECT = "rv_subject"
 _KEPT_SUBJECT = "_rv_subject_kept"  # survives other pages (Streamlit drops a widget's key when it is not drawn)
 _EFFECT = "_rv_effect"
+_SIDE_RATES = "_rv_side_rates"  # (before label, its rate), (after label, its rate) of the comparison drawn
 _NEXT_SUBJECT = "_rv_next_subject"  # set by an action; applied before the picker is drawn on the next run
 _FLASH = "_reviews_flash"
 
@@ -248,7 +250,37 @@ def comparison_picker(
 def _diff(before: Snapshot, after: Snapshot) -> Comparison:
     """:func:`economics.compare.compare`, and the same change in words for :func:`change_in_words`."""
     st.session_state[_EFFECT] = what_changed(before.result, after.result, reference_label=before.label)
+    st.session_state[_SIDE_RATES] = tuple((x.label, page_rate(x.scenario)[0]) for x in (before, after))
     return compare(before, after)
+
+
+def _rate_words(rate: DisplayRate) -> str:
+    date = f", {rate.as_of:%d %b %Y}" if rate.as_of else ""
+    return f"{rate.units_per_usd:g} {rate.code} per US dollar{date}"
+
+
+def comparison_rate_note(rate: DisplayRate) -> str:
+    """Which exchange rate the comparison's tables and charts use, in words.
+
+    Both sides are converted at the one rate of the review on the page (constant currency): the change shown
+    is then what prices and routes changed, not the exchange rate. When the other side was saved or is shown at
+    another rate, the note names it and what the rate alone would change (docs/costs.md#currency)."""
+    sides = st.session_state.get(_SIDE_RATES, ())
+    if rate.is_identity and all(r.is_identity for _, r in sides):
+        return ""
+    text = f"Both columns in {rate.code} at this review's rate, {_rate_words(rate)} (constant currency)."
+    for label, other in sides:
+        if other.code == rate.code and other.units_per_usd == rate.units_per_usd:
+            continue
+        if other.code == rate.code:
+            move = other.units_per_usd / rate.units_per_usd - 1.0
+            text += (
+                f" {label} is shown at {_rate_words(other)}; converted at its own rate its figures would be "
+                f"{abs(move):.1%} {'lower' if move < 0 else 'higher'}: that is the exchange rate, not a price change."
+            )
+        else:
+            text += f" {label} is shown in {other.code} ({_rate_words(other)}); here it is converted at this rate."
+    return text
 
 
 def change_in_words(rate: DisplayRate = USD) -> None:
@@ -334,14 +366,16 @@ def flips_frame(result: Result, rate: DisplayRate = USD) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def money_columns(frame: pd.DataFrame) -> dict[str, Any]:
-    """Column formats for display frames whose column names carry [USD/month] or [USD/Mtok]."""
+def money_columns(frame: pd.DataFrame, rate: DisplayRate = USD) -> dict[str, Any]:
+    """Column formats for display frames whose column names carry [<code>/month] or [<code>/Mtok] (the code
+    in the header names the currency: dollars with $, any other with thousands separators)."""
     config: dict[str, Any] = {}
+    usd = rate.code == "USD"
     for column in frame.columns:
-        if "[USD/month]" in str(column):
-            config[str(column)] = st.column_config.NumberColumn(format="dollar")
-        elif "[USD/Mtok]" in str(column):
-            config[str(column)] = st.column_config.NumberColumn(format="$%.3g")
+        if f"[{rate.code}/month]" in str(column):
+            config[str(column)] = st.column_config.NumberColumn(format="dollar" if usd else "localized")
+        elif f"[{rate.code}/Mtok]" in str(column):
+            config[str(column)] = st.column_config.NumberColumn(format="$%.3g" if usd else "%.3g")
     return config
 
 
