@@ -386,7 +386,7 @@ def marginal_usd_per_month(
     for o in owned if options is None else np.intersect1d(owned, options):
         k = int(p.option_node[o])
         if hourly_o[o]:
-            extra_h = _hourly_extra_usd(p, o, per_hour, contrib, inv, own_load[:, o], rows, scale, allowed[:, o])
+            extra_h = hourly_offer_extra_usd(p, o, per_hour, contrib, inv, own_load[:, o], rows, scale, allowed[:, o])
             out[:, o] = np.where(allowed[:, o], own[:, o] + extra_h, np.inf)
             continue
         base = (per_hour[o][None, :] - contrib[:, o, :])[inv]  # (N, H)
@@ -404,7 +404,7 @@ def marginal_usd_per_month(
     return np.asarray(out, dtype=np.float64)
 
 
-def _hourly_extra_usd(
+def hourly_offer_extra_usd(
     p: PlanProblem,
     o: int,
     per_hour: FloatArray,
@@ -414,9 +414,11 @@ def _hourly_extra_usd(
     rows: IntArray,
     scale: FloatArray,
     allowed: NDArray[np.bool_],
+    divisor: FloatArray | None = None,
 ) -> FloatArray:
     """(N,) what the units of option ``o``'s offer, billed per hour used, rise by when each row is put back on
     ``o``: each hour's replicas ``ceil(load_h)`` and units, the day's mean times ``C_k`` [USD/month].
+    ``divisor`` (N,) divides every load of the row's plan (a target utilization: loads given at ``u = 1``).
 
     A deferrable row first fills the spare room of the replicas each hour already runs inside its window;
     the replica-hours still missing are added one per window hour in turn (a feasible placement, so the
@@ -424,10 +426,16 @@ def _hourly_extra_usd(
     k = int(p.option_node[o])
     on_k = np.flatnonzero((p.option_node == k) & ~p.is_api)
     # replicas each option on the offer runs each hour without the row (U, O_k, H), and their GPUs (N, H)
-    r_wo = np.maximum(np.ceil(per_hour[on_k][None, :, :] - contrib[:, on_k, :] - 1e-7), 0.0)
+    without = per_hour[on_k][None, :, :] - contrib[:, on_k, :]
+    if divisor is not None:
+        without = without[inv] / divisor[:, None, None]
+        own_load = own_load / divisor
+        inv = np.arange(len(inv))
+    r_wo = np.maximum(np.ceil(without - 1e-7), 0.0)
     gpus_wo = np.einsum("uoh,o->uh", r_wo, p.gpus_per_replica[on_k])[inv]
-    r_wo_o = r_wo[:, int(np.flatnonzero(on_k == o)[0]), :][inv]  # (N, H)
-    base = (per_hour[o][None, :] - contrib[:, o, :])[inv]
+    at_o = int(np.flatnonzero(on_k == o)[0])
+    r_wo_o = r_wo[:, at_o, :][inv]  # (N, H)
+    base = without[:, at_o, :][inv]
     r_new = np.maximum(np.ceil(base + own_load[:, None] * p.capacity_rate[rows] * scale[:, None] - 1e-7), r_wo_o)
     d = np.flatnonzero(p.deferrable[rows] & allowed)
     if d.size:

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution
-from economics.plan_accounts import fill_level
+from economics.plan_accounts import fill_level, hourly_offer_extra_usd
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -73,14 +73,33 @@ def marginal_by_utilization(
     gpus_without = r_without @ inc  # (G, W, K)
     units_without = np.maximum(p.min_units, np.ceil(gpus_without / p.unit_gpus - 1e-9))
     out = np.broadcast_to(own, r_without.shape).copy()
+    hourly = p.option_hourly()
     for o in owned:
         k = int(p.option_node[o])
+        if hourly[o]:  # an offer billed per hour used: each hour's replicas and units at each u
+            out[:, :, o] = _hourly_at_utilization(p, sol, int(o), np.broadcast_to(u3[:, :, 0], out.shape[:2]), own)
+            continue
         r_follow = np.ceil(f[None, :, o] / u3[:, :, 0] - 1e-7)
         r_new = np.maximum(r_follow, r_without[:, :, o])
         gpus_new = gpus_without[:, :, k] + (r_new - r_without[:, :, o]) * p.gpus_per_replica[o]
         units_new = np.maximum(p.min_units[k], np.ceil(gpus_new / p.unit_gpus[k] - 1e-9))
         extra = (units_new - units_without[:, :, k]) * p.unit_usd_per_month[k]
         out[:, :, o] = np.where(p.allowed[None, :, o], own[None, :, o] + extra, np.inf)
+    return out
+
+
+def _hourly_at_utilization(p: PlanProblem, sol: PlanSolution, o: int, u: FloatArray, own: FloatArray) -> FloatArray:
+    """(G, W) the marginal cost on option ``o`` of an hourly-billed offer at each target utilization ``u``
+    (G, W) (:func:`economics.plan_accounts.hourly_offer_extra_usd` with the loads at ``u = 1`` divided by ``u``)."""
+    busy = p.busy_seconds_per_request()
+    per_hour = np.einsum("wo,woh->oh", busy, sol.processed_rate)
+    contrib = busy[:, :, None] * sol.processed_rate
+    rows = np.arange(p.shape[0])
+    ones = np.ones(len(rows))
+    out = np.empty(u.shape)
+    for g in range(u.shape[0]):
+        extra = hourly_offer_extra_usd(p, o, per_hour, contrib, rows, busy[:, o], rows, ones, p.allowed[:, o], u[g])
+        out[g] = np.where(p.allowed[:, o], own[:, o] + extra, np.inf)
     return out
 
 

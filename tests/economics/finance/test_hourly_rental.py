@@ -16,6 +16,7 @@ from economics.finance.rental import billed_per_hour_used
 from economics.offers import RentedNode
 from economics.plan import PlanProblem, solve_plan
 from economics.plan_accounts import marginal_usd_per_month
+from economics.plan_utilization import marginal_by_utilization
 from economics.scenario import Scenario
 from tests.economics.finance.test_rental import _reserved_beside_on_demand
 
@@ -132,3 +133,16 @@ def test_with_a_day_profile_every_figure_still_adds_up_in_both_lenses() -> None:
         # an on-demand node's bill is never more than its busiest hour's nodes paid all month
         od = next(n for n in plan.nodes if n.node_id == "runpod")
         assert od.cost_usd_per_month <= od.nodes_used * 8 * 3.49 * 730 + 1e-6
+
+
+def test_the_utilization_flip_prices_on_demand_hour_by_hour() -> None:
+    # The two-workload plan above at u = 1. Put back on the on-demand GPU, workload 1 (1 req/s in 8 hours) costs
+    # 8/24·730 = $243.33; at u = 0.5 it needs 2 replicas in those hours: $486.67. On the reservation it needs a
+    # second GPU all day at u = 1 ($438), and at u = 0.5 the flat workload alone fills 2 reserved GPUs, so
+    # it needs 2 more: $876.
+    rate = np.stack([np.ones(24), np.where(PEAK, 1.0, 0.0)])
+    p = _problem(rate, split=False)
+    sol = solve_plan(p)
+    m = marginal_by_utilization(p, sol, np.array([[1.0], [0.5]]))
+    assert m[0, 1].tolist() == pytest.approx([438.0, 243.33], abs=0.01)
+    assert m[1, 1].tolist() == pytest.approx([876.0, 486.67], abs=0.01)
