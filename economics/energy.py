@@ -19,7 +19,7 @@ Emissions: ``kg CO₂e/Mtok = kWh/Mtok · grid factor``; the grid factor is date
 node's electricity, and to a rented GPU-hour its estimated draw times that (``P_gpu/1000 · factor · price /
 1000`` USD per GPU-hour: a rental price includes the electricity, not the carbon) (:func:`with_carbon_price`).
 A serverless GPU's adder is paid per billed second (a warm container is powered too). APIs publish no
-energy: their emissions are not estimated and not priced (docs/costs.md#energy-and-carbon).
+energy: their emissions are not estimated and not priced (docs/finance.md#carbon-price).
 """
 
 from __future__ import annotations

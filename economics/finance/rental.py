@@ -1,4 +1,5 @@
-"""Rented capacity as it is sold: effective hourly rates, commitments, and what each billing mode cannot carry.
+"""Rented capacity as it is sold: effective hourly rates, commitments, and what each billing mode cannot carry
+(docs/finance.md#billing-modes-in-the-plan).
 
 A rented offer's ``pricing_type`` is its billing mode and its ``billing`` terms carry the numbers
 (:class:`economics.finance.terms.RentalTerms`). The fleet plan sees every mode through the same

@@ -264,7 +264,7 @@ def comparison_rate_note(rate: DisplayRate) -> str:
 
     Both sides are converted at the one rate of the review on the page (constant currency): the change shown
     is then what prices and routes changed, not the exchange rate. When the other side was saved or is shown at
-    another rate, the note names it and what the rate alone would change (docs/costs.md#currency)."""
+    another rate, the note names it and what the rate alone would change (docs/finance.md#currency-in-reviews)."""
     sides = st.session_state.get(_SIDE_RATES, ())
     if rate.is_identity and all(r.is_identity for _, r in sides):
         return ""
