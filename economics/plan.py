@@ -108,9 +108,14 @@ class PlanProblem:
         return np.zeros(k, dtype=bool) if self.hourly_units is None else np.asarray(self.hourly_units, dtype=bool)
 
     def option_hourly(self) -> BoolArray:
-        """(O,) owned options on an offer billed per hour used [-]."""
-        hourly = np.append(self.hourly, False)  # an API's node index −1 reads the False appended
-        return np.asarray(~self.is_api & hourly[self.option_node], dtype=bool)
+        """(O,) owned options on an offer billed per hour used [-] (computed once: the marginal costs ask often)."""
+        cached = self.__dict__.get("_option_hourly")
+        if cached is None:
+            hourly = np.append(self.hourly, False)  # an API's node index −1 reads the False appended
+            cached = np.asarray(~self.is_api & hourly[self.option_node], dtype=bool)
+            cached.flags.writeable = False
+            object.__setattr__(self, "_option_hourly", cached)
+        return cast(BoolArray, cached)
 
     @property
     def shape(self) -> tuple[int, int, int, int]:

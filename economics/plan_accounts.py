@@ -183,7 +183,9 @@ def plan_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, lens: Lens) ->
     # node cost → options by GPUs of their replicas (mean over the day on an hourly-billed offer) → workloads
     # by replica-hours
     owned = np.flatnonzero(~p.is_api)
-    replicas = np.where(p.option_hourly(), hourly_counts(p, sol.processed_rate)[0].mean(axis=1), sol.replicas)
+    replicas = sol.replicas
+    if p.hourly.any():
+        replicas = np.where(p.option_hourly(), hourly_counts(p, sol.processed_rate)[0].mean(axis=1), replicas)
     gpus_o = np.zeros(o_count)
     gpus_o[owned] = replicas[owned] * p.gpus_per_replica[owned]
     node_gpus = np.zeros(k_count)
@@ -238,7 +240,7 @@ def plan_nodes(s: Scenario, p: PlanProblem, sol: PlanSolution, acc: Accounts, le
     """One line per node offer. On an offer billed per hour used, the units and GPUs are those of the busiest
     hour, and its utilization is over the GPU-hours it pays for."""
     out = []
-    peak_units = hourly_counts(p, sol.processed_rate)[1].max(axis=1, initial=0.0)
+    peak_units = hourly_counts(p, sol.processed_rate)[1].max(axis=1, initial=0.0) if p.hourly.any() else sol.units
     for k, node in enumerate(s.nodes):
         unit_name, unit_gpus = unit_of(node)
         owned = node.nodes_owned if isinstance(node, OwnedNode) else 0
