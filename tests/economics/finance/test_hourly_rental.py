@@ -146,3 +146,30 @@ def test_the_utilization_flip_prices_on_demand_hour_by_hour() -> None:
     m = marginal_by_utilization(p, sol, np.array([[1.0], [0.5]]))
     assert m[0, 1].tolist() == pytest.approx([438.0, 243.33], abs=0.01)
     assert m[1, 1].tolist() == pytest.approx([876.0, 486.67], abs=0.01)
+
+
+def test_the_plan_reserves_a_node_for_the_flat_work_and_rents_one_on_demand_for_business_hours() -> None:
+    # RunPod's 8-GPU node on demand: 8 · $3.49 · 730 = $20,381.60 a month if run all day; reserved: $14,600
+    # (test_rental). Chat runs flat all day, the agent steps only 09–18 (9 of 24 hours), the ticket summaries
+    # (deferrable) fill the troughs. The plan reserves one node for the flat work and rents one on demand for
+    # the agent steps' 9 hours: 20,381.60 · 9/24 = $7,643.10; total 14,600 + 7,643.10 = $22,243.10 a month
+    # (two reserved nodes would be $29,200; the agent steps on demand all day $20,381.60).
+    data = _reserved_beside_on_demand().model_dump()
+    for w in data["workloads"]:
+        flat = w["id"] == "assistant-chat"
+        w["demand_profile"] = {"shape": "flat"} if flat else {"shape": "business_hours", "off_hours_share": 0.0}
+    result = evaluate(Scenario.model_validate(data))
+    plan = result.plan
+    assert plan.solver_status == "optimal"
+    nodes = {n.node_id: n for n in plan.nodes}
+    assert (nodes["rp-res"].nodes_used, nodes["runpod"].nodes_used) == (1, 1)
+    assert nodes["rp-res"].cost_usd_per_month == pytest.approx(14_600.0)
+    assert nodes["runpod"].cost_usd_per_month == pytest.approx(7_643.10)
+    assert plan.total_cost_usd_per_month == pytest.approx(22_243.10)
+    routes = {w.workload_id: w.option_id for w in plan.workloads}
+    assert routes["agent-steps"] == "runpod-8b-ar"
+    assert routes["assistant-chat"] == "res-runpod-8b-ar"
+    # the on-demand node's whole bill is the agent steps' share; the shares add up to the total
+    by_id = {w.workload_id: w.cost_usd_per_month for w in plan.workloads}
+    assert by_id["agent-steps"] == pytest.approx(7_643.10)
+    assert sum(by_id.values()) + plan.unallocated_usd_per_month == pytest.approx(22_243.10)
