@@ -277,7 +277,10 @@ def carbon_statement(c: PlanCarbon, rate: DisplayRate = USD) -> str:
 
 
 def _fleet_sentence(c: PlanCarbon, rate: DisplayRate) -> str:
-    who = "Owned nodes" if c.rented_kwh_per_month <= 0 else "Owned nodes and rented GPUs"
+    owned, rented = c.kwh_per_month > 0 or c.rented_kwh_per_month <= 0, c.rented_kwh_per_month > 0
+    who = {(True, False): "Owned nodes", (False, True): "Rented GPUs"}.get(
+        (owned, rented), "Owned nodes and rented GPUs"
+    )
     kwh = c.kwh_per_month + c.rented_kwh_per_month
     if c.kg_co2e_per_month is None or c.factor is None:
         return f"{who}: {kwh:,.0f} kWh a month; set a grid region to see emissions and price carbon."
@@ -288,7 +291,9 @@ def _fleet_sentence(c: PlanCarbon, rate: DisplayRate) -> str:
     if c.carbon_price_usd_per_tonne <= 0:
         return text + "; no carbon price is set."
     price = to_display(c.carbon_price_usd_per_tonne, rate)
-    where = "their electricity" if c.rented_kwh_per_month <= 0 else "their electricity and rent"
+    where = {(True, False): "their electricity", (False, True): "their rent"}.get(
+        (owned, rented), "their electricity and rent"
+    )
     return (
         text + f"; a carbon price of {rate.code} {price:,.0f}/t adds {rate.code} "
         f"{to_display(c.carbon_usd_per_month, rate):,.0f} a month, included in {where}."
@@ -298,9 +303,9 @@ def _fleet_sentence(c: PlanCarbon, rate: DisplayRate) -> str:
 def _rented_and_api_sentence(c: PlanCarbon) -> str:
     parts = []
     if c.rented_kwh_per_month > 0:
+        of_it = f" ({c.rented_kwh_per_month:,.0f} kWh of it)" if c.kwh_per_month > 0 else ""
         parts.append(
-            f" Rented GPUs: {c.rented_kwh_per_month:,.0f} kWh of it, estimated from board power (providers do "
-            "not publish it)."
+            f" The rented GPUs' energy{of_it} is estimated from their board power: providers do not publish it."
         )
     if c.api_calls:
         parts.append(" API calls are not counted: providers publish no energy per token.")

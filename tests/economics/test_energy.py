@@ -125,7 +125,8 @@ def test_carbon_price_enters_rented_gpu_hours_too() -> None:
     rise = priced_r.fleet.total_cost_usd_per_month - plain_r.fleet.total_cost_usd_per_month
     assert rise == pytest.approx(c.carbon_usd_per_month, rel=1e-6)
     text = carbon_statement(c)
-    assert "and rent" in text
-    assert "estimated from board power" in text
+    assert text.startswith(f"Rented GPUs: {gpu_nodes * 6775.86:,.0f} kWh")  # 2 nodes: 13,551.72 → 13,552
+    assert "included in their rent" in text
+    assert "estimated from their board power" in text
     if priced_r.plan.api_cost_usd_per_month > 0:
         assert "providers publish no energy" in text
