@@ -62,7 +62,8 @@ def accuracy_markdown(report: AccuracyReport) -> str:
         "`tests/data/calibration_ar_throughput.csv`, 118 in `tests/data/measured_throughput_2026-12.csv`), "
         f"default factors, nothing fitted per row, GPU or model: {len(report.table)} rows predicted, "
         f"{len(report.excluded)} excluded with their reason (`benchmarks/calibration_report.py --excluded`: "
-        "speculative decoding, text diffusion, hybrid Mamba, unpublished architectures, unstated lengths).",
+        "speculative decoding, text diffusion, hybrid Mamba, sparse attention, unpublished architectures, unstated "
+        "lengths).",
         "",
         "| group | rows | median error | 90th-percentile error | typical bias (+ = model optimistic) |",
         "|---|---|---|---|---|",

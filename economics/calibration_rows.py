@@ -39,6 +39,8 @@ MODELS: tuple[tuple[str, str | None, str], ...] = (
     (r"production", None, "production mix with prefix caching and disaggregation; concurrency not stated"),
     (r"Qwen2\.5-7B", None, "HuggingFace Transformers eager backend (not a serving engine); model not in catalog"),
     (r"GLM-5|MiniMax|DeepSeek-V4", None, "architecture (config.json) not in the catalog's sources"),
+    (r"DeepSeek-V3\.2", None, "DeepSeek Sparse Attention (lightning indexer + top-2048 sparse MLA, DeepSeek-V3.2 "
+     "report) is not modelled: priced as DeepSeek-V3 it would be dense MLA without the indexer's kernels"),
     (r"Llama-2-70B", "llama-2-70b", ""),
     (r"Mixtral-8x7B", "mixtral-8x7b", ""),
     (r"405B", "llama-3.1-405b", ""),
@@ -195,6 +197,7 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         burst = re.search(r"(\d+) prompts sent at rps=inf", boc)
         if burst:
             return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)), burst=True,
+                                   variable_lengths="variable" in row["output_len"].lower(),
                                    max_batch=eng.max_batch, measured_tokens_per_s=measured)  # fmt: skip
         conc = (int(per_rank.group(1)) * replica) if per_rank else None
         if conc is None:

@@ -190,3 +190,37 @@ def test_rocm_engines_carry_their_layer_floor() -> None:
     assert engines["atom"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.16e-3)
     assert engines["sglang-rocm"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.2e-3)
     assert engines["sglang"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.04e-3)
+
+
+def test_a_variable_length_burst_pays_for_its_tail() -> None:
+    # By hand: requests of 100 and 300 tokens, both running (b = 2), 20 ms per iteration at batch 2 and 18 ms at
+    # batch 1, no prefill: 100 steps × 20 ms + 200 steps × 18 ms = 5.6 s; with a 5 ms prefill per admitted request
+    # (both at the start) 5.61 s. A third request queued behind a cap of 1: 100 + 300 + 200 tokens one after the
+    # other at 18 ms = 10.8 s.
+    from economics.calibration import burst_makespan_s, exponential_lengths
+
+    step = np.array([0.018, 0.020])
+    assert burst_makespan_s(np.array([100.0, 300.0]), 2, step, 0.0) == pytest.approx(5.6)
+    assert burst_makespan_s(np.array([100.0, 300.0]), 2, step, 0.005) == pytest.approx(5.61)
+    assert burst_makespan_s(np.array([100.0, 300.0, 200.0]), 1, step, 0.0) == pytest.approx(10.8)
+    # Exponential spread: mean kept, longest = m·ln(2n)·(m/mean before rescale) ≫ m, the cut applies.
+    x = exponential_lengths(200.0, 320, 1e9)
+    assert float(x.mean()) == pytest.approx(200.0)
+    assert float(x.max()) > 5 * 200.0  # −200·ln(1/640) = 1293 tokens before the ~1% rescale
+    assert float(exponential_lengths(200.0, 320, 1818.0).max()) <= 1818.0 * 1.01
+
+
+def test_a_sharegpt_burst_is_slower_than_equal_lengths() -> None:
+    # The same 320-request burst: variable lengths leave a tail of long requests decoding at small batch, so the
+    # rate is below the equal-length waves (economics.calibration.burst_throughput).
+    from economics.calibration import CalibrationCase, burst_throughput, replica, variable_burst_throughput
+
+    c = load_catalog()
+    case = CalibrationCase(row=0, label="x", model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, layer_split=False,
+                           precision="fp8", weight_file_bytes=None, regime="concurrency", input_tokens=230,
+                           output_tokens=200, reserve_output=False, framework="vLLM", measured_tokens_per_s=1.0,
+                           concurrency=320.0, max_batch=256, burst=True, variable_lengths=True)  # fmt: skip
+    model, dep = replica(case, c.gpus, c.models)
+    eff = Efficiency()
+    equal, variable = burst_throughput(model, dep, eff, case), variable_burst_throughput(model, dep, eff, case)
+    assert 0.4 * equal < variable < equal
