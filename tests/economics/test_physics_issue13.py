@@ -224,3 +224,16 @@ def test_a_sharegpt_burst_is_slower_than_equal_lengths() -> None:
     eff = Efficiency()
     equal, variable = burst_throughput(model, dep, eff, case), variable_burst_throughput(model, dep, eff, case)
     assert 0.4 * equal < variable < equal
+
+
+def test_the_split_by_source_check_partitions_the_rows() -> None:
+    # Every predicted row is either held out (its source set no parameter) or not; the source groups cover all rows.
+    from economics.calibration_report import PARAMETER_SOURCES, calibration_report, held_out_split
+
+    table = calibration_report().table
+    split = held_out_split(table)
+    totals = split[split["dimension"] == "all"].set_index("split")["n"]
+    assert int(totals["held out"]) + int(totals["informed a parameter"]) == len(table)
+    assert int(split[split["dimension"] == "source_group"]["n"].sum()) == len(table)
+    used = table["source"].apply(lambda s: any(p in s for p in PARAMETER_SOURCES))
+    assert int(totals["held out"]) == int((~used).sum()) > 0
