@@ -27,8 +27,11 @@ from economics.calibration_report import calibration_report, held_out_split  # n
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", action="store_true", help="also print every predicted row")
-    parser.add_argument("--by-source", action="store_true",
-                        help="also print the split-by-source check (rows whose source set no parameter)")
+    parser.add_argument(
+        "--by-source",
+        action="store_true",
+        help="also print the split-by-source check (rows whose source set no parameter)",
+    )
     parser.add_argument("--excluded", action="store_true", help="also print every excluded row with its reason")
     args = parser.parse_args(argv)
     report = calibration_report()

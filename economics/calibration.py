@@ -39,8 +39,8 @@ from economics._base import Frozen
 from economics.engines import engine_id_for, load_engines
 from economics.hardware import GPU, Deployment, Efficiency, Precision
 from economics.model import FloatArray, ModelSpec
-from economics.schemes import ARScheme
 from economics.roofline import forward_time
+from economics.schemes import ARScheme
 from economics.throughput import DEFAULT_MAX_BATCH, closed_loop, offline_saturation, steady_decode
 from economics.units import GIB
 

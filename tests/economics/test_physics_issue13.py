@@ -237,3 +237,31 @@ def test_the_split_by_source_check_partitions_the_rows() -> None:
     assert int(split[split["dimension"] == "source_group"]["n"].sum()) == len(table)
     used = table["source"].apply(lambda s: any(p in s for p in PARAMETER_SOURCES))
     assert int(totals["held out"]) == int((~used).sum()) > 0
+
+
+@pytest.mark.parametrize(("gpu", "precision"), [("h100-sxm", "fp8"), ("mi300x", "fp8"), ("b200", "fp4")])
+def test_the_closed_form_capacity_uses_the_roofline_compute_rate(gpu: str, precision: str) -> None:
+    # The serving layer's closed form (economics.serving.affine.forward_term) once priced the matmuls at raw peak
+    # × MFU, ignoring the GPU's best-GEMM share (MI300X 0.51 vs H100's 0.80 reference) and the FP8/FP4 factors
+    # (0.89/0.60) that forward_time applies: its capacity was 7% (H100 FP8), 41% (MI300X FP8) and 27% (B200 FP4)
+    # above the bisection on forward_time. One compute-rate function now serves both, so they agree exactly.
+    from economics.schemes import ARScheme
+    from economics.serving import slo_capacity
+
+    c = load_catalog()
+    dep = Deployment(gpu=c.gpus[gpu], n_gpus=8, precision=precision)
+    model = c.models["llama-3.1-70b"].at_precision(precision)
+    args = (model, dep, Efficiency(), ARScheme(), 2000, 500)
+    closed = slo_capacity(*args, method="closed_form", tpot_max_s=0.05, ttft_max_s=2.0)
+    bisected = slo_capacity(*args, method="bisect", tpot_max_s=0.05, ttft_max_s=2.0)
+    assert float(closed.max_arrival_rate_per_s) == pytest.approx(float(bisected.max_arrival_rate_per_s), rel=1e-6)
+
+
+def test_linear_flops_per_s_by_hand() -> None:
+    # MI300X FP8: 2614.9e12 FLOP/s dense FP8 peak (gpus.csv) · (MAMF 0.51 / 0.80) · 0.89 · MFU 0.5 per GPU.
+    from economics.roofline import linear_flops_per_s
+
+    gpu = load_catalog().gpus["mi300x"]
+    expected = gpu.peak_flops_fp8_per_s * gpu.max_matmul_fraction / 0.80 * 0.89 * 0.5
+    dep = Deployment(gpu=gpu, n_gpus=1, precision="fp8")
+    assert linear_flops_per_s(dep, Efficiency(), 0.5) == pytest.approx(expected, rel=1e-12)
