@@ -265,3 +265,20 @@ def test_linear_flops_per_s_by_hand() -> None:
     expected = gpu.peak_flops_fp8_per_s * gpu.max_matmul_fraction / 0.80 * 0.89 * 0.5
     dep = Deployment(gpu=gpu, n_gpus=1, precision="fp8")
     assert linear_flops_per_s(dep, Efficiency(), 0.5) == pytest.approx(expected, rel=1e-12)
+
+
+def test_fp8_matmuls_scale_by_the_measured_fp8_best_gemm() -> None:
+    # stas00 MAMF: H100 SXM 1402.6 of 1979 FP8 TFLOP/s (0.709, the reference), B200 3432.5 of 4500 (0.763).
+    # B200 FP8 attainable = 4500e12 · 0.763/0.709 = 4842.7e12 FLOP/s per GPU (was 4500e12 · 0.78/0.80 = 4387.5e12 from
+    # the BF16 fraction); the H100 is unchanged at its FP8 peak; an MI300X (no FP8 measurement) keeps 0.51/0.80.
+    c = load_catalog()
+    b200 = Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="fp8")
+    assert b200.attainable_flops_per_s == pytest.approx(4842.7e12, rel=1e-4)
+    h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp8")
+    assert h100.attainable_flops_per_s == pytest.approx(1979e12, rel=1e-3)
+    mi300x = Deployment(gpu=c.gpus["mi300x"], n_gpus=1, precision="fp8")
+    assert mi300x.attainable_flops_per_s == pytest.approx(2614.9e12 * 0.51 / 0.80, rel=1e-6)
+    # BF16 and FP4 keep the BF16 fraction.
+    assert Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="bf16").attainable_flops_per_s == pytest.approx(
+        2250e12 * 0.78 / 0.80, rel=1e-6
+    )
