@@ -71,9 +71,9 @@ class GPU(Frozen):
         ``MAMF_fp8/0.709`` for FP8 matmuls when the FP8 best GEMM was measured (Blackwell's FP8 tensor cores reach
         nearly their BF16 share, Hopper's do not: B200 76% vs 78%, H100 71% vs 80%), else ``MAMF_bf16/0.80``.
 
-        >>> g = GPU(id="g", name="g", peak_flops_bf16_per_s=1e15, peak_flops_fp8_per_s=2e15, hbm_bandwidth_bytes_per_s=3e12,
-        ...     hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=4e11, power_w=700, max_matmul_fraction=0.78,
-        ...     max_matmul_fraction_fp8=0.763)
+        >>> g = GPU(id="g", name="g", peak_flops_bf16_per_s=1e15, peak_flops_fp8_per_s=2e15,
+        ...     hbm_bandwidth_bytes_per_s=3e12, hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=4e11, power_w=700,
+        ...     max_matmul_fraction=0.78, max_matmul_fraction_fp8=0.763)
         >>> round(g.matmul_scale("fp8"), 4), round(g.matmul_scale("bf16"), 4)
         (1.0762, 0.975)
         """
