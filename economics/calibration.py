@@ -26,7 +26,7 @@ docs/inputs.md#efficiency and not fitted to these rows. Mapping choices, all sta
 
 from __future__ import annotations
 
-from collections import deque
+import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -398,21 +398,26 @@ def variable_burst_throughput(model: ModelSpec, dep: Deployment, eff: Efficiency
 def burst_makespan_s(lengths: FloatArray, max_running: int, step_s: FloatArray, prefill_s: float) -> float:
     """Time to serve requests of ``lengths`` tokens in order, at most ``max_running`` at a time [s].
 
-    ``step_s[B − 1]`` is one decode iteration with ``B`` running; ``prefill_s`` is added per admitted request.
+    Each request takes the first free slot (continuous batching) and decodes one token per iteration; with
+    ``B(k)`` requests running at iteration ``k`` the makespan is ``Σ_k step_s[B(k) − 1] + N·prefill_s``, where
+    ``step_s[B − 1]`` is one decode iteration at batch ``B`` and ``prefill_s`` the prefill of one admitted
+    request. Lengths are rounded to whole tokens (at least 1).
 
     >>> burst_makespan_s(np.array([100.0, 300.0]), 2, np.array([0.018, 0.020]), 0.0)
     5.6
     """
-    running = [float(x) for x in lengths[:max_running]]
-    queued = deque(float(x) for x in lengths[max_running:])
-    time = prefill_s * len(running)
-    while running:
-        d = min(running)
-        time += d * float(step_s[len(running) - 1])
-        running = [r - d for r in running if r - d > 1e-9]
-        while queued and len(running) < max_running:
-            running.append(queued.popleft())
-            time += prefill_s
+    tokens = np.maximum(1, np.rint(np.asarray(lengths, dtype=np.float64))).astype(np.int64)
+    free = [0] * max(1, max_running)  # the iteration at which each slot frees (a heap)
+    starts = np.empty_like(tokens)
+    for j, length in enumerate(tokens):
+        starts[j] = heapq.heappop(free)
+        heapq.heappush(free, int(starts[j] + length))
+    ends = starts + tokens
+    change = np.zeros(int(ends.max()) + 1, dtype=np.int64)
+    np.add.at(change, starts, 1)
+    np.add.at(change, ends, -1)
+    running = np.cumsum(change)[:-1]
+    time = float(np.sum(np.asarray(step_s, dtype=np.float64)[running[running > 0] - 1])) + prefill_s * len(tokens)
     return round(time, 12)
 
 
