@@ -21,12 +21,17 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from economics.calibration_report import calibration_report  # noqa: E402
+from economics.calibration_report import calibration_report, held_out_split  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", action="store_true", help="also print every predicted row")
+    parser.add_argument(
+        "--by-source",
+        action="store_true",
+        help="also print the split-by-source check (rows whose source set no parameter)",
+    )
     parser.add_argument("--excluded", action="store_true", help="also print every excluded row with its reason")
     args = parser.parse_args(argv)
     report = calibration_report()
@@ -37,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{n_rows} rows: {len(report.table)} predicted, {len(report.excluded)} excluded\n")
     print("Absolute percentage error |predicted − measured| / measured (signed median: > 0 = optimistic)")
     print(report.breakdown.round(1).to_string(index=False))
+    if args.by_source:
+        print("\nSplit by source: rows whose source set no default parameter (held out) vs the rest, and per source")
+        split = held_out_split(report.table)
+        print(split[["split", "dimension", "group", "n", "median_ape_pct", "p90_ape_pct", "median_error_pct"]]
+              .round(1).to_string(index=False))  # fmt: skip
     if args.rows:
         cols = ["dataset", "row", "label", "regime", "measured_tokens_per_s", "predicted_tokens_per_s", "error_pct"]
         print("\nRows")

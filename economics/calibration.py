@@ -26,6 +26,7 @@ docs/inputs.md#efficiency and not fitted to these rows. Mapping choices, all sta
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -38,6 +39,7 @@ from economics._base import Frozen
 from economics.engines import engine_id_for, load_engines
 from economics.hardware import GPU, Deployment, Efficiency, Precision
 from economics.model import FloatArray, ModelSpec
+from economics.roofline import forward_time
 from economics.schemes import ARScheme
 from economics.throughput import DEFAULT_MAX_BATCH, closed_loop, offline_saturation, steady_decode
 from economics.units import GIB
@@ -115,6 +117,10 @@ class CalibrationCase(Frozen):
     burst: bool = Field(
         default=False,
         description="all ``concurrency`` requests sent at once and not replaced (benchmark_serving at rps=inf) [-]",
+    )
+    variable_lengths: bool = Field(
+        default=False,
+        description="output lengths vary around the mean (ShareGPT-style datasets) rather than all equal [-]",
     )
     slo_tpot_s: float | None = Field(default=None, gt=0, description="TPOT limit of a latency-SLO row [s]")
     slo_ttft_s: float | None = Field(default=None, gt=0, description="TTFT limit of a latency-SLO row [s]")
@@ -288,6 +294,8 @@ def predict_case(
                           reserve_output=case.reserve_output)  # fmt: skip
         ok = (res.tpot_s <= case.slo_tpot_s) & (res.ttft_s <= (case.slo_ttft_s or np.inf)) & res.kv_fits
         return float(np.max(np.where(ok, res.output_tokens_per_s, 0.0))) if ok.any() else float("nan")
+    elif case.burst and case.variable_lengths:
+        return variable_burst_throughput(model, dep, eff, case)
     elif case.burst:
         return burst_throughput(model, dep, eff, case)
     elif case.regime == "concurrency":
@@ -327,6 +335,90 @@ def burst_throughput(model: ModelSpec, dep: Deployment, eff: Efficiency, case: C
     rates = closed_loop(model, dep, eff, ARScheme(), np.array(waves), t_in, t_out, reserve_output=case.reserve_output)
     makespan = float(np.sum(np.array(waves) * t_out / rates.output_tokens_per_s))
     return n * t_out / makespan
+
+
+#: Longest prompt + output vLLM's ``benchmark_serving`` keeps from ShareGPT (``sample_sharegpt_requests`` drops
+#: a conversation turn with ``prompt_len + output_len > 2048``) [tokens].
+SHAREGPT_MAX_SEQUENCE_TOKENS = 2048
+
+
+def exponential_lengths(mean_tokens: float, n: int, cap_tokens: float) -> FloatArray:
+    """``n`` output lengths spread like the exponential distribution of mean ``mean_tokens``, cut at ``cap_tokens``
+    and rescaled to keep the mean [tokens].
+
+    The mid-quantiles ``−m·ln(1 − (i − ½)/n)`` (deterministic, no sampling), then multiplied so their mean is
+    ``m`` again after the cut. The exponential is the widest distribution with a given mean (largest entropy);
+    chat completion lengths have that monotone long tail (vLLM paper, Kwon et al. 2023, Fig. 11: ShareGPT
+    output lengths) [assumption: the shape; the mean is the dataset's].
+
+    By hand for four requests of mean 200: quantiles 1/8, 3/8, 5/8, 7/8 give 200·(0.1335, 0.4700, 0.9808, 2.0794)
+    = 26.7, 94.0, 196.2, 415.9 tokens (mean 183.2), scaled by 200/183.2 to 29.2, 102.6, 214.2, 454.1.
+
+    >>> x = exponential_lengths(200.0, 4, 1e9)
+    >>> [round(float(v), 1) for v in x], round(float(x.mean()), 6)
+    ([29.2, 102.6, 214.2, 454.1], 200.0)
+    """
+    q = (np.arange(n, dtype=np.float64) + 0.5) / n
+    raw = np.minimum(-mean_tokens * np.log1p(-q), cap_tokens)
+    return np.asarray(raw * mean_tokens / raw.mean(), dtype=np.float64)
+
+
+def variable_burst_throughput(model: ModelSpec, dep: Deployment, eff: Efficiency, case: CalibrationCase) -> float:
+    """Output tokens per second of a burst of ``N`` requests whose output lengths vary (ShareGPT) [tok/s].
+
+    As :func:`burst_throughput`, but the lengths are :func:`exponential_lengths` of the case's mean, cut so that
+    prompt + output ≤ :data:`SHAREGPT_MAX_SEQUENCE_TOKENS`, in a fixed shuffled order. The engine runs at most
+    ``b = min(max_batch, B_max)`` requests; when one finishes the next queued one enters (continuous batching).
+    Between two completions the ``B`` running requests advance ``d`` tokens in ``d·t(B)``, with ``t(B)`` the
+    decode iteration at batch ``B`` (:func:`~economics.throughput.steady_decode`); each admitted prompt adds its
+    marginal prefill time ``t_pre``: what its ``T_in`` tokens add to a decode iteration of ``b`` sequences they
+    ride in (chunked prefill; the weights are read for the decode anyway). The makespan ends with
+    the longest requests decoding almost alone, where a step costs nearly as much as a full one: that tail is
+    what the equal-length waves miss. ``X = Σ lengths / makespan``.
+
+    Example by hand: two requests of 100 and 300 tokens, ``b = 2``, ``t(2) = 20`` ms, ``t(1) = 18`` ms,
+    ``t_pre = 0``: 100 steps at 20 ms and 200 at 18 ms = 5.6 s for 400 tokens, 71 tok/s, against
+    ``2/0.020 = 100`` tok/s for two requests of 200.
+    """
+    t_in, t_out = float(case.input_tokens), float(case.output_tokens)
+    n = int(case.concurrency or 1.0)
+    cap = steady_decode(model, dep, eff, ARScheme(), 1.0, t_in, t_out, reserve_output=case.reserve_output)
+    b = int(min(case.max_batch, np.floor(float(cap.max_batch_kv)), n))
+    if b < 1:
+        return float("nan")
+    lengths = exponential_lengths(t_out, n, max(1.0, SHAREGPT_MAX_SEQUENCE_TOKENS - t_in))
+    lengths = lengths[np.random.default_rng(0).permutation(n)]  # dataset order is unrelated to length
+    step = steady_decode(model, dep, eff, ARScheme(), np.arange(1.0, b + 1.0), t_in, t_out).iteration_s
+    ctx = t_in + t_out / 2.0
+    ride = forward_time(model, dep, eff, float(b), 1.0, ctx, prefill_tokens=t_in, prefill_context_tokens=(t_in + 1) / 2)
+    t_pre = max(0.0, float(ride.time_s) - float(forward_time(model, dep, eff, float(b), 1.0, ctx).time_s))
+    return float(np.sum(lengths)) / burst_makespan_s(lengths, b, step, t_pre)
+
+
+def burst_makespan_s(lengths: FloatArray, max_running: int, step_s: FloatArray, prefill_s: float) -> float:
+    """Time to serve requests of ``lengths`` tokens in order, at most ``max_running`` at a time [s].
+
+    Each request takes the first free slot (continuous batching) and decodes one token per iteration; with
+    ``B(k)`` requests running at iteration ``k`` the makespan is ``Σ_k step_s[B(k) − 1] + N·prefill_s``, where
+    ``step_s[B − 1]`` is one decode iteration at batch ``B`` and ``prefill_s`` the prefill of one admitted
+    request. Lengths are rounded to whole tokens (at least 1).
+
+    >>> burst_makespan_s(np.array([100.0, 300.0]), 2, np.array([0.018, 0.020]), 0.0)
+    5.6
+    """
+    tokens = np.maximum(1, np.rint(np.asarray(lengths, dtype=np.float64))).astype(np.int64)
+    free = [0] * max(1, max_running)  # the iteration at which each slot frees (a heap)
+    starts = np.empty_like(tokens)
+    for j, length in enumerate(tokens):
+        starts[j] = heapq.heappop(free)
+        heapq.heappush(free, int(starts[j] + length))
+    ends = starts + tokens
+    change = np.zeros(int(ends.max()) + 1, dtype=np.int64)
+    np.add.at(change, starts, 1)
+    np.add.at(change, ends, -1)
+    running = np.cumsum(change)[:-1]
+    time = float(np.sum(np.asarray(step_s, dtype=np.float64)[running[running > 0] - 1])) + prefill_s * len(tokens)
+    return round(time, 12)
 
 
 #: GPU architecture family by catalog GPU id prefix (for the per-family error table) [-].

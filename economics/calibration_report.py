@@ -7,6 +7,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from economics.calibration import Exclusion, error_breakdown, evaluate, map_row
@@ -44,6 +45,45 @@ def calibration_report(efficiency: Efficiency | None = None) -> AccuracyReport:
     return AccuracyReport(table=table, breakdown=error_breakdown(table), excluded=tuple(excluded))
 
 
+#: Sources some default parameter was read from (docs/calibration.md#physics-parameters): TensorRT-LLM's MFU 0.55
+#: (perf-overview 8B FP8 128/128), llama.cpp's MBU, bandwidth cap and launch cost (XiongjieDai's table), vLLM
+#: v0.5's CPU cost per sequence (the v0.6 blog's 3032 vs 8088 tok/s, LambdaLabs' table) and the ROCm engines'
+#: layer floors (the ROCm Kimi-K2.5 blog). Every other source set no parameter: its rows are held out [-].
+PARAMETER_SOURCES = (
+    "docs/source/performance/perf-overview.md", "XiongjieDai/GPU-Benchmarks-on-LLM-Inference",
+    "LambdaLabsML/vllm-benchmark", "kimi-k25-mxfp4-atom",
+)  # fmt: skip
+
+
+def source_group(source: str) -> str:
+    """A row's source reduced to its publisher (repository, site or MLPerf submitter directory) [-].
+
+    >>> source_group("https://github.com/mlcommons/inference_results_v5.1/tree/main/closed/AMD/results/x")
+    'mlcommons/inference_results_v5.1/closed/AMD'
+    >>> source_group("github:NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @00f3")
+    'NVIDIA/TensorRT-LLM'
+    """
+    text = source.removeprefix("github:").replace("https://github.com/", "").replace("https://", "")
+    parts = text.split(" ")[0].split("/")
+    if parts[:2] == ["mlcommons", "inference_results_v5.1"] and len(parts) > 5:
+        return "/".join([*parts[:2], parts[4], parts[5]])
+    return "/".join(parts[:2])
+
+
+def held_out_split(table: pd.DataFrame) -> pd.DataFrame:
+    """The error summary on rows whose source set no default parameter (``held out``) and on the rest
+    (``informed a parameter``), per the breakdown's dimensions, plus one row per source publisher (dimension
+    ``source``). With nothing fitted to the rows, the held-out rows are a split-by-source check: a default that
+    only fits the rows it was read from shows as a gap between the two."""
+    used = table["source"].apply(lambda s: any(p in s for p in PARAMETER_SOURCES))
+    split = table.assign(split=np.where(used, "informed a parameter", "held out"),
+                         source_group=table["source"].apply(source_group))  # fmt: skip
+    held = error_breakdown(split[~used]).assign(split="held out")
+    rest = error_breakdown(split[used]).assign(split="informed a parameter")
+    groups = error_breakdown(split, dimensions=("source_group",)).query("dimension != 'all'").assign(split="")
+    return pd.concat([held, rest, groups], ignore_index=True)
+
+
 #: Plain names of the breakdown's dimensions and groups, for readers of the README and the Accuracy page.
 DIMENSION_NAMES = {"all": "all rows", "regime": "regime", "gpu_family": "GPU family", "moe": "architecture",
                    "precision": "precision"}  # fmt: skip
@@ -62,7 +102,8 @@ def accuracy_markdown(report: AccuracyReport) -> str:
         "`tests/data/calibration_ar_throughput.csv`, 118 in `tests/data/measured_throughput_2026-12.csv`), "
         f"default factors, nothing fitted per row, GPU or model: {len(report.table)} rows predicted, "
         f"{len(report.excluded)} excluded with their reason (`benchmarks/calibration_report.py --excluded`: "
-        "speculative decoding, text diffusion, hybrid Mamba, unpublished architectures, unstated lengths).",
+        "speculative decoding, text diffusion, hybrid Mamba, sparse attention, unpublished architectures, unstated "
+        "lengths).",
         "",
         "| group | rows | median error | 90th-percentile error | typical bias (+ = model optimistic) |",
         "|---|---|---|---|---|",

@@ -39,6 +39,12 @@ MODELS: tuple[tuple[str, str | None, str], ...] = (
     (r"production", None, "production mix with prefix caching and disaggregation; concurrency not stated"),
     (r"Qwen2\.5-7B", None, "HuggingFace Transformers eager backend (not a serving engine); model not in catalog"),
     (r"GLM-5|MiniMax|DeepSeek-V4", None, "architecture (config.json) not in the catalog's sources"),
+    (
+        r"DeepSeek-V3\.2",
+        None,
+        "DeepSeek Sparse Attention (lightning indexer + top-2048 sparse MLA, DeepSeek-V3.2 "
+        "report) is not modelled: priced as DeepSeek-V3 it would be dense MLA without the indexer's kernels",
+    ),
     (r"Llama-2-70B", "llama-2-70b", ""),
     (r"Mixtral-8x7B", "mixtral-8x7b", ""),
     (r"405B", "llama-3.1-405b", ""),
@@ -195,6 +201,7 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         burst = re.search(r"(\d+) prompts sent at rps=inf", boc)
         if burst:
             return CalibrationCase(**common, regime="concurrency", concurrency=float(burst.group(1)), burst=True,
+                                   variable_lengths="variable" in row["output_len"].lower(),
                                    max_batch=eng.max_batch, measured_tokens_per_s=measured)  # fmt: skip
         conc = (int(per_rank.group(1)) * replica) if per_rank else None
         if conc is None:
@@ -216,6 +223,10 @@ def map_measured_row(index: int, row: Mapping[str, str]) -> CalibrationCase | Ex
         max_seq = re.search(r"max-num-seq=(\d+)", boc)
         sat = re.search(r"saturation ~(\d+)", boc)
         limit = int(max_seq.group(1)) if max_seq else (int(sat.group(1)) if sat else eng.max_batch)
+        sent = re.search(r"(\d+) prompts, (?:request rate|rps=) ?inf", boc)
+        if sent and "variable" in row["output_len"].lower():  # a burst of N ShareGPT prompts, served to the last
+            return CalibrationCase(**common, regime="saturation", concurrency=float(sent.group(1)), burst=True,
+                                   variable_lengths=True, max_batch=limit, measured_tokens_per_s=measured)  # fmt: skip
         return CalibrationCase(**common, regime="saturation", max_batch=limit, decode_only=decode_only,
                                measured_tokens_per_s=measured)  # fmt: skip
     return excluded(f"regime {regime_text!r} is not modelled")

@@ -15,6 +15,9 @@ PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
 #: Measured max-matmul / dense peak of the GPU the default MFUs are stated for (H100 SXM, stas00 MAMF: 794.5 of
 #: 989 BF16 TFLOP/s) [1].
 REFERENCE_MATMUL_FRACTION = 0.80
+#: Measured best FP8 GEMM / dense FP8 peak of the same H100 SXM (stas00 MAMF: 1402.6 of 1979 TFLOP/s); the FP8
+#: efficiency :attr:`Efficiency.fp8_compute_efficiency` (0.89 = 0.709/0.80) is stated on it [1].
+REFERENCE_FP8_MATMUL_FRACTION = 0.709
 
 
 class GPU(Frozen):
@@ -49,12 +52,34 @@ class GPU(Frozen):
         le=1,
         description="measured best BF16 GEMM / dense peak (MAMF); MFU scales with it relative to H100's 0.80 [1]",
     )
+    max_matmul_fraction_fp8: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="measured best FP8 GEMM / dense FP8 peak (MAMF); None = the BF16 fraction's scaling [1]",
+    )
     source: str = Field(default="", max_length=1000, description="where the numbers come from")
     as_of: str = Field(default="", max_length=64, description="date of the source")
 
     @model_serializer(mode="wrap")
     def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        return drop_new_defaults(self, handler(self), ("max_matmul_fraction",))
+        return drop_new_defaults(self, handler(self), ("max_matmul_fraction", "max_matmul_fraction_fp8"))
+
+    def matmul_scale(self, compute: Precision) -> float:
+        """Best GEMM of this GPU in ``compute`` relative to the H100 the default MFUs are stated for [1].
+
+        ``MAMF_fp8/0.709`` for FP8 matmuls when the FP8 best GEMM was measured (Blackwell's FP8 tensor cores reach
+        nearly their BF16 share, Hopper's do not: B200 76% vs 78%, H100 71% vs 80%), else ``MAMF_bf16/0.80``.
+
+        >>> g = GPU(id="g", name="g", peak_flops_bf16_per_s=1e15, peak_flops_fp8_per_s=2e15,
+        ...     hbm_bandwidth_bytes_per_s=3e12, hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=4e11, power_w=700,
+        ...     max_matmul_fraction=0.78, max_matmul_fraction_fp8=0.763)
+        >>> round(g.matmul_scale("fp8"), 4), round(g.matmul_scale("bf16"), 4)
+        (1.0762, 0.975)
+        """
+        if compute == "fp8" and self.max_matmul_fraction_fp8 is not None:
+            return self.max_matmul_fraction_fp8 / REFERENCE_FP8_MATMUL_FRACTION
+        return self.max_matmul_fraction / REFERENCE_MATMUL_FRACTION
 
     def peak_flops_per_s(self, precision: Precision) -> float:
         """Dense peak for the compute precision [FLOP/s].
@@ -226,9 +251,10 @@ class Deployment(Frozen):
         """Peak scaled by how close the GPU's best GEMM gets to it, relative to the H100 reference [FLOP/s].
 
         The default MFUs are shares of peak on an H100 (best GEMM 80% of peak); an MI300X whose best BF16 GEMM
-        reaches 51% of its peak gets ``0.51/0.80`` of that share.
+        reaches 51% of its peak gets ``0.51/0.80`` of that share. FP8 matmuls scale by the measured FP8 best GEMM
+        where there is one (:meth:`GPU.matmul_scale`).
         """
-        return self.peak_flops_per_s * self.gpu.max_matmul_fraction / REFERENCE_MATMUL_FRACTION
+        return self.peak_flops_per_s * self.gpu.matmul_scale(self.gpu.compute_precision(self.precision))
 
     @property
     def hbm_bandwidth_bytes_per_s(self) -> float:

@@ -148,6 +148,25 @@ def attention_flops_per_s(deployment: Deployment, efficiency: Efficiency) -> flo
     return peak * deployment.gpu.max_matmul_fraction / REFERENCE_MATMUL_FRACTION * efficiency.precision_scale(prec)
 
 
+def linear_flops_per_s(deployment: Deployment, efficiency: Efficiency, mfu: float) -> float:
+    """Achieved FLOP/s of the replica's weight matmuls at utilisation ``mfu``, ``N·F_p·(MAMF/0.80)·s_p·MFU`` [FLOP/s].
+
+    ``F_p`` is the dense peak of the tensor-core format the deployment computes in (:meth:`GPU.compute_precision`),
+    ``MAMF/0.80`` the GPU's best-GEMM share of peak relative to the H100 the MFUs are stated for
+    (:attr:`Deployment.attainable_flops_per_s`) and ``s_p`` the FP8/FP4 efficiency relative to BF16
+    (:meth:`Efficiency.precision_scale`). The one compute rate of :func:`forward_time` and of the serving layer's
+    closed forms (:func:`economics.serving.affine.forward_term`), so the two paths cannot disagree.
+
+    >>> from economics.io.catalog import load_catalog
+    >>> h100 = Deployment(gpu=load_catalog().gpus["h100-sxm"], n_gpus=1, precision="fp8")
+    >>> # 1979e12 FLOP/s FP8 · (0.80/0.80) · 0.89 · 0.50 = 880.7e12 FLOP/s
+    >>> round(linear_flops_per_s(h100, Efficiency(), 0.5) / 1e12, 1)
+    880.7
+    """
+    scale = efficiency.precision_scale(deployment.gpu.compute_precision(deployment.precision))
+    return deployment.attainable_flops_per_s * mfu * scale
+
+
 def forward_time(
     model: ModelSpec,
     deployment: Deployment,
@@ -219,10 +238,9 @@ def forward_time(
     pair_unit = model.attention_flops_per_pair_per_layer  # 4·n_q·d_h (GQA) or 2·n_q·(2r + d_R) (MLA)
 
     bw_eff = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
-    scale = efficiency.precision_scale(deployment.gpu.compute_precision(deployment.precision))
     mfu_main = efficiency.mfu_prefill if prefill else efficiency.mfu_decode
-    f_main = deployment.attainable_flops_per_s * mfu_main * scale
-    f_pre = deployment.attainable_flops_per_s * efficiency.mfu_prefill * scale
+    f_main = linear_flops_per_s(deployment, efficiency, mfu_main)
+    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill)
     r_kv = replication(model, deployment)
     kv_tok = model.kv_bytes_per_token
 

@@ -46,6 +46,7 @@ class GpuRow(CsvRow):
     link_type: str
     power_w: float
     max_matmul_fraction: float | None = None
+    max_matmul_fraction_fp8: float | None = None
 
     def to_domain(self) -> GPU:
         return GPU(
@@ -59,6 +60,7 @@ class GpuRow(CsvRow):
             link_bandwidth_bytes_per_s=self.link_bandwidth_gb_per_s * GB,
             power_w=self.power_w,
             max_matmul_fraction=self.max_matmul_fraction or REFERENCE_MATMUL_FRACTION,
+            max_matmul_fraction_fp8=self.max_matmul_fraction_fp8,
             source=self.source,
             as_of=self.as_of.isoformat(),
         )

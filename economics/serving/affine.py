@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 
 from economics.hardware import Deployment, Efficiency
 from economics.model import FloatArray, ModelSpec
-from economics.roofline import kv_replication
+from economics.roofline import attention_flops_per_s, linear_flops_per_s, replication
 
 Lines = tuple[FloatArray, FloatArray]
 """``(a, k)``: the lines ``a_c + k_c·x``, axis 0 enumerating them; the trailing axes (the workload shape) of
@@ -190,12 +190,17 @@ def forward_term(
 
         linear, memory     W/BW_eff              + n·4·L·d·b_act / BW_eff
         linear, compute                            B·q·2P_mm/F_dec + C·2P_mm/F_pre
-        attention, memory                          r_kv·kv_tok·(B·(S+q) + C) / BW_eff
-        attention, compute                         L·n_q·d_h·(B·(4qS + pairs(q))/F_dec + C·4·S_pre/F_pre)
+        attention, memory                          (r_kv·kv_tok·(B·(S+q) + C) + B·kv_sw(S+q)) / BW_eff
+        attention, compute                         u·(B·(q·K(S) + L·pairs(q))/A_dec + C·K(S_pre)/A_pre)
+        per sequence                               B·τ_seq (CPU scheduling, outside the maxima)
         comm (N > 1)       (1−ovl)·2L·alpha_ar   + (1−ovl)·2L·2(N−1)/N·n·d·b_act / BW_link
         overhead           tau0 (``step_overhead_s``)
 
-    ``pairs(q) = 4q²`` bidirectional, ``2q(q+1)`` causal, as in :func:`~economics.roofline.forward_time`. The
+    ``F`` and ``A`` are :func:`~economics.roofline.linear_flops_per_s` and
+    :func:`~economics.roofline.attention_flops_per_s` times the MFU (the rates ``forward_time`` uses), ``u`` the
+    attention FLOPs per query-key pair per layer (GQA or MLA), ``K(S)`` the keys attended over all layers (sliding
+    windows capped) and ``kv_sw`` the sliding layers' cache. ``pairs(q) = q²`` bidirectional, ``q(q+1)/2``
+    causal, as in :func:`~economics.roofline.forward_time`. The
     pass time ``max(max(lin) + max(att), L·τ_layer) + comm + tau0`` is the maximum of the four sums and the floor.
     ``sees_prompt=False``
     drops the ``C`` coefficients (a draft pass carries no prompt tokens); ``passes`` multiplies everything
@@ -206,20 +211,24 @@ def forward_term(
     L, d = float(model.n_layers), float(model.d_model)
     N = deployment.n_gpus
     bw = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
-    f_dec = deployment.peak_flops_per_s * efficiency.mfu_decode
-    f_pre = deployment.peak_flops_per_s * efficiency.mfu_prefill
+    # the same compute rates as forward_time: best-GEMM share, FP8/FP4 tensor-core factor, BF16 attention
+    f_dec = linear_flops_per_s(deployment, efficiency, efficiency.mfu_decode)
+    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill)
+    f_att = attention_flops_per_s(deployment, efficiency)
+    a_dec, a_pre = f_att * efficiency.mfu_decode, f_att * efficiency.mfu_prefill
     flop_tok = model.flops_linear_per_token
-    att_unit = L * model.n_heads * model.head_dim
-    kv = kv_replication(model, N) * model.kv_bytes_per_token
+    pair_unit = model.attention_flops_per_pair_per_layer
+    kv = replication(model, deployment) * model.kv_bytes_per_token
     q, S, S_pre = _f(new_tokens), _f(context_tokens), _f(prefill_context_tokens)
     zero = np.zeros(np.broadcast_shapes(q.shape, S.shape, S_pre.shape))
     act = 4.0 * L * d * model.bytes_per_activation / bw  # per token
-    pairs = 4.0 * q * q if bidirectional else 2.0 * q * (q + 1.0)
+    pairs = q * q if bidirectional else q * (q + 1.0) / 2.0
+    keys, keys_pre = model.attended_layer_keys(S), model.attended_layer_keys(S_pre)
     # (per sequence, per prompt token) of each branch
     lin_mem = (q * act + zero, act + zero)
     lin_cmp = (q * flop_tok / f_dec + zero, flop_tok / f_pre + zero)
-    att_mem = (kv * (S + q) / bw + zero, kv / bw + zero)
-    att_cmp = (att_unit * (4.0 * q * S + pairs) / f_dec + zero, att_unit * 4.0 * S_pre / f_pre + zero)
+    att_mem = ((kv * (S + q) + model.sliding_kv_bytes(S + q)) / bw + zero, kv / bw + zero)
+    att_cmp = (pair_unit * (q * keys + L * pairs) / a_dec + zero, pair_unit * keys_pre / a_pre + zero)
     if N == 1:
         comm_a, comm = 0.0, (zero, zero)
     else:
@@ -229,6 +238,7 @@ def forward_term(
         per_tok = ovl * 2.0 * L * 2.0 * (N - 1) / N * d * model.bytes_per_activation / link
         comm = (q * per_tok + zero, per_tok + zero)
     common_a = comm_a + step_overhead_s
+    comm = (comm[0] + efficiency.sequence_overhead_s, comm[1])  # CPU cost per running sequence, outside the max
     weights = model.weight_bytes / bw
     combos = [
         (lin_mem, att_mem, weights),

@@ -190,3 +190,95 @@ def test_rocm_engines_carry_their_layer_floor() -> None:
     assert engines["atom"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.16e-3)
     assert engines["sglang-rocm"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.2e-3)
     assert engines["sglang"].efficiency(Efficiency(), 61).layer_floor_s == pytest.approx(0.04e-3)
+
+
+def test_a_variable_length_burst_pays_for_its_tail() -> None:
+    # By hand: requests of 100 and 300 tokens, both running (b = 2), 20 ms per iteration at batch 2 and 18 ms at
+    # batch 1, no prefill: 100 steps × 20 ms + 200 steps × 18 ms = 5.6 s; with a 5 ms prefill per admitted request
+    # (both at the start) 5.61 s. A third request queued behind a cap of 1: 100 + 300 + 200 tokens one after the
+    # other at 18 ms = 10.8 s.
+    from economics.calibration import burst_makespan_s, exponential_lengths
+
+    step = np.array([0.018, 0.020])
+    assert burst_makespan_s(np.array([100.0, 300.0]), 2, step, 0.0) == pytest.approx(5.6)
+    assert burst_makespan_s(np.array([100.0, 300.0]), 2, step, 0.005) == pytest.approx(5.61)
+    assert burst_makespan_s(np.array([100.0, 300.0, 200.0]), 1, step, 0.0) == pytest.approx(10.8)
+    # Exponential spread: mean kept, longest = m·ln(2n)·(m/mean before rescale) ≫ m, the cut applies.
+    x = exponential_lengths(200.0, 320, 1e9)
+    assert float(x.mean()) == pytest.approx(200.0)
+    assert float(x.max()) > 5 * 200.0  # −200·ln(1/640) = 1293 tokens before the ~1% rescale
+    assert float(exponential_lengths(200.0, 320, 1818.0).max()) <= 1818.0 * 1.01
+
+
+def test_a_sharegpt_burst_is_slower_than_equal_lengths() -> None:
+    # The same 320-request burst: variable lengths leave a tail of long requests decoding at small batch, so the
+    # rate is below the equal-length waves (economics.calibration.burst_throughput).
+    from economics.calibration import CalibrationCase, burst_throughput, replica, variable_burst_throughput
+
+    c = load_catalog()
+    case = CalibrationCase(row=0, label="x", model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, layer_split=False,
+                           precision="fp8", weight_file_bytes=None, regime="concurrency", input_tokens=230,
+                           output_tokens=200, reserve_output=False, framework="vLLM", measured_tokens_per_s=1.0,
+                           concurrency=320.0, max_batch=256, burst=True, variable_lengths=True)  # fmt: skip
+    model, dep = replica(case, c.gpus, c.models)
+    eff = Efficiency()
+    equal, variable = burst_throughput(model, dep, eff, case), variable_burst_throughput(model, dep, eff, case)
+    assert 0.4 * equal < variable < equal
+
+
+def test_the_split_by_source_check_partitions_the_rows() -> None:
+    # Every predicted row is either held out (its source set no parameter) or not; the source groups cover all rows.
+    from economics.calibration_report import PARAMETER_SOURCES, calibration_report, held_out_split
+
+    table = calibration_report().table
+    split = held_out_split(table)
+    totals = split[split["dimension"] == "all"].set_index("split")["n"]
+    assert int(totals["held out"]) + int(totals["informed a parameter"]) == len(table)
+    assert int(split[split["dimension"] == "source_group"]["n"].sum()) == len(table)
+    used = table["source"].apply(lambda s: any(p in s for p in PARAMETER_SOURCES))
+    assert int(totals["held out"]) == int((~used).sum()) > 0
+
+
+@pytest.mark.parametrize(("gpu", "precision"), [("h100-sxm", "fp8"), ("mi300x", "fp8"), ("b200", "fp4")])
+def test_the_closed_form_capacity_uses_the_roofline_compute_rate(gpu: str, precision: str) -> None:
+    # The serving layer's closed form (economics.serving.affine.forward_term) once priced the matmuls at raw peak
+    # × MFU, ignoring the GPU's best-GEMM share (MI300X 0.51 vs H100's 0.80 reference) and the FP8/FP4 factors
+    # (0.89/0.60) that forward_time applies: its capacity was 7% (H100 FP8), 41% (MI300X FP8) and 27% (B200 FP4)
+    # above the bisection on forward_time. One compute-rate function now serves both, so they agree exactly.
+    from economics.schemes import ARScheme
+    from economics.serving import slo_capacity
+
+    c = load_catalog()
+    dep = Deployment(gpu=c.gpus[gpu], n_gpus=8, precision=precision)
+    model = c.models["llama-3.1-70b"].at_precision(precision)
+    args = (model, dep, Efficiency(), ARScheme(), 2000, 500)
+    closed = slo_capacity(*args, method="closed_form", tpot_max_s=0.05, ttft_max_s=2.0)
+    bisected = slo_capacity(*args, method="bisect", tpot_max_s=0.05, ttft_max_s=2.0)
+    assert float(closed.max_arrival_rate_per_s) == pytest.approx(float(bisected.max_arrival_rate_per_s), rel=1e-6)
+
+
+def test_linear_flops_per_s_by_hand() -> None:
+    # MI300X FP8: 2614.9e12 FLOP/s dense FP8 peak (gpus.csv) · (MAMF 0.51 / 0.80) · 0.89 · MFU 0.5 per GPU.
+    from economics.roofline import linear_flops_per_s
+
+    gpu = load_catalog().gpus["mi300x"]
+    expected = gpu.peak_flops_fp8_per_s * gpu.max_matmul_fraction / 0.80 * 0.89 * 0.5
+    dep = Deployment(gpu=gpu, n_gpus=1, precision="fp8")
+    assert linear_flops_per_s(dep, Efficiency(), 0.5) == pytest.approx(expected, rel=1e-12)
+
+
+def test_fp8_matmuls_scale_by_the_measured_fp8_best_gemm() -> None:
+    # stas00 MAMF: H100 SXM 1402.6 of 1979 FP8 TFLOP/s (0.709, the reference), B200 3432.5 of 4500 (0.763).
+    # B200 FP8 attainable = 4500e12 · 0.763/0.709 = 4842.7e12 FLOP/s per GPU (was 4500e12 · 0.78/0.80 = 4387.5e12 from
+    # the BF16 fraction); the H100 is unchanged at its FP8 peak; an MI300X (no FP8 measurement) keeps 0.51/0.80.
+    c = load_catalog()
+    b200 = Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="fp8")
+    assert b200.attainable_flops_per_s == pytest.approx(4842.7e12, rel=1e-4)
+    h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp8")
+    assert h100.attainable_flops_per_s == pytest.approx(1979e12, rel=1e-3)
+    mi300x = Deployment(gpu=c.gpus["mi300x"], n_gpus=1, precision="fp8")
+    assert mi300x.attainable_flops_per_s == pytest.approx(2614.9e12 * 0.51 / 0.80, rel=1e-6)
+    # BF16 and FP4 keep the BF16 fraction.
+    assert Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="bf16").attainable_flops_per_s == pytest.approx(
+        2250e12 * 0.78 / 0.80, rel=1e-6
+    )

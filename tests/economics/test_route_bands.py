@@ -68,13 +68,18 @@ def test_a_near_tie_is_too_close_and_a_clear_win_is_not() -> None:
     assert tie.runner_up_option_id == "dc-70b-ar"
     assert math.isclose(tie.chosen_usd_per_task, tie.runner_up_usd_per_task, rel_tol=0.002)
     assert calibrated["email-triage"].too_close_to_call
-    # without the calibration the 70B's band is the shared errors at saturation, where the model is optimistic
-    # (the band lies wholly above the model's cost): the owned 70B is then likely dearer still, and the API's
-    # lower cost lies outside its band
+    # without the calibration the 70B's band is the shared errors of dense BF16 rows at saturation. Those six rows
+    # run from 4% pessimistic (8B on A100, ShareGPT) to 32% optimistic (70B on 4×H100): predicted/measured 0.979
+    # at the 10th percentile, 1.30 at the 90th, so the band reaches just below the model's cost and far above it.
+    # The API's cost, 0.13% under the 70B's, lies inside the band and the call is too close here as well; the band
+    # is lopsided upwards (the owned 70B is more likely dearer than cheaper). Before the ShareGPT bursts were read
+    # with their output-length tail, all six rows were optimistic and the band lay wholly above the model's cost.
     untied = plain["email-triage"].close_call
     assert untied is not None
-    assert untied.runner_up_low_usd_per_task > untied.chosen_usd_per_task
-    assert not plain["email-triage"].too_close_to_call
+    assert untied.runner_up_low_usd_per_task < untied.chosen_usd_per_task < untied.runner_up_usd_per_task
+    low_gap = untied.runner_up_usd_per_task - untied.runner_up_low_usd_per_task
+    assert untied.runner_up_high_usd_per_task - untied.runner_up_usd_per_task > 5 * low_gap
+    assert plain["email-triage"].too_close_to_call
     # contract review: the runner-up costs 36% more than the chosen route, far outside a band of 12–14%
     clear = calibrated["contract-review"].close_call
     assert clear is not None
