@@ -91,6 +91,9 @@ class StreamlitSession:
         self.query = ""
         self.page = ""
         self.last = Run()
+        #: widget ids by user key, from every run so far: a fragment rerun re-sends only what it redraws, and an
+        #: input that was not redrawn keeps its id (and its state) on the server
+        self.widget_ids: dict[str, str] = {}
         self._ws: Any = None
 
     async def open(self, query: str, page: str) -> Run:
@@ -103,7 +106,7 @@ class StreamlitSession:
 
     async def change_text(self, key: str, value: str) -> Run:
         """Type ``value`` into the text input with user key ``key`` and press Enter (one rerun)."""
-        widget_id = self.last.widget_ids.get(key)
+        widget_id = self.widget_ids.get(key)
         if widget_id is None:
             raise ProtocolError(f"no widget with key {key!r} on the page")
         return await self._rerun((widget_id, value))
@@ -142,4 +145,5 @@ class StreamlitSession:
         if run.exceptions:
             raise ProtocolError("the page raised: " + "; ".join(run.exceptions)[:500])
         self.last = run
+        self.widget_ids.update(run.widget_ids)
         return run
