@@ -3,7 +3,10 @@
 
 What it measures (single thread, median of ``--repeats`` timed runs after one warm-up)
     bank       ``evaluate(default_scenario())``: the Singapore bank, 5 workloads × 6 options, including the
-               fleet MIP solve, its accounts and flips (target ≤ 50 ms).
+               fleet MIP solve, its accounts and flips (target ≤ 50 ms); cold: the remembered serving physics
+               (:mod:`economics.serving.memo`) is emptied before each run.
+    reprice    the bank at a node price not seen before, as a typed price is evaluated: the serving physics
+               remembered, flips left out as the pages other than Reviews ask (``flips=False``).
     solve      the bank's MIP alone (``solve_plan``), for reference.
     flips      the bank's flip thresholds on the plan (marginal table, closed forms and the throughput
                bisection; target ≤ 1 s).
@@ -22,6 +25,7 @@ Usage
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Callable
 
 import _harness  # noqa: F401  (first: one core before numpy loads)
@@ -34,9 +38,18 @@ from economics.io.scenarios import default_scenario
 from economics.plan import solve_plan
 from economics.plan_accounts import plan_problem
 from economics.scenario import Scenario
+from economics.serving import memo
 from economics.workload import Workload
 
-TARGETS_S = {"bank": 0.050, "solve": 0.050, "flips": 1.0, "grid": 0.100, "portfolio": 2.0, "portfolio5k": 10.0}
+TARGETS_S = {
+    "bank": 0.050,
+    "reprice": 0.050,
+    "solve": 0.050,
+    "flips": 1.0,
+    "grid": 0.100,
+    "portfolio": 2.0,
+    "portfolio5k": 10.0,
+}
 
 
 def portfolio(base: Scenario, n: int, seed: int = 20261202) -> Scenario:
@@ -66,6 +79,11 @@ def portfolio(base: Scenario, n: int, seed: int = 20261202) -> Scenario:
     return base.model_copy(update={"workloads": tuple(workloads)})
 
 
+def repriced(s: Scenario, capex_usd: float) -> Scenario:
+    """The scenario with its first (owned) node at another purchase price."""
+    return s.model_copy(update={"nodes": (s.nodes[0].model_copy(update={"capex_usd": capex_usd}), *s.nodes[1:])})
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per case (median reported)")
@@ -78,9 +96,11 @@ def main() -> int:
     ev = evaluate_arrays(bank)
     fp = plan_fleet(ev)
     co = coordinates(ev, fp.main)
+    prices = itertools.count(250_000.0, 1_000.0)
     problem = plan_problem(bank, ev.table, day_demand(bank.workloads), bank.policy.lens)
     cases: dict[str, Callable[[], object]] = {
-        "bank": lambda: evaluate(bank),
+        "bank": lambda: (memo.clear(), evaluate(bank)),
+        "reprice": lambda: evaluate(repriced(bank, next(prices)), flips=False),
         "solve": lambda: solve_plan(problem),
         "flips": lambda: _decisions(ev, co, fp),
         "grid": lambda: evaluate_grid(bank, "analyst-research", x, y, fleet=fp),

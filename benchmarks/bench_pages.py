@@ -82,13 +82,12 @@ CASES: tuple[PageCase, ...] = (
 
 
 def cold(own_cache: str | None = None) -> None:
-    """Empty the figure memo and one result cache of :mod:`ui.compute`, or every cache when None."""
+    """Empty the identity memos and one result cache of :mod:`ui.compute`, or every cache when None."""
     if own_cache is None:
         st.cache_resource.clear()
     else:
         getattr(compute, own_cache).clear()
-    with compute._FIGURES_LOCK:
-        compute._FIGURES.clear()
+    compute.clear_memos()
 
 
 def _timed(fn: Callable[[], object]) -> float:

@@ -12,6 +12,8 @@ What it measures (``deploy.team``: PostgreSQL, R Streamlit replicas, nginx in fr
       server's cores. input→delta is the time from sending the change to receiving the new chart's delta [ms]:
       the server's part of the probe's figure.
 
+    probe n  the probe's measured changes; p95 is the nearest-rank 95th percentile, so of a 20 s row's 7 changes
+             it is the slowest, of a 60 s row's 20 the second slowest: use 60 s rows for the target's ratio
     errors   changes that did not reach the chart (timeouts, closed streams, an exception element)
     leaks    a change after which a session's page carried another session's scenario name, or not its own
     CPU      server CPU time (all replicas, /proc) during the run ÷ changes [ms per rerun]
@@ -24,6 +26,7 @@ Usage (from the repository root; prints a markdown table, writes ``test-results/
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/load.py            # R = 1, 2 × N = 1, 10, 30, 60 s each
     PYTHONPATH=$PWD .venv/bin/python benchmarks/load.py --short    # the same rows, 20 s each (~7 min)
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/load.py --replicas 2 --sessions 1 30   # the target's rows, 60 s
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import re
@@ -72,10 +76,12 @@ class Stats:
     leaks: int = 0
 
     def percentile(self, q: float) -> float:
+        """The median, or the nearest-rank ``q``-th percentile: the smallest latency with at least q % of them
+        at or below it (of 20 changes the 19th, of 7 the largest) [ms]."""
         lat = sorted(self.latencies_ms)
         if not lat:
             return float("nan")
-        return statistics.median(lat) if q == 50 else lat[min(len(lat) - 1, int(q / 100 * len(lat)))]
+        return statistics.median(lat) if q == 50 else lat[max(0, math.ceil(q / 100 * len(lat)) - 1)]
 
 
 def _scenario(index: int) -> tuple[str, Scenario]:
@@ -237,6 +243,7 @@ async def _row(team: Team, sessions: int, seconds: float, interval: float) -> di
         "replicas": len(team.replicas),
         "sessions": sessions,
         "changes": changes,
+        "probe_changes": len(probe.latencies_ms),
         "errors": probe.errors + protocol.errors,
         "leaks": probe.leaks + protocol.leaks,
         "probe_p50_ms": probe.percentile(50),
@@ -255,6 +262,7 @@ _COLUMNS = (
     ("replicas", "replicas", "{:d}"),
     ("sessions", "N", "{:d}"),
     ("changes", "changes", "{:d}"),
+    ("probe_changes", "probe n", "{:d}"),
     ("errors", "errors", "{:d}"),
     ("leaks", "leaks", "{:d}"),
     ("probe_p50_ms", "probe p50 [ms]", "{:,.0f}"),

@@ -14,6 +14,7 @@ only the changed widget's state (the others keep the values the server holds).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from dataclasses import dataclass, field
@@ -52,20 +53,31 @@ def _user_key(widget_id: str) -> str:
     return parts[2] if widget_id.startswith("$$ID-") and len(parts) == 3 else widget_id
 
 
+_TEXT_FIELDS = ("body", "label", "value", "default")
+
+
+@functools.cache
+def _fields(descriptor: Any) -> tuple[tuple[str, ...], bool]:
+    """(the text fields among ``_TEXT_FIELDS``, whether it has an ``id``) of one element type, read once."""
+    names = {f.name for f in descriptor.fields}
+    return tuple(n for n in _TEXT_FIELDS if n in names), "id" in names
+
+
 def _read_element(element: Any, path: tuple[int, ...], run: Run, started: float) -> None:
     kind = element.WhichOneof("type")
     inner = getattr(element, kind)
-    if kind == "exception":
-        run.exceptions.append(f"{inner.type}: {inner.message}")
-    elif kind == "plotly_chart":
+    if kind == "plotly_chart":  # the time first: it is the measurement
+        run.chart_s[path] = time.perf_counter() - started
         title = json.loads(inner.spec or "{}").get("layout", {}).get("title", {})
         run.chart_titles[path] = str(title.get("text", "") if isinstance(title, dict) else title)
-        run.chart_s[path] = time.perf_counter() - started
-    for name in ("body", "label", "value", "default"):
-        value = getattr(inner, name, None) if name in {f.name for f in inner.DESCRIPTOR.fields} else None
+    elif kind == "exception":
+        run.exceptions.append(f"{inner.type}: {inner.message}")
+    text_fields, has_id = _fields(inner.DESCRIPTOR)
+    for name in text_fields:
+        value = getattr(inner, name)
         if isinstance(value, str) and value:
             run.texts.append(value)
-    if "id" in {f.name for f in inner.DESCRIPTOR.fields} and inner.id:
+    if has_id and inner.id:
         run.widget_ids[_user_key(inner.id)] = inner.id
 
 
@@ -79,6 +91,9 @@ class StreamlitSession:
         self.query = ""
         self.page = ""
         self.last = Run()
+        #: widget ids by user key, from every run so far: a fragment rerun re-sends only what it redraws, and an
+        #: input that was not redrawn keeps its id (and its state) on the server
+        self.widget_ids: dict[str, str] = {}
         self._ws: Any = None
 
     async def open(self, query: str, page: str) -> Run:
@@ -91,7 +106,7 @@ class StreamlitSession:
 
     async def change_text(self, key: str, value: str) -> Run:
         """Type ``value`` into the text input with user key ``key`` and press Enter (one rerun)."""
-        widget_id = self.last.widget_ids.get(key)
+        widget_id = self.widget_ids.get(key)
         if widget_id is None:
             raise ProtocolError(f"no widget with key {key!r} on the page")
         return await self._rerun((widget_id, value))
@@ -130,4 +145,5 @@ class StreamlitSession:
         if run.exceptions:
             raise ProtocolError("the page raised: " + "; ".join(run.exceptions)[:500])
         self.last = run
+        self.widget_ids.update(run.widget_ids)
         return run

@@ -378,13 +378,21 @@ def _pivot_j(fp: FleetPlan, tm: OptionTable) -> Callable[[IntArray, FloatArray],
     return j
 
 
-def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan) -> tuple[WorkloadDecision, ...]:
+def decision_flips(ev: Evaluation, fp: FleetPlan) -> list[list[dict[str, Any]]]:
+    """Every workload's flip thresholds on the plan (:mod:`economics.flips`), as field dicts of
+    :class:`~economics.result.FlipThreshold`: the closed forms, the target-utilization scan and the throughput
+    bisection, each a marginal-cost pass over the plan (about a third of :func:`evaluate`'s time for the bank)."""
+    tm, r = plan_route(ev, fp)
+    found = utilization_flips(fp.problem, fp.solution, fp.main)
+    return flip_rows(plan_flips(tm, r, _pivot_j(fp, tm), (found, U_MIN)), tm.option_ids, ev.option_names)
+
+
+def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan, flips: bool = True) -> tuple[WorkloadDecision, ...]:
     s = ev.scenario
     tm, r = plan_route(ev, fp)
     plan_ev = replace(ev, table=tm, route=r)
     chosen = r.chosen.tolist()
-    found = utilization_flips(fp.problem, fp.solution, fp.main)
-    flips = flip_rows(plan_flips(tm, r, _pivot_j(fp, tm), (found, U_MIN)), tm.option_ids, ev.option_names)
+    thresholds = decision_flips(ev, fp) if flips else [[] for _ in s.workloads]
     margins, labels, betas = r.margin_usd.tolist(), co.labels.tolist(), co.batchability.tolist()
     v_stars, u_stars, lam_stars = co.value_star.tolist(), co.u_star.tolist(), co.lambda_star.tolist()
     kinds = tm.kind.tolist()
@@ -412,7 +420,7 @@ def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan) -> tuple[Workload
                 "share_by_option": pw.share_by_option,
                 "all_api_monthly_cost_usd": api_m,
                 "savings_vs_api_usd_per_month": None if api_m is None else api_m - pw.cost_usd_per_month,
-                "flips": flips[wi],
+                "flips": thresholds[wi],
             }
         )
     return _DECISIONS.validate_python(rows)
@@ -584,9 +592,13 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
     return out
 
 
-def evaluate(scenario: Scenario) -> Result:
+def evaluate(scenario: Scenario, *, flips: bool = True) -> Result:
     """Evaluate a scenario: every workload on every option, the chosen routes and the fleet
     (docs/serving.md#serving-and-queues to docs/routing.md#routing-rule).
+
+    ``flips=False`` leaves every decision's ``flips`` empty and skips their computation (about a third of the
+    time): for callers that do not show them, such as the dashboard's pages other than Reviews (and the
+    what-changed banner). Everything else in the result is the same as with ``flips=True``.
 
     For each owned option: SLO capacity λ_max (docs/serving.md#slo-capacity), and, as the labelled stand-alone
     comparison, replicas for the peak with headroom, the operating point at the average load
@@ -613,7 +625,7 @@ def evaluate(scenario: Scenario) -> Result:
     ev = evaluate_arrays(scenario)
     fp = plan_fleet(ev)
     co = coordinates(ev, fp.main)
-    decisions = _decisions(ev, co, fp)
+    decisions = _decisions(ev, co, fp, flips)
     warnings = _stale_warnings(scenario) + _plan_warnings(scenario, fp)
     warnings += [
         f"workloads.{i} ({d.workload_name}): no allowed option can serve it: {pw.unserved_reason}"

@@ -32,7 +32,8 @@ from economics.offers import ApiOffer, OwnedNode, RentedNode
 from economics.routing import API, OWNED_AR, OWNED_DIFFUSION
 from economics.scenario import OwnedOption, Scenario
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
-from economics.serving import continuous_batching, replicas_for_peak, slo_capacity
+from economics.serving import replicas_for_peak
+from economics.serving.memo import continuous_batching, slo_capacity  # remembered: a price edit re-asks the same
 from economics.workload import Workload
 
 FloatArray = NDArray[np.float64]

@@ -1,8 +1,13 @@
 """Cached entry points for the pages: the same scenario and inputs are computed, and drawn, once per process.
 
 Results are frozen, so ``st.cache_resource`` shares them between sessions without copying. The cache key is
-the scenario's canonical JSON (exact, unlike a hash of the object) plus the inputs' JSON. SLO capacities are
-keyed without prices, so editing a price does not re-solve the serving model.
+the scenario's canonical JSON (exact, unlike a hash of the object) plus the inputs' JSON; the JSON of the
+session's scenario object is written once, not at each of the half-dozen calls of a rerun (:func:`scenario_key`).
+SLO capacities are keyed without prices, so editing a price does not re-solve the serving model.
+
+:func:`evaluate` leaves out the decisions' flip thresholds unless asked (``flips=True``): only the Reviews page
+shows them and only a saved review stores them, and they are about a third of an evaluation's time, paid on
+every price a user types on any other page.
 
 :func:`figure` memoizes chart builders on the identity of their (cached, immutable) arguments: building a
 plotly figure costs 10–40 ms of validation, which a rerun with unchanged inputs should not pay again.
@@ -13,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -46,16 +51,56 @@ from economics.views.quadrant import Quadrant
 from economics.views.quadrant import quadrant as quadrant_analysis
 
 _ENTRIES = 64
+T = TypeVar("T")
+
+
+class _IdentityMemo:
+    """A bounded memo of values computed from immutable objects, keyed on the objects' identity (no hashing of
+    their contents). It holds the objects, so that their ids cannot be recycled while it has them."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._items: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, compute: Callable[..., T], *args: Any, extra: tuple[Any, ...] = ()) -> T:
+        """``compute(*args)``, reused while ``args`` are the very same objects (and ``extra`` equal)."""
+        key = (*extra, *(id(a) for a in args))
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and all(x is y for x, y in zip(hit[0], args, strict=True)):
+                self._items.move_to_end(key)
+                return cast(T, hit[1])
+        value = compute(*args)
+        with self._lock:
+            self._items[key] = (args, value)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_KEYS = _IdentityMemo()
+
+
+def scenario_key(scenario: Scenario) -> str:
+    """The scenario's canonical JSON, the cache key of everything computed from it; memoized on the (frozen)
+    object: a rerun asks for it at every cached call."""
+    return _KEYS.get(canonical_json, scenario)
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
-def _evaluate(scenario_json: str, _scenario: Scenario) -> Result:
-    return evaluate_scenario(_scenario)
+def _evaluate(scenario_json: str, flips: bool, _scenario: Scenario) -> Result:
+    return evaluate_scenario(_scenario, flips=flips)
 
 
-def evaluate(scenario: Scenario) -> Result:
-    """:func:`economics.evaluate.evaluate`, cached per scenario."""
-    return _evaluate(canonical_json(scenario), scenario)
+def evaluate(scenario: Scenario, *, flips: bool = False) -> Result:
+    """:func:`economics.evaluate.evaluate`, cached per scenario; the decisions' ``flips`` are empty unless
+    ``flips=True`` (the Reviews page and a saved review: the only places that show or store them)."""
+    return _evaluate(scenario_key(scenario), flips, scenario)
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
@@ -65,7 +110,7 @@ def _batching(scenario_json: str, inputs_json: str, _scenario: Scenario, _inputs
 
 def batching(scenario: Scenario, inputs: BatchingInputs) -> BatchingAnalysis:
     """:func:`economics.views.batching.batching_analysis`, cached."""
-    return _batching(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
+    return _batching(scenario_key(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
 @st.cache_resource(max_entries=4 * _ENTRIES, show_spinner=False)
@@ -77,7 +122,7 @@ def _batch_point(
 
 def batch_point_at(scenario: Scenario, inputs: BatchingInputs, batch: int) -> BatchPoint:
     """:func:`economics.views.batching.batch_point`, cached."""
-    return _batch_point(canonical_json(scenario), inputs.model_dump_json(), batch, scenario, inputs)
+    return _batch_point(scenario_key(scenario), inputs.model_dump_json(), batch, scenario, inputs)
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
@@ -97,25 +142,15 @@ def _cost(scenario_json: str, inputs_json: str, _scenario: Scenario, _inputs: Co
 
 def cost(scenario: Scenario, inputs: CostInputs) -> CostAnalysis:
     """:func:`economics.views.cost.cost_analysis`, cached."""
-    return _cost(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
+    return _cost(scenario_key(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
-_COST_AT: OrderedDict[tuple[int, float], tuple[CostAnalysis, CostAtUtilization]] = OrderedDict()
+_COST_AT = _IdentityMemo()
 
 
 def cost_at_utilization(analysis: CostAnalysis, utilization: float) -> CostAtUtilization:
     """:func:`economics.views.cost.cost_at` memoized on the (cached) analysis object, so figures memoize too."""
-    key = (id(analysis), utilization)
-    with _FIGURES_LOCK:
-        hit = _COST_AT.get(key)
-        if hit is not None and hit[0] is analysis:
-            return hit[1]
-    value = cost_at(analysis, utilization)
-    with _FIGURES_LOCK:
-        _COST_AT[key] = (analysis, value)
-        while len(_COST_AT) > _MAX_FIGURES:
-            _COST_AT.popitem(last=False)
-    return value
+    return _COST_AT.get(lambda a: cost_at(a, utilization), analysis, extra=(utilization,))
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
@@ -125,7 +160,7 @@ def _node_costs(scenario_json: str, _scenario: Scenario) -> tuple[NodeCost, ...]
 
 def node_costs(scenario: Scenario) -> tuple[NodeCost, ...]:
     """:func:`economics.views.cost.node_costs`, cached."""
-    return _node_costs(canonical_json(scenario), scenario)
+    return _node_costs(scenario_key(scenario), scenario)
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
@@ -137,7 +172,7 @@ def _break_even(
 
 def break_even(scenario: Scenario, inputs: BreakEvenInputs) -> BreakEvenAnalysis:
     """:func:`economics.views.breakeven.break_even_analysis`, cached."""
-    return _break_even(canonical_json(scenario), inputs.model_dump_json(), scenario, inputs)
+    return _break_even(scenario_key(scenario), inputs.model_dump_json(), scenario, inputs)
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
@@ -147,31 +182,24 @@ def _quadrant(scenario_json: str, region: str, _scenario: Scenario, _result: Res
 
 def quadrant(scenario: Scenario, result: Result, region_workload_id: str) -> Quadrant:
     """:func:`economics.views.quadrant.quadrant`, cached per scenario and region workload."""
-    return _quadrant(canonical_json(scenario), region_workload_id, scenario, result)
+    return _quadrant(scenario_key(scenario), region_workload_id, scenario, result)
 
 
 # ---- figures ---------------------------------------------------------------------------------------------------
 
-_FIGURES: OrderedDict[tuple[str, tuple[int, ...]], tuple[tuple[Any, ...], go.Figure]] = OrderedDict()
-_FIGURES_LOCK = threading.Lock()
-_MAX_FIGURES = 256
+_FIGURES = _IdentityMemo()
 
 
 def figure(builder: Callable[..., go.Figure], *args: Any) -> go.Figure:
     """``builder(*args)``, reused while the arguments are the very same objects (cached results, the
-    session's scenario). The memo holds the arguments, so their ids cannot be recycled while it has them."""
-    key = (f"{builder.__module__}.{builder.__qualname__}", tuple(id(a) for a in args))
-    with _FIGURES_LOCK:
-        hit = _FIGURES.get(key)
-        if hit is not None and all(x is y for x, y in zip(hit[0], args, strict=True)):
-            _FIGURES.move_to_end(key)
-            return hit[1]
-    fig = builder(*args)
-    with _FIGURES_LOCK:
-        _FIGURES[key] = (args, fig)
-        while len(_FIGURES) > _MAX_FIGURES:
-            _FIGURES.popitem(last=False)
-    return fig
+    session's scenario)."""
+    return _FIGURES.get(builder, *args, extra=(f"{builder.__module__}.{builder.__qualname__}",))
+
+
+def clear_memos() -> None:
+    """Empty the identity memos (figures, cost read-offs, scenario keys): benchmarks time a cold rerun."""
+    for memo in (_FIGURES, _COST_AT, _KEYS):
+        memo.clear()
 
 
 def chart(builder: Callable[..., go.Figure], *args: Any, key: str, where: Any = None) -> None:
@@ -188,7 +216,7 @@ def _argument(scenario_json: str, _scenario: Scenario) -> tuple[Claim, ...]:
 
 def argument(scenario: Scenario) -> tuple[Claim, ...]:
     """:func:`economics.argument.argument` of the scenario, cached per scenario."""
-    return _argument(canonical_json(scenario), scenario)
+    return _argument(scenario_key(scenario), scenario)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -201,5 +229,5 @@ def _uncertainty(
 
 def uncertainty(scenario: Scenario, ranges: UncertaintyRanges, draws: int, seed: int) -> tuple[Tornado, MonteCarlo]:
     """Tornado and Monte Carlo of ``scenario`` (cached per scenario, ranges, draws and seed)."""
-    key = canonical_json(scenario) + ranges.model_dump_json()
+    key = scenario_key(scenario) + ranges.model_dump_json()
     return _uncertainty(key, scenario, ranges, draws, seed)

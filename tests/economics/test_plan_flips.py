@@ -116,3 +116,23 @@ def test_a_node_price_flip_beyond_a_thousand_times_today_is_reported_as_none_in_
     assert kyc.threshold is None
     assert "up to 1,000× today's" in kyc.text
     assert checked >= 5
+
+
+def test_evaluate_without_flips_is_the_same_result_with_every_decision_s_flips_left_empty() -> None:
+    """``evaluate(s, flips=False)`` (the dashboard's pages that do not show thresholds) differs from the full
+    result in the decisions' ``flips`` only: the plan, the cards, the bands and the warnings are identical
+    (the solver's wall-clock time aside)."""
+    scenario = default_scenario()
+    full = evaluate(scenario)
+    lazy = evaluate(scenario, flips=False)
+    assert any(d.flips for d in full.decisions)  # the bank has thresholds to leave out
+    assert all(d.flips == () for d in lazy.decisions)
+    refilled = lazy.model_copy(
+        update={
+            "decisions": tuple(
+                d.model_copy(update={"flips": f.flips}) for d, f in zip(lazy.decisions, full.decisions, strict=True)
+            ),
+            "plan": lazy.plan.model_copy(update={"solve_time_s": full.plan.solve_time_s}),
+        }
+    )
+    assert refilled == full

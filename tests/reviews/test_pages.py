@@ -113,6 +113,9 @@ def test_save_then_reopen_a_review_exactly_as_saved(data_dir: Path) -> None:
     (saved,) = store.list_reviews()
     assert (saved.name, saved.notes) == ("Q4 2026 review", "Renegotiate the diffusion API")
     assert (data_dir / "reviews.sqlite3").is_file()
+    # The stored result carries the flip thresholds (the other pages' cached results leave them out).
+    stored = store.load_review(saved.id).result
+    assert [d.flips for d in stored.decisions] == [d.flips for d in evaluate(default_scenario()).decisions]
     # The page now shows the saved review, as stored.
     assert at.selectbox(key="rv_subject").value == saved.id
     assert any("shown exactly as saved" in c.value for c in at.caption)

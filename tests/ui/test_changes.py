@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from economics.io.scenarios import default_scenario
 from storage import reviews as store
 from tests.ui.helpers import metrics, number, run_page
 
@@ -116,3 +117,34 @@ def test_a_node_price_typed_as_on_the_invoice_or_badly() -> None:
     node = at.session_state["_scenario"].nodes[0]
     assert node.capex_usd == 250_000
     assert node.source.startswith("entered by the user on ")
+
+
+def test_the_banner_keeps_its_evaluated_reference_when_the_shared_cache_drops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load the shared result cache holds other sessions' newest scenarios and drops the starting ones;
+    the session keeps its reference's result, so an edit evaluates the edited scenario only."""
+    import ui.compute
+
+    at = run_page()
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key="api_frontier-api_output_usd_per_mtok").set_value("$100").run()
+    at.switch_page("app.py").run()
+    assert "the preset" in _banner(at)
+    preset = default_scenario()
+    evaluated: list[bool] = []  # whether each evaluation was of the preset
+    real = ui.compute.evaluate_scenario
+
+    def counting(scenario, *, flips: bool = True):  # type: ignore[no-untyped-def]
+        evaluated.append(scenario == preset)
+        return real(scenario, flips=flips)
+
+    monkeypatch.setattr(ui.compute, "evaluate_scenario", counting)
+    ui.compute._evaluate.clear()  # every result gone, the preset's included
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key="api_frontier-api_output_usd_per_mtok").set_value("$120").run()
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert "the preset" in _banner(at)
+    assert evaluated  # the edited scenarios were evaluated (the cache was emptied)…
+    assert not any(evaluated)  # …but not the preset again

@@ -150,7 +150,7 @@ class Chart:
         trivial chart with it, ~1.3× without). The left margin is sized from the tick labels this figure
         will show (:func:`tick_labels`); the bottom one already holds the x title and the legend.
         """
-        layout = {**self.layout, "shapes": self.shapes, "annotations": self.annotations}
+        layout = {**self.layout, **{k: v for k, v in (("shapes", self.shapes), ("annotations", self.annotations)) if v}}
         title, height = layout["title"], layout["height"]
         if isinstance(title, dict) and "y" not in title and isinstance(height, int | float):
             extra_lines = str(title.get("text", "")).count("<br>")
@@ -168,7 +168,9 @@ class Chart:
             if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
                 axis.setdefault("automargin", False)
                 dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
-        return go.Figure(data=self.data, layout=layout)
+        # Not validated again here: plotly's validation of the assembled dicts was about half a rerun's chart cost
+        # and changes nothing in them; tests/ui/test_chart_specs.py validates every chart every page draws.
+        return go.Figure(data=self.data, layout=layout, _validate=False)
 
 
 #: The height of one more title line, which a multi-line title starts lower by [px].

@@ -7,7 +7,7 @@ words the result.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 
@@ -21,6 +21,7 @@ from ui import format as fmt
 from ui.energy import page_rate
 
 _REFERENCE = "_changes_reference"
+_ORIGIN_RESULT = "_changes_origin_result"
 
 
 def _last_review() -> tuple[int, str, Result] | None:
@@ -52,7 +53,19 @@ def reference() -> tuple[str, Result, Scenario | None]:
     if review is not None:
         return review[1], review[2], None
     origin, label = state.origin()
-    return label, compute.evaluate(origin), origin
+    return label, _origin_result(origin), origin
+
+
+def _origin_result(origin: Scenario) -> Result:
+    """The evaluated starting scenario, kept by the session: the shared result cache holds the newest scenarios
+    of every session, and under load (30 sessions typing prices) it dropped the starting ones, so the banner
+    evaluated its reference again at every edit."""
+    kept = st.session_state.get(_ORIGIN_RESULT)
+    if kept is not None and kept[0] is origin:
+        return cast(Result, kept[1])
+    result = compute.evaluate(origin)
+    st.session_state[_ORIGIN_RESULT] = (origin, result)
+    return result
 
 
 def effect(current: Scenario) -> WhatChanged | None:

@@ -119,7 +119,10 @@ def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) 
         else:
             return Subject(Snapshot.from_review(review), review)
     snap = Snapshot(
-        label="current scenario", scenario=current, result=compute.evaluate(current), prices=price_book(current)
+        label="current scenario",
+        scenario=current,
+        result=compute.evaluate(current, flips=True),
+        prices=price_book(current),
     )
     return Subject(snap, None)
 
@@ -149,7 +152,12 @@ def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) 
     scenario = current.model_copy(update={"review_date": date}) if date != current.review_date else current
     try:
         summary = store.save_review(
-            scenario, compute.evaluate(scenario), name=name, notes=notes, saved_by=saved_by, supersedes=supersedes
+            scenario,
+            compute.evaluate(scenario, flips=True),
+            name=name,
+            notes=notes,
+            saved_by=saved_by,
+            supersedes=supersedes,
         )
     except ValidationError:
         st.error("Give the review a name (1–200 characters) and at most 200 characters in 'Saved by'.")
