@@ -6,14 +6,14 @@ import streamlit as st
 
 from economics.currency import currency_statement
 from economics.energy import grid_factor
-from ui import bands, compute, state, tables
+from ui import bands, compute, live, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
 from ui.energy import carbon_line, energy_frame, page_rate
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
-from ui.widgets.nodes import live_node_edit, node_inputs, typed
+from ui.widgets.nodes import node_inputs, typed
 from ui.widgets.table import money, number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
@@ -39,35 +39,20 @@ FOLLOW = ("cost_curves", "cost_energy")
 
 @st.fragment(key="cost_nodes")
 def node_prices() -> None:
-    """Each node's price inputs, source and cost chart."""
+    """Each node's price inputs and cost chart."""
     s = state.scenario()
     tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()][: len(s.nodes)]
+    edited_nodes = []
     for tab, node in zip(tabs, s.nodes, strict=True):
         with tab:
-            # an edit is applied in its callback and reruns the chart and FOLLOW, not these inputs
-            edit = live_node_edit(node.id, "cost_nodes", node_chart_key(node.id), *FOLLOW)
-            edited = typed(node, node_inputs(node, defaults.get(node.id), on_change=edit))
+            edited = typed(node, node_inputs(node, defaults.get(node.id), on_change=live.rerun("cost_nodes", *FOLLOW)))
             s = state.with_item(s, "nodes", edited) if edited != node else s
-            state.update(s)
-            node_chart(node.id)
+            edited_nodes.append((edited.id, st.container()))
             st.caption(source_caption(edited.source, edited.as_of, s.review_date))
-
-
-def node_chart_key(node_id: str) -> str:
-    """The key of a node's chart fragment, which a price edit reruns without its inputs."""
-    return f"cost_node_chart_{node_id}"
-
-
-def node_chart(node_id: str) -> None:
-    """One node's cost chart, in a fragment of its own."""
-
-    @st.fragment(key=node_chart_key(node_id))
-    def draw() -> None:
-        for node_cost in compute.node_costs(state.scenario()):
-            if node_cost.node_id == node_id:
-                compute.chart(charts.node_cost_figure, node_cost, key=f"chart_node_{node_id}")
-
-    draw()
+    state.update(s)
+    for node_cost in compute.node_costs(s):
+        where = dict(edited_nodes)[node_cost.node_id]
+        compute.chart(charts.node_cost_figure, node_cost, key=f"chart_node_{node_cost.node_id}", where=where)
 
 
 @st.fragment(key="cost_apis")

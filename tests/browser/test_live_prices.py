@@ -1,7 +1,8 @@
-"""Price edits on Cost per token in a real browser: an edit redraws the charts it feeds without redrawing the
-inputs (ui.widgets.nodes.live_node_edit, ui.widgets.api_rates.live_rate_edit), and still shows what the
-inputs' own fragment shows: the new source caption after a first edit, a message for a price that does not
-parse, and no message once it is fixed."""
+"""Price edits on Cost per token in a real browser, each a targeted rerun (ui.live): an edit redraws the
+charts it feeds and shows what the inputs' own fragment shows: the new source caption after a first edit, a
+message for a price that does not parse, and no message once it is fixed. An API rate's edit is applied in
+its callback without redrawing the rate fields (ui.widgets.api_rates.live_rate_edit), which must still do
+all of that."""
 
 from __future__ import annotations
 

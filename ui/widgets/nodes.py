@@ -13,11 +13,11 @@ from typing import Any, NamedTuple
 import streamlit as st
 from pydantic import ValidationError
 
-from economics import by_id, error_items, field_path
+from economics import error_items, field_path
 from economics.offers import NodeOffer, RentedNode
 from economics.price_text import PriceTextError, parse_money, typed_source
 from ui import format as fmt
-from ui import live, state
+from ui import state
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
 
@@ -70,30 +70,22 @@ def _money_input(
 ) -> float:
     """A price as text ("$280,000", "280000"); an unreadable or out-of-range text keeps the old value and says
     why, naming the field."""
+    lo, hi = limits
     shown = money_text(value)
     text = where.text_input(
         label, value=shown, key=state.key(f"node_{node.id}_{name}"), help=help_text, on_change=on_change
     )
-    typed, problem = _money_value(text, label, value, limits)
-    if problem:
-        where.error(fmt.md_escape(problem))
-        st.session_state[_problems_key(node.id)] = True
-    return typed
-
-
-def _money_value(text: str, label: str, value: float, limits: tuple[float | None, float | None]) -> tuple[float, str]:
-    """The price typed as ``text`` (the shown ``value`` when it is the shown text), or ``value`` and why the
-    text does not apply."""
-    lo, hi = limits
-    if text == money_text(value):
-        return value, ""
+    if text == shown:
+        return value
     try:
         typed = parse_money(text, label.split(" [")[0], maximum=hi if hi is not None else 1e9)
     except PriceTextError as exc:
-        return value, str(exc)
+        where.error(fmt.md_escape(str(exc)))
+        return value
     if lo is not None and typed <= lo and not (lo == 0 and typed == 0):
-        return value, f"{label.split(' [')[0]}: must be more than {money_text(lo)}"
-    return typed, ""
+        where.error(fmt.md_escape(f"{label.split(' [')[0]}: must be more than {money_text(lo)}"))
+        return value
+    return typed
 
 
 class _Field(NamedTuple):
@@ -144,7 +136,6 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None, on_change: Callable[
     appear in each input's help. ``on_change`` is every input's callback (a targeted rerun, ``ui.live``).
     """
     changes: dict[str, float | int] = {}
-    st.session_state[_problems_key(node.id)] = False
     rows = _RENTED if isinstance(node, RentedNode) else _OWNED
     for row in rows:
         columns = st.columns(4 if len(row) > 2 else 2)
@@ -165,60 +156,11 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None, on_change: Callable[
     try:
         return type(node).model_validate({**node.model_dump(), **changes})
     except ValidationError as exc:
-        st.session_state[_problems_key(node.id)] = True
         st.error(
             f"{fmt.md_escape(node.name)}: not applied. "
             + "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
         )
         return node
-
-
-def _problems_key(node_id: str) -> str:
-    """Session key: whether the node's inputs, when last drawn, showed a message (an edit must redraw them)."""
-    return f"_node_problems_{node_id}"
-
-
-def _from_session(node: NodeOffer) -> NodeOffer | None:
-    """The node with the values now in its inputs, read from the session without drawing them (as
-    :func:`node_inputs` reads them), or None when one of them does not apply."""
-    changes: dict[str, float | int] = {}
-    for f in (field for row in (_RENTED if isinstance(node, RentedNode) else _OWNED) for field in row):
-        shown = float(getattr(node, f.name)) * f.scale
-        entered = st.session_state.get(state.key(f"node_{node.id}_{f.name}"))
-        if f.show.startswith("$"):
-            value, problem = _money_value(money_text(shown) if entered is None else str(entered), f.label, shown,
-                                          bounds(type(node), f.name))  # fmt: skip
-            if problem:
-                return None
-        else:
-            value = (shown if entered is None else float(entered)) / f.scale
-        changes[f.name] = int(value) if f.integer else value
-    try:
-        return type(node).model_validate({**node.model_dump(), **changes})
-    except ValidationError:
-        return None
-
-
-def live_node_edit(node_id: str, own: str, chart: str, *follow: str) -> Callable[[], None]:
-    """An ``on_change`` for one node's inputs that applies the edit here and reruns only the node's chart
-    fragment ``chart`` and the fragments the node feeds (``follow``, ``ui.live``), not the fragment ``own``
-    that draws the dozen inputs: redrawing inputs that did not change was a large part of an edit's time in
-    the browser. ``own`` reruns instead of ``chart`` (it holds it) when what it shows changes: a message (a
-    value that does not apply, or one to clear) or the source caption (a first typed price makes it "entered
-    by the user on <date>")."""
-
-    def callback() -> None:
-        s = state.scenario()
-        node = by_id(s.nodes, node_id, "node")
-        entered = _from_session(node)
-        edited = node if entered is None else typed(node, entered)
-        if edited != node:
-            state.update(state.with_item(s, "nodes", edited))
-        same_caption = (edited.source, edited.as_of) == (node.source, node.as_of)
-        redraw_own = entered is None or bool(st.session_state.get(_problems_key(node_id))) or not same_caption
-        live.rerun(own if redraw_own else chart, *follow)()
-
-    return callback
 
 
 def typed(before: NodeOffer, after: NodeOffer, today: dt.date | None = None) -> NodeOffer:
