@@ -21,8 +21,9 @@ The floor, and the ratio (same widget type on both sides)
     The trivial page (``benchmarks/trivial_app.py``: one plotly chart driven by a number input, a slider
     and a select box) sets the floor that Streamlit itself imposes (~50-100 ms on a 2-core machine with
     this repo's ``.streamlit/config.toml``, and noisy). Each page is compared with the trivial page driven
-    by the *same widget type* as the page's input (``Target.widget``: "number", "slider" or "select"), with
-    the same key presses: a select box's open-dropdown-and-Enter and a slider's arrow key have their own
+    by the *same widget type* as the page's input (``Target.widget``: "number", "slider", "select", "text",
+    or "grid", a data editor cell, on ``benchmarks/trivial_grid_app.py``), with the same key presses: a
+    select box's open-dropdown-and-Enter, a slider's arrow key and a grid's 150 ms debounce have their own
     browser-side cost, which the trivial page pays too, so the ratio measures only what our page adds. The
     trivial page and the page under test are open in two tabs of one browser and changed in turn (trivial,
     page, trivial, page, ...) after ``--warmup`` unmeasured changes each; the ratio is the page's median
@@ -82,6 +83,11 @@ from tests.browser.server import running_server  # noqa: E402
 from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, wait_for_app  # noqa: E402
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
+TRIVIAL_GRID_APP = ROOT / "benchmarks" / "trivial_grid_app.py"
+#: A table cell: click the first row's first cell, arrow right to the sixth column, type, Enter (the grid's own
+#: cell editor opens on the typed key). The same plan on our workloads table and on the trivial grid.
+GRID_CLICK = (60.0, 52.0)
+GRID_KEYS = ["ArrowRight ArrowRight ArrowRight ArrowRight ArrowRight 3 Enter", *["ArrowRight " * 5 + "4 Enter"]]
 PLOTLY = '[data-testid="stPlotlyChart"]'
 
 #: Installed before each change; resolves nothing, leaves ``window.__latency`` for polling.
@@ -215,6 +221,18 @@ TRIVIAL: dict[str, Target] = {
         widget="text",
         floor=True,
     ),
+    # a data editor sends an edit 150 ms after it (its frontend debounces): a cell has a floor of its own
+    "grid": Target(
+        name="trivial (table cell)",
+        app=TRIVIAL_GRID_APP,
+        url_path="",
+        input_key="grid",
+        click=GRID_CLICK,
+        keys=GRID_KEYS,
+        watch_keys=("chart",),
+        widget="grid",
+        floor=True,
+    ),
     "select": Target(
         name="trivial (select box)",
         app=TRIVIAL_APP,
@@ -254,7 +272,7 @@ SUITE: tuple[Target, ...] = (
     # the scenario inputs finance types (issue 12): node price fields, API rates, the workloads table. Each
     # watches every chart the input changes (they are redrawn in one browser commit), and is compared with the
     # trivial page driven by the same widget type: typed prices with its text input, a number with its number
-    # input, a grid cell (typed, then Enter) with its text input
+    # input, a grid cell (typed, then Enter) with a trivial grid (benchmarks/trivial_grid_app.py)
     Target(
         "Cost per token (node purchase price, scenario)",
         ROOT / "app.py",
@@ -306,11 +324,11 @@ SUITE: tuple[Target, ...] = (
         "workloads",
         input_key="workloads_editor",
         # the first row's Name cell (below the 35 px header), then five cells right: Failure cost [USD/task]
-        click=(60.0, 52.0),
-        keys=["ArrowRight ArrowRight ArrowRight ArrowRight ArrowRight 3 Enter", *["ArrowRight " * 5 + "4 Enter"]],
+        click=GRID_CLICK,
+        keys=GRID_KEYS,
         watch_keys=("chart_quadrant",),
         compare="html",  # the workload's point moves: attributes change, the text may not
-        widget="text",
+        widget="grid",
     ),
     Target(
         "Workloads (region workload)",

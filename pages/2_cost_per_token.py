@@ -59,7 +59,8 @@ def node_prices() -> None:
 def api_prices() -> None:
     """Every API's rates, typed as on the invoice."""
     st.markdown("**API rates** — type them as on the invoice: $9.50, 9.50 or 30%")
-    state.update(api_rate_inputs(state.scenario(), on_change=live.rerun("cost_apis", *FOLLOW)))
+    # an edit is applied in its callback and reruns FOLLOW only, not these fields (ui.widgets.api_rates)
+    state.update(api_rate_inputs(state.scenario(), live_keys=("cost_apis", *FOLLOW)))
 
 
 node_prices()

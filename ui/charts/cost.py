@@ -91,12 +91,27 @@ def cost_curve_figure(
 
 
 def _likely_range(c: Chart, x: np.ndarray, cost: np.ndarray, ratio: tuple[float, float], color: str) -> None:
-    """A shaded band from cost/high to cost/low throughput ratio (the model's value always inside it)."""
+    """A shaded band from cost/high to cost/low throughput ratio (the model's value always inside it).
+
+    One closed shape (``fill="toself"``: along the upper edge, back along the lower one) rather than two
+    traces filled to each other: the browser draws every trace of a changed chart again after each edit
+    (``benchmarks/plotly_draw_cost.py``), and the cost chart's five bands were ten of its twenty traces.
+    """
     low, high = min(ratio[0], 1.0), max(ratio[1], 1.0)
-    common: dict[str, object] = {"mode": "lines", "line": {"width": 0, "color": color}, "hoverinfo": "skip",
-                                 "showlegend": False, "name": "likely range (model accuracy)"}  # fmt: skip
-    c.add("scatter", x=x, y=cost / low, **common)
-    c.add("scatter", x=x, y=cost / high, fill="tonexty", fillcolor=_translucent(color, 0.18), **common)
+    finite = np.isfinite(cost)  # a gap would split the shape in pieces, each closed on itself
+    x, cost = x[finite], cost[finite]
+    c.add(
+        "scatter",
+        x=np.concatenate([x, x[::-1]]),
+        y=np.concatenate([cost / low, (cost / high)[::-1]]),
+        mode="lines",
+        line={"width": 0, "color": color},
+        fill="toself",
+        fillcolor=_translucent(color, 0.18),
+        hoverinfo="skip",
+        showlegend=False,
+        name="likely range (model accuracy)",
+    )
 
 
 def _translucent(color: str, alpha: float) -> str:

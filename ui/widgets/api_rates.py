@@ -8,7 +8,7 @@ date today, and its catalog price id is dropped (a review repricing from the cat
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import streamlit as st
 
@@ -17,7 +17,7 @@ from economics.offers import ApiOffer
 from economics.price_text import PriceTextError, parse_money, parse_percent, typed_source
 from economics.scenario import Scenario
 from ui import format as fmt
-from ui import state
+from ui import live, state
 
 
 def money_text(x: float | None) -> str:
@@ -57,36 +57,84 @@ def _parse(field: str, label: str, text: str) -> float | None:
     return parse_money(text, label, maximum=1000)
 
 
-def api_rate_inputs(s: Scenario, today: dt.date | None = None, on_change: Callable[[], None] | None = None) -> Scenario:
+def api_rate_inputs(
+    s: Scenario,
+    today: dt.date | None = None,
+    on_change: Callable[[], None] | None = None,
+    live_keys: tuple[str, ...] = (),
+) -> Scenario:
     """Text fields for every API's rates; returns the scenario with the typed rates applied (only when every
     field of an API parses; otherwise that API is unchanged and the message names the field). ``on_change``
-    is every field's callback (a targeted rerun, ``ui.live``)."""
+    is every field's callback (a targeted rerun, ``ui.live``); ``live_keys`` = (the fragment drawing these
+    fields, the fragments they feed…) instead applies an edit in the callback (:func:`live_rate_edit`)."""
     today = today or dt.date.today()
+    problems_shown = False
     for api in s.apis:
         columns = st.columns([2.2, 1, 1, 1, 1], vertical_alignment="bottom")
         columns[0].markdown(f"**{fmt.md_escape(api.name)}**")
-        changes: dict[str, float | None] = {}
-        problems: list[str] = []
-        for (field, label, shown, help_text), where in zip(_fields(api), columns[1:], strict=True):
-            text = where.text_input(
-                label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text, on_change=on_change
+        callback = live_rate_edit(api.id, *live_keys) if live_keys else on_change
+        texts = {
+            field: where.text_input(
+                label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text, on_change=callback
             )
-            if text == shown:
-                continue
-            try:
-                changes[field] = _parse(field, label, text)
-            except PriceTextError as exc:
-                problems.append(str(exc))
+            for (field, label, shown, help_text), where in zip(_fields(api), columns[1:], strict=True)
+        }
+        edited, problems = _typed(api, texts, today)
         if problems:
+            problems_shown = True
             st.error(f"{fmt.md_escape(api.name)}: not applied. " + " ".join(fmt.md_escape(p) for p in problems))
             continue
-        changed = {k: v for k, v in changes.items() if v != getattr(api, k)}
-        if changed:
-            update = {**changed, "source": typed_source(today), "as_of": today.isoformat(), "price_id": None}
-            s = state.with_item(s, "apis", ApiOffer.model_validate({**api.model_dump(), **update}))
-        shown_api = by_id(s.apis, api.id, "API")
-        st.caption(source_caption(shown_api.source, shown_api.as_of, s.review_date))
+        s = state.with_item(s, "apis", edited) if edited != api else s
+        st.caption(source_caption(edited.source, edited.as_of, s.review_date))
+    st.session_state[_PROBLEMS_SHOWN] = problems_shown
     return s
+
+
+#: Whether the last drawing of the rate fields showed a message (an edit must then redraw them, to clear it).
+_PROBLEMS_SHOWN = "_api_rate_problems_shown"
+
+
+def _typed(api: ApiOffer, texts: Mapping[str, str], today: dt.date) -> tuple[ApiOffer, list[str]]:
+    """``api`` with the typed ``texts`` (field → text) applied, and the problems that kept them out."""
+    changes: dict[str, float | None] = {}
+    problems: list[str] = []
+    for field, label, shown, _ in _fields(api):
+        text = texts.get(field, shown)
+        if text == shown:
+            continue
+        try:
+            changes[field] = _parse(field, label, text)
+        except PriceTextError as exc:
+            problems.append(str(exc))
+    changed = {k: v for k, v in changes.items() if v != getattr(api, k)}
+    if problems or not changed:
+        return api, problems
+    update = {**changed, "source": typed_source(today), "as_of": today.isoformat(), "price_id": None}
+    return ApiOffer.model_validate({**api.model_dump(), **update}), []
+
+
+def live_rate_edit(api_id: str, own: str, *follow: str) -> Callable[[], None]:
+    """An ``on_change`` for the rate fields of one API that applies the edit here and reruns only the
+    fragments it feeds (``follow``, ``ui.live``), not the fragment ``own`` that draws the fields: redrawing a
+    dozen text fields that did not change was a large part of an edit's time in the browser. ``own`` reruns
+    too when what it shows changes: a message (a rate that does not parse, or one to clear) or the API's
+    source caption (its first typed rate makes it "entered by the user on <date>")."""
+
+    def callback() -> None:
+        s = state.scenario()
+        api = by_id(s.apis, api_id, "API")
+        texts = {
+            field: st.session_state.get(state.key(f"api_{api_id}_{field}"), shown)
+            for field, _, shown, _ in _fields(api)
+        }
+        edited, problems = _typed(api, texts, dt.date.today())
+        if not problems:
+            state.update(state.with_item(s, "apis", edited) if edited != api else s)
+        same_caption = (edited.source, edited.as_of) == (api.source, api.as_of)
+        redraw_own = bool(problems) or bool(st.session_state.get(_PROBLEMS_SHOWN)) or not same_caption
+        live.rerun(*((own,) if redraw_own else ()), *follow)()
+
+    return callback
 
 
 def source_caption(source: str, as_of: str, review_date: dt.date) -> str:
