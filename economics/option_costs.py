@@ -21,8 +21,8 @@ from economics.costs import (
     node_cost_fixed_and_variable,
     owned_cost_per_request,
 )
-from economics.demand import day_demand
-from economics.finance.rental import billing_reasons
+from economics.demand import DEFERRABLE_DEADLINE_S, day_demand
+from economics.finance.rental import billed_per_hour_used, billing_reasons
 from economics.finance.serverless import serverless_extra_usd_per_request_rows
 from economics.finance.terms import RentalTerms
 from economics.hardware import Deployment
@@ -126,12 +126,49 @@ class WorkloadArrays:
     def deadline_or_inf(self) -> FloatArray:
         return np.where(np.isnan(self.deadline), np.inf, self.deadline)
 
+    @property
+    def deferrable(self) -> BoolArray:
+        """A deadline of an hour or more and no interactive SLO (:func:`economics.demand.is_deferrable`) [-]."""
+        return np.asarray(self.deadline_or_inf >= DEFERRABLE_DEADLINE_S, dtype=np.bool_) & ~self.latency_slo
+
+    @property
+    def sizing_rates(self) -> FloatArray:
+        """(W, H) the rate the replicas must carry in each hour of the day profile, its busiest hour at the
+        sizing peak: ``λ_peak · s_h / max s`` (the profile's hourly rates; ``λ_peak`` every hour without one),
+        or for a deferrable workload its spread rate in every hour of its window [req/s]."""
+        shape = np.ones((len(self.avg), 1)) if self.day_shape is None else self.day_shape
+        top = shape.max(axis=1, keepdims=True)
+        scaled = self.peak[:, None] * np.where(top > 0, shape / np.where(top > 0, top, 1.0), 1.0)
+        spread = np.where(shape > 0, self.peak[:, None], 0.0)
+        return np.asarray(np.where(self.deferrable[:, None], spread, scaled), dtype=np.float64)
+
 
 def _day_shape(workloads: tuple[Workload, ...]) -> FloatArray:
     """(W, H) each workload's billed rate in each hour of its day profile over its mean rate [1]."""
     bill = day_demand(workloads).bill_rate
     mean = bill.mean(axis=1, keepdims=True)
     return np.asarray(np.where(mean > 0, bill / np.where(mean > 0, mean, 1.0), 1.0), dtype=np.float64)
+
+
+def paid_replicas_per_hour(
+    sizing_rates: FloatArray, capacity: FloatArray, target_utilization: float, replicas_at_peak: FloatArray
+) -> FloatArray:
+    """(W,) replicas an offer billed per hour used pays for, on average over the day: each hour ``h`` of the
+    profile runs ``R_h = ceil(λ_h / (u_target·λ_max))`` replicas and pays each for that hour, as the fleet plan
+    does (:mod:`economics.plan`); ``replicas_at_peak`` where there is no capacity or no demand [count].
+
+    .. math:: R̄ = (1/H) · Σ_h ceil(λ_h / (u_{target} · λ_{max}))
+
+    >>> # 8 h needing 2 replicas and 16 h needing 1: (8·2 + 16·1)/24 = 4/3
+    >>> rates = np.array([[15.0] * 8 + [5.0] * 16])
+    >>> paid_replicas_per_hour(rates, np.array([10.0]), 0.8, np.array([2.0])).round(4).tolist()
+    [1.3333]
+    """
+    ok = capacity > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = sizing_rates / (target_utilization * np.where(ok, capacity, 1.0))[:, None]
+    paid = np.ceil(need * (1.0 - 1e-12)).mean(axis=1)  # an exact multiple does not buy a spare replica
+    return np.asarray(np.where(ok & (paid > 0), paid, replicas_at_peak), dtype=np.float64)
 
 
 def serverless_idle_usd(scenario: Scenario, option: OwnedOption, w: WorkloadArrays, capacity: FloatArray) -> FloatArray:
@@ -161,7 +198,7 @@ class OptionArrays:
     capacity: FloatArray  # λ_max per replica; inf for an API [req/s]
     replicas: FloatArray  # R; 0 for an API [count]
     gpus: FloatArray  # R·N; 0 for an API [count]
-    utilization: FloatArray  # λ_avg/(R·λ_max); 0 for an API [1]
+    utilization: FloatArray  # λ_avg/(R_paid·λ_max), R_paid the mean replicas paid per hour; 0 for an API [1]
     batch: FloatArray  # B* per replica at the average load [count]
     batchability: FloatArray  # β = λ_peak·T_out·TPOT(1) on this option [1]
     speculation_on: BoolArray  # [-]
@@ -259,10 +296,19 @@ def _owned_variant(
     cap_reason = np.where(mode_reason != "", mode_reason, cap.reason[inverse])
     feasible = feasible & (mode_reason == "")
     fixed, variable = replica.fixed_usd_per_hour, replica.variable_usd_per_hour
-    util = np.where(feasible, plan.utilization, 0.0)
+    # An offer paid only for the hours it runs (on-demand, negotiated, spot) pays each hour's replicas for that
+    # hour, as the plan does; any other pays the busiest hour's replicas all day (docs/finance.md).
+    paid = replicas
+    if billed_per_hour_used(scenario.node(option.node_id)):
+        paid = paid_replicas_per_hour(
+            w.sizing_rates, np.where(feasible, lam_max, 0.0), policy.target_utilization, replicas
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        util = np.where(feasible, np.where(paid > 0, w.avg / (paid * np.where(feasible, lam_max, 1.0)), 0.0), 0.0)
     # One owned-cost path whatever the old cost_mode says: the stand-alone comparison prices dedicated
-    # replicas with C_h(U) = fixed + variable·U (economics.costs.node_cost_fixed_and_variable).
-    cost = owned_cost_per_request(fixed, variable, replicas, util, w.avg)
+    # replicas with C_h(U) = fixed + variable·U (economics.costs.node_cost_fixed_and_variable), utilization
+    # over the replica-hours paid.
+    cost = owned_cost_per_request(fixed, variable, paid, util, w.avg)
     # a serverless GPU also bills warm idle, cold starts and increments over the day profile, not busy time only
     cost = cost + serverless_idle_usd(scenario, option, w, np.where(feasible, lam_max, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):

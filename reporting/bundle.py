@@ -1,5 +1,6 @@
 """The meeting pack's CSV bundle: one zip with every table as CSV (numbers, units in column names), the
-scenario JSON and a README that lists the files."""
+scenario JSON and a README that lists the files. Money is in the pack's display currency, named in the column
+names (``[SGD/month]``, ``total_cost_sgd_per_month``) or in a ``unit`` column; the README states the rate."""
 
 from __future__ import annotations
 
@@ -18,25 +19,29 @@ __all__ = ["bundle_files", "csv_bundle"]
 
 
 def bundle_files(pack: MeetingPack) -> dict[str, pd.DataFrame]:
-    """File name → table, for every table the pack has."""
+    """File name → table, for every table the pack has, money in the pack's display currency."""
+    rate = pack.rate
     files = {
         "decisions.csv": tables.decisions_with_bands(pack),
-        "options.csv": tables.options_frame(pack.result, pack.scenario),
+        "options.csv": tables.options_frame(pack.result, pack.scenario, rate),
         "flip_thresholds.csv": tables.flips_frame(pack),
-        "fleet.csv": pd.DataFrame([pack.result.fleet.model_dump()]),
-        "price_book.csv": price_book_frame(pack.scenario, pack.result),
+        "fleet.csv": tables.in_currency(pd.DataFrame([pack.result.fleet.model_dump()]), rate),
+        "price_book.csv": tables.in_currency(
+            price_book_frame(pack.scenario, pack.result), rate, ("list_value", "value")
+        ),
         "workloads.csv": tables.workloads_frame(pack),
         "assumptions.csv": tables.assumptions_frame(pack),
     }
     if pack.comparison is not None:
-        files["changes_prices.csv"] = pack.comparison.prices
-        files["changes_workloads.csv"] = pack.comparison.workloads
-        files["changes_fleet.csv"] = pack.comparison.fleet
+        c = pack.comparison
+        files["changes_prices.csv"] = tables.in_currency(c.prices, rate, ("before", "after", "change"))
+        files["changes_workloads.csv"] = tables.in_currency(c.workloads, rate)
+        files["changes_fleet.csv"] = tables.in_currency(c.fleet, rate, ("before", "after", "change"))
     if pack.tornado is not None:
-        files["tornado.csv"] = pd.DataFrame([b.model_dump() for b in pack.tornado.bars])
+        files["tornado.csv"] = tables.in_currency(pd.DataFrame([b.model_dump() for b in pack.tornado.bars]), rate)
     if pack.monte_carlo is not None:
-        files["monte_carlo_workloads.csv"] = pack.monte_carlo.workloads
-        files["monte_carlo_options.csv"] = pack.monte_carlo.options
+        files["monte_carlo_workloads.csv"] = tables.in_currency(pack.monte_carlo.workloads, rate)
+        files["monte_carlo_options.csv"] = tables.in_currency(pack.monte_carlo.options, rate)
     return files
 
 
@@ -50,6 +55,7 @@ def csv_bundle(pack: MeetingPack) -> bytes:
         f"Scenario: {pack.scenario.name}; prices as of {pack.scenario.review_date.isoformat()}; "
         f"generated {pack.generated_at.isoformat()}",
         "" if pack.share_url is None else f"Dashboard link: {pack.share_url}",
+        pack.currency_statement or "",
         "",
         "Files (UTF-8 CSV, one header row; units in brackets in the column names, symbols in docs/glossary.md):",
         *(f"  {name}" for name in files),

@@ -9,6 +9,7 @@ the scenario is text, never markup. The one exception is the chart markup plotly
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -20,10 +21,11 @@ import plotly.io as pio
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
+from economics.currency import DisplayRate
 from economics.io.scenarios import scenario_json
 from reporting import tables
 from reporting.finance import finance_frames
-from reporting.narrative import duration, show_description
+from reporting.narrative import duration, in_prefix, per_month, show_description
 from reporting.narrative import narrative as pack_narrative
 from reporting.pack import MeetingPack
 from ui.charts.reviews import (
@@ -33,7 +35,7 @@ from ui.charts.reviews import (
     tornado_chart,
     workload_cost_chart,
 )
-from ui.format import pct, usd, usd_per_month, usd_per_mtok
+from ui.format import money_text, pct, usd, usd_per_month, usd_per_mtok
 
 __all__ = ["LIMITATIONS", "HtmlTable", "figures", "html_table", "narrative", "render_html"]
 
@@ -53,18 +55,34 @@ LIMITATIONS: tuple[str, ...] = (
 )
 
 
+def _cost_chart_in(fig: go.Figure, rate: DisplayRate) -> go.Figure:
+    """The per-workload cost chart (drawn in USD by ``ui.charts``) with its bars, axis and hover texts in
+    ``rate``'s currency."""
+    if rate.is_identity:
+        return fig
+    prefix = in_prefix("$", rate.code)
+    for trace in fig.data:
+        trace.x = tuple(x * rate.units_per_usd for x in trace.x)
+        trace.hovertemplate = trace.hovertemplate.replace("$", prefix)
+    fig.update_xaxes(
+        title_text=fig.layout.xaxis.title.text.replace("USD", rate.code), tickprefix=prefix, separatethousands=True
+    )
+    return fig
+
+
 def figures(pack: MeetingPack) -> dict[str, go.Figure]:
-    """The pack's charts by file stem, in the order they appear."""
-    figs = {"workload_costs": workload_cost_chart(pack.scenario, pack.result)}
+    """The pack's charts by file stem, in the order they appear, money in the pack's display currency."""
+    rate = pack.rate
+    figs = {"workload_costs": _cost_chart_in(workload_cost_chart(pack.scenario, pack.result), rate)}
     if pack.comparison is not None:
-        figs["comparison"] = comparison_chart(pack.comparison)
+        figs["comparison"] = comparison_chart(pack.comparison, rate)
         if not pack.comparison.prices.empty:
-            figs["price_changes"] = price_change_chart(pack.comparison)
+            figs["price_changes"] = price_change_chart(pack.comparison, rate)
     if pack.tornado is not None:
-        figs["tornado"] = tornado_chart(pack.tornado, "savings")
-        figs["tornado_cost"] = tornado_chart(pack.tornado, "cost")
+        figs["tornado"] = tornado_chart(pack.tornado, "savings", rate)
+        figs["tornado_cost"] = tornado_chart(pack.tornado, "cost", rate)
     if pack.monte_carlo is not None:
-        figs["monte_carlo"] = monte_carlo_chart(pack.monte_carlo, pack.scenario)
+        figs["monte_carlo"] = monte_carlo_chart(pack.monte_carlo, pack.scenario, rate)
     return figs
 
 
@@ -76,6 +94,7 @@ def narrative(pack: MeetingPack) -> tuple[str, ...]:
         baseline=pack.baseline,
         comparison=pack.comparison,
         monte_carlo=pack.monte_carlo,
+        rate=pack.rate,
     )
 
 
@@ -95,13 +114,17 @@ class HtmlTable:
     rows: tuple[tuple[Cell, ...], ...]
 
 
+#: A money column's currency code and unit in its header: "[SGD/month]", "[USD/Mtok output]", "[SGD]".
+_MONEY_COLUMN = re.compile(r"\[([A-Z]{3})(/month|/Mtok|/task|/year|\])")
+
+
 def _number(column: str, x: float) -> str:
-    if "[USD/month]" in column:
-        return usd_per_month(x)
-    if "USD/Mtok" in column:
-        return usd_per_mtok(x)
-    if "[USD/task]" in column or "[USD]" in column:
-        return usd(x)
+    """``x`` as the column's header says: money (already in the header's currency) with its prefix."""
+    m = _MONEY_COLUMN.search(column)
+    if m is not None:
+        code, unit = m.groups()
+        text = {"/month": usd_per_month, "/Mtok": usd_per_mtok}.get(unit, usd)(x)
+        return in_prefix(text, code)
     if "P(" in column:
         return pct(x)
     if math.isinf(x):
@@ -141,17 +164,18 @@ def _kpis(pack: MeetingPack) -> list[dict[str, str]]:
     savings = (
         None if f.all_api_cost_usd_per_month is None else f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
     )
+    rate = pack.rate
     items = [
-        ("Total cost", usd_per_month(f.total_cost_usd_per_month)),
-        ("Everything on APIs", usd_per_month(f.all_api_cost_usd_per_month)),
-        ("Savings vs all-API", usd_per_month(savings)),
+        ("Total cost", per_month(f.total_cost_usd_per_month, rate)),
+        ("Everything on APIs", per_month(f.all_api_cost_usd_per_month, rate)),
+        ("Savings vs all-API", per_month(savings, rate)),
         ("Owned GPUs", f"{f.owned_gpus:,}"),
         ("Owned utilization", pct(f.owned_utilization)),
-        ("Idle owned capacity", usd_per_month(f.idle_cost_usd_per_month)),
+        ("Idle owned capacity", per_month(f.idle_cost_usd_per_month, rate)),
     ]
     if pack.monte_carlo is not None:
         mc = pack.monte_carlo
-        band = f"{usd_per_month(mc.savings_p05_usd_per_month)} … {usd_per_month(mc.savings_p95_usd_per_month)}"
+        band = f"{per_month(mc.savings_p05_usd_per_month, rate)} … {per_month(mc.savings_p95_usd_per_month, rate)}"
         items.append(("Savings vs best API, 5–95 %", band))
     return [{"label": k, "value": v} for k, v in items]
 
@@ -164,27 +188,29 @@ def _chart(fig: go.Figure, first: bool, div_id: str) -> Markup:
 
 
 def _flips(pack: MeetingPack) -> list[dict[str, Any]]:
+    code, k = pack.rate.code, pack.rate.units_per_usd
     return [
         {
             "name": d.workload_name,
             "route": d.route_label,
-            "reason": d.reason,
-            "texts": [f.text for f in d.flips if f.threshold is not None] or ["No driver in range changes this route."],
+            "reason": money_text(d.reason, code, k),
+            "texts": [money_text(f.text, code, k) for f in d.flips if f.threshold is not None]
+            or ["No driver in range changes this route."],
         }
         for d in pack.result.decisions
     ]
 
 
 def _comparison(pack: MeetingPack) -> dict[str, Any] | None:
-    c = pack.comparison
+    c, rate = pack.comparison, pack.rate
     if c is None:
         return None
     return {
         "before_label": c.before_label,
         "after_label": c.after_label,
-        "workloads": html_table(tables.workload_changes_display(c)),
-        "prices": None if c.prices.empty else html_table(tables.price_changes_display(c)),
-        "fleet": html_table(tables.fleet_changes_display(c)),
+        "workloads": html_table(tables.workload_changes_display(c, rate)),
+        "prices": None if c.prices.empty else html_table(tables.price_changes_display(c, rate)),
+        "fleet": html_table(tables.fleet_changes_display(c, rate)),
     }
 
 
@@ -225,11 +251,12 @@ def render_html(pack: MeetingPack) -> str:
         charts=charts,
         flips=_flips(pack),
         comparison=_comparison(pack),
-        uncertainty=None if bands is None else html_table(tables.bands_display(bands)),
+        uncertainty=None if bands is None else html_table(tables.bands_display(bands, pack.rate)),
         price_book=html_table(tables.price_book_display(pack), stale_column="Stale"),
         workloads=html_table(tables.workloads_frame(pack)),
         assumptions=html_table(tables.assumptions_frame(pack)),
-        options=html_table(tables.options_frame(pack.result, s)),
+        options=html_table(tables.options_frame(pack.result, s, pack.rate)),
+        currency=pack.currency_statement,
         limitations=LIMITATIONS,
         scenario_json=scenario_json(s),
         finance=_finance(pack),
@@ -246,7 +273,6 @@ def _finance(pack: MeetingPack) -> dict[str, Any] | None:
     frames = finance_frames(data)
     return {
         "problems": None,
-        "currency": data["currency"]["statement"],
         "rates": [
             f"API prices {data['api_price_change']['basis']}.",
             f"Rented GPU prices {data['rental_price_change']['basis']}.",

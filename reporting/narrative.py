@@ -14,10 +14,21 @@ from dataclasses import dataclass
 
 from economics import OwnedNode, RentedNode, Result, Scenario, list_presets, load_scenario, owned_node_cost_breakdown
 from economics.compare import Comparison
+from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
-from ui.format import pct, usd, usd_per_month
+from ui.format import CURRENCY_PREFIX, money, money_text, pct, usd_per_month
 
-__all__ = ["Baseline", "duration", "find_baseline", "narrative", "plural", "scenario_changes", "show_description"]
+__all__ = [
+    "Baseline",
+    "duration",
+    "find_baseline",
+    "in_prefix",
+    "narrative",
+    "per_month",
+    "plural",
+    "scenario_changes",
+    "show_description",
+]
 
 _SECONDS = (("d", 86_400.0), ("h", 3_600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6))
 
@@ -43,6 +54,25 @@ def duration(seconds: float | None) -> str:
             value = seconds / size
             return f"{value:,.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def in_prefix(text: str, code: str) -> str:
+    """A figure formatted in dollars (``$2,665/month``) written with ``code``'s prefix (``S$2,665/month``); the
+    number is already in that currency.
+
+    >>> in_prefix("−$5/month", "SGD"), in_prefix("$5", "USD"), in_prefix("$5", "CHF")
+    ('−S$5/month', '$5', 'CHF 5')
+    """
+    return text if code == "USD" else text.replace("$", CURRENCY_PREFIX.get(code, f"{code} "), 1)
+
+
+def per_month(x_usd: float | None, rate: DisplayRate = USD) -> str:
+    """A monthly amount computed in USD, shown in ``rate``'s currency, whole units: ``S$2,665/month``.
+
+    >>> per_month(2049.84, DisplayRate("SGD", 1.3, None, "x"))  # 2,049.84 × 1.3 = 2,664.79
+    'S$2,665/month'
+    """
+    return in_prefix(usd_per_month(None if x_usd is None else x_usd * rate.units_per_usd), rate.code)
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -169,27 +199,27 @@ def _routes(result: Result) -> str:
     return "Where each workload runs: " + "; ".join(f"{label}: {_and(names)}" for label, names in groups.items()) + "."
 
 
-def _money(result: Result) -> str:
+def _money(result: Result, rate: DisplayRate) -> str:
     f = result.fleet
-    text = f"The chosen routes cost {usd_per_month(f.total_cost_usd_per_month)}"
+    text = f"The chosen routes cost {per_month(f.total_cost_usd_per_month, rate)}"
     if f.all_api_cost_usd_per_month is None:
         return text + "; this scenario has no all-API comparison."
     saving = f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
-    text += f", against {usd_per_month(f.all_api_cost_usd_per_month)} with every movable workload on its best API"
+    text += f", against {per_month(f.all_api_cost_usd_per_month, rate)} with every movable workload on its best API"
     if saving >= 0:
         share = pct(saving / f.all_api_cost_usd_per_month) if f.all_api_cost_usd_per_month > 0 else pct(0.0)
-        return text + f": a saving of {usd_per_month(saving)} ({share})."
-    return text + f": {usd_per_month(-saving)} more."
+        return text + f": a saving of {per_month(saving, rate)} ({share})."
+    return text + f": {per_month(-saving, rate)} more."
 
 
-def _fleet(scenario: Scenario, result: Result) -> list[str]:
-    f = result.fleet
+def _fleet(scenario: Scenario, result: Result, rate: DisplayRate) -> list[str]:
+    f, c, k = result.fleet, rate.code, rate.units_per_usd
     out = []
     if f.owned_gpus:
         out.append(
             f"The owned fleet has {plural(f.owned_gpus, 'GPU')} in {plural(f.owned_nodes, 'node')}, busy "
             f"{pct(f.owned_utilization)} of the paid hours; the idle share costs "
-            f"{usd_per_month(f.idle_cost_usd_per_month)}."
+            f"{per_month(f.idle_cost_usd_per_month, rate)}."
         )
     used = {o.node_id for o in scenario.owned_options}
     for node in scenario.nodes:
@@ -199,16 +229,17 @@ def _fleet(scenario: Scenario, result: Result) -> list[str]:
             hour = float(owned_node_cost_breakdown(node, f.owned_utilization).total_usd_per_hour)
             gpus = node.gpus_per_node
             out.append(
-                f"{_quoted(node.name)} costs {usd(hour)} an hour all-in ({usd(hour / gpus)} per GPU-hour), with "
-                f"electricity at ${node.electricity_usd_per_kwh:,.2f} per kWh and capital recovered over "
+                f"{_quoted(node.name)} costs {money(hour, c, k)} an hour all-in ({money(hour / gpus, c, k)} per "
+                f"GPU-hour), with electricity at {in_prefix(f'${node.electricity_usd_per_kwh * k:,.2f}', c)} per kWh "
+                "and capital recovered over "
                 f"{node.economic_life_years:g} years at {pct(node.cost_of_capital_per_year)}."
             )
         elif isinstance(node, RentedNode):
-            out.append(f"{_quoted(node.name)} is rented at {usd(node.price_usd_per_gpu_hour)} per GPU-hour.")
+            out.append(f"{_quoted(node.name)} is rented at {money(node.price_usd_per_gpu_hour, c, k)} per GPU-hour.")
     return out
 
 
-def _closest_flip(result: Result) -> str | None:
+def _closest_flip(result: Result, rate: DisplayRate) -> str | None:
     best: tuple[float, str] | None = None
     for d in result.decisions:
         for f in d.flips:
@@ -216,26 +247,27 @@ def _closest_flip(result: Result) -> str | None:
                 continue
             distance = abs(f.threshold - f.current) / abs(f.current)
             if best is None or distance < best[0]:
-                best = (distance, f"Closest to changing: {_quoted(d.workload_name)}. {f.text}")
+                text = money_text(f.text, rate.code, rate.units_per_usd)
+                best = (distance, f"Closest to changing: {_quoted(d.workload_name)}. {text}")
     return None if best is None else best[1]
 
 
-def _comparison(c: Comparison) -> str:
+def _comparison(c: Comparison, rate: DisplayRate) -> str:
     moved = len(c.flipped)
     change = c.total_change_usd_per_month
     direction = "rises" if change > 0 else "falls" if change < 0 else "is unchanged"
-    amount = f" by {usd_per_month(abs(change))}" if change else ""
+    amount = f" by {per_month(abs(change), rate)}" if change else ""
     return (
         f"Against {c.before_label}, the monthly bill {direction}{amount} and "
         f"{plural(moved, 'workload changes', 'workloads change')} route."
     )
 
 
-def _uncertainty(mc: MonteCarlo) -> str:
+def _uncertainty(mc: MonteCarlo, rate: DisplayRate) -> str:
     return (
         f"Across {mc.draws:,} draws of the uncertain inputs, the saving against the best APIs lies between "
-        f"{usd_per_month(mc.savings_p05_usd_per_month)} and {usd_per_month(mc.savings_p95_usd_per_month)} in 90% "
-        f"of the draws (median {usd_per_month(mc.savings_p50_usd_per_month)})."
+        f"{per_month(mc.savings_p05_usd_per_month, rate)} and {per_month(mc.savings_p95_usd_per_month, rate)} in "
+        f"90% of the draws (median {per_month(mc.savings_p50_usd_per_month, rate)})."
     )
 
 
@@ -265,12 +297,14 @@ def narrative(
     baseline: Baseline | None = None,
     comparison: Comparison | None = None,
     monte_carlo: MonteCarlo | None = None,
+    rate: DisplayRate = USD,
 ) -> tuple[str, ...]:
-    """The pack's summary in sentences, each computed from the arguments."""
+    """The pack's summary in sentences, each computed from the arguments; money in ``rate``'s currency."""
     sentences = [*_provenance(scenario, baseline), _workloads(scenario), _latency(scenario), _routes(result)]
-    sentences += [_money(result), *_fleet(scenario, result), _closest_flip(result), _accuracy(scenario, result)]
+    sentences += [_money(result, rate), *_fleet(scenario, result, rate), _closest_flip(result, rate)]
+    sentences.append(_accuracy(scenario, result))
     if comparison is not None:
-        sentences.append(_comparison(comparison))
+        sentences.append(_comparison(comparison, rate))
     if monte_carlo is not None:
-        sentences.append(_uncertainty(monte_carlo))
+        sentences.append(_uncertainty(monte_carlo, rate))
     return tuple(s for s in sentences if s)

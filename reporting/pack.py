@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from economics.compare import Comparison, Snapshot, compare
+from economics.currency import USD, DisplayRate, currency_statement, display_rate
 from economics.evaluate import evaluate
 from economics.io import scenarios
 from economics.io.safe_io import http_url
+from economics.io.scenarios import ScenarioError
 from economics.price_book import price_book
 from economics.result import Result
 from economics.scenario import Scenario
@@ -40,6 +42,25 @@ class MeetingPack:
     ranges: UncertaintyRanges | None = None
     baseline: Baseline | None = None  # what the scenario is compared with to say it was modified
     finance: dict[str, Any] | None = None  # issue 14: currency, horizon, NPV, crossover, books, carbon
+
+    @property
+    def rate(self) -> DisplayRate:
+        """The display currency every money figure of the pack is shown in: the scenario's rate, which a saved
+        review pinned when it was saved (:func:`economics.currency.pin_display_rate`). A currency without a
+        rate falls back to US dollars (the finance section names the missing field)."""
+        try:
+            return display_rate(self.scenario)
+        except ScenarioError:
+            return USD
+
+    @property
+    def currency_statement(self) -> str | None:
+        """The sentence stating the currency, its rate, date and source (once, at the top of the pack), or None
+        when the scenario's currency has no rate."""
+        try:
+            return currency_statement(display_rate(self.scenario))
+        except ScenarioError:
+            return None
 
 
 def share_url(scenario: Scenario, app_url: str = DEFAULT_APP_URL) -> str | None:

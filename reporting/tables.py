@@ -7,6 +7,7 @@ are, so a spreadsheet gets numbers, not strings.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -15,6 +16,7 @@ from economics.currency import USD, DisplayRate
 from economics.price_book import price_book_frame
 from economics.uncertainty import MonteCarlo
 from reporting.pack import MeetingPack
+from ui.format import money_text
 from ui.tables import decisions_frame, options_frame
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "decisions_with_bands",
     "fleet_changes_display",
     "flips_frame",
+    "in_currency",
     "options_frame",
     "price_book_display",
     "price_changes_display",
@@ -35,55 +38,91 @@ def _none_if_nan(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
+def _times(x: float | None, k: float) -> float | None:
+    return None if x is None else x * k
+
+
+_USD_NAME = re.compile(r"(?<![a-z])usd(?![a-z])")
+
+
+def in_currency(frame: pd.DataFrame, rate: DisplayRate, value_columns: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A raw table (the CSV bundle's) with its US-dollar money in ``rate``'s currency: every column with
+    ``usd`` in its name is multiplied by the rate and renamed (``total_cost_usd_per_month`` →
+    ``total_cost_sgd_per_month``); with ``value_columns``, the rows whose ``unit`` starts with ``USD`` are
+    converted in those columns and their unit rewritten (``USD/Mtok`` → ``SGD/Mtok``). US dollars at 1: unchanged.
+    """
+    if rate.is_identity:
+        return frame
+    k, out = rate.units_per_usd, frame.copy()
+    for column in frame.columns:
+        if _USD_NAME.search(str(column)) and pd.api.types.is_numeric_dtype(frame[column]):
+            out[column] = frame[column] * k
+    out = out.rename(columns=lambda c: _USD_NAME.sub(rate.code.lower(), str(c)))
+    if value_columns and "unit" in out.columns:
+        money = out["unit"].astype(str).str.startswith("USD")
+        for column in value_columns:
+            out[column] = out[column].astype(float).where(~money, out[column].astype(float) * k)
+        out["unit"] = out["unit"].astype(str).where(~money, rate.code + out["unit"].astype(str).str.removeprefix("USD"))
+    return out
+
+
 def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
-    """One row per workload: route, money and, with a Monte Carlo, the $/Mtok band and P(owned wins)."""
-    frame = decisions_frame(pack.result, pack.scenario)
+    """One row per workload: route, money and, with a Monte Carlo, the cost-per-Mtok band and P(owned wins),
+    money in the pack's display currency (its code in the headers)."""
+    rate = pack.rate
+    k, c = rate.units_per_usd, rate.code
+    frame = decisions_frame(pack.result, pack.scenario, rate)
     frame.insert(0, "Workload id", [d.workload_id for d in pack.result.decisions])
     chosen = {(o.workload_id, o.option_id): o for o in pack.result.options}
-    frame["Cost of route [USD/Mtok output]"] = [
-        chosen[(d.workload_id, d.chosen_option_id)].cost_usd_per_mtok_output if d.chosen_option_id is not None else None
-        for d in pack.result.decisions
-    ]
     routes = [chosen.get((d.workload_id, d.chosen_option_id or "")) for d in pack.result.decisions]
+    frame[f"Cost of route [{c}/Mtok output]"] = [o.cost_usd_per_mtok_output * k if o else None for o in routes]
     # issue 13: the route's likely range from the throughput model's accuracy ("measured" rows have none)
-    frame["Likely cost, low end [USD/Mtok output]"] = [o.cost_low_usd_per_mtok_output if o else None for o in routes]
-    frame["Likely cost, high end [USD/Mtok output]"] = [o.cost_high_usd_per_mtok_output if o else None for o in routes]
+    frame[f"Likely cost, low end [{c}/Mtok output]"] = [
+        _times(o.cost_low_usd_per_mtok_output, k) if o else None for o in routes
+    ]
+    frame[f"Likely cost, high end [{c}/Mtok output]"] = [
+        _times(o.cost_high_usd_per_mtok_output, k) if o else None for o in routes
+    ]
     frame["Throughput from"] = [
         ("measured" if o.band_basis == "measured" else "model") if o and o.kind != "api" else "" for o in routes
     ]
     if pack.monte_carlo is not None:
         mc = pack.monte_carlo.workloads.set_index("workload_id")
         ids = frame["Workload id"]
-        frame["P5 [USD/Mtok]"] = [_none_if_nan(mc.loc[w, "p05_usd_per_mtok"]) for w in ids]
-        frame["P95 [USD/Mtok]"] = [_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]) for w in ids]
+        frame[f"P5 [{c}/Mtok]"] = [_times(_none_if_nan(mc.loc[w, "p05_usd_per_mtok"]), k) for w in ids]
+        frame[f"P95 [{c}/Mtok]"] = [_times(_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]), k) for w in ids]
         frame["P(owned beats API) [1]"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
     return frame
 
 
 def flips_frame(pack: MeetingPack) -> pd.DataFrame:
-    """Every decision-flip threshold: workload, driver, now, threshold, direction, new route, sentence."""
+    """Every decision-flip threshold: workload, driver, now, threshold, direction, new route, sentence; a
+    threshold in US dollars (its unit starts with USD) is in the pack's display currency, and so are the
+    sentence's amounts."""
+    rate = pack.rate
     rows = [
         {
             "Workload": d.workload_name,
             "Driver": f.driver,
-            "Unit": f.unit,
+            "unit": f.unit,
             "Now": f.current,
             "Threshold": f.threshold,
             "Flips when it goes": f.direction,
             "New route": f.new_option_id or "",
-            "In words": f.text,
+            "In words": money_text(f.text, rate.code, rate.units_per_usd),
         }
         for d in pack.result.decisions
         for f in d.flips
     ]
-    return pd.DataFrame(
-        rows, columns=["Workload", "Driver", "Unit", "Now", "Threshold", "Flips when it goes", "New route", "In words"]
+    frame = pd.DataFrame(
+        rows, columns=["Workload", "Driver", "unit", "Now", "Threshold", "Flips when it goes", "New route", "In words"]
     )
+    return in_currency(frame, rate, ("Now", "Threshold")).rename(columns={"unit": "Unit"})
 
 
 def price_book_display(pack: MeetingPack) -> pd.DataFrame:
     """The price book with source and as-of date per price and the stale flag."""
-    f = price_book_frame(pack.scenario, pack.result)
+    f = in_currency(price_book_frame(pack.scenario, pack.result), pack.rate, ("list_value", "value"))
     return pd.DataFrame(
         {
             "Offer": f["offer_name"],
@@ -103,7 +142,9 @@ def price_book_display(pack: MeetingPack) -> pd.DataFrame:
 
 
 def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
-    """The workload inputs (assumptions): rates, sizes, SLOs, sovereignty, failure cost."""
+    """The workload inputs (assumptions): rates, sizes, SLOs, sovereignty, failure cost (in the pack's display
+    currency)."""
+    rate = pack.rate
     return pd.DataFrame(
         [
             {
@@ -116,7 +157,7 @@ def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
                 "TPOT SLO [s]": w.tpot_slo_s,
                 "Deadline [s]": w.deadline_s,
                 "Sovereign": w.sovereign,
-                "Failure cost [USD]": w.failure_cost_usd,
+                f"Failure cost [{rate.code}]": w.failure_cost_usd * rate.units_per_usd,
                 "Notes": w.notes,
             }
             for w in pack.scenario.workloads
@@ -188,9 +229,9 @@ def price_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFram
     )
 
 
-def fleet_changes_display(c: Comparison) -> pd.DataFrame:
-    """The fleet figures before and after."""
-    f = c.fleet
+def fleet_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFrame:
+    """The fleet figures before and after, money in ``rate``'s currency (both sides at the one rate)."""
+    f = in_currency(c.fleet, rate, ("before", "after", "change"))
     return pd.DataFrame(
         {"Figure": f["label"], "Unit": f["unit"], "Before": f["before"], "After": f["after"], "Change": f["change"]}
     )

@@ -27,10 +27,11 @@ from economics.costs import (
     owned_cost_per_request,
     owned_cost_per_request_at_utilization,
 )
+from economics.finance.rental import billed_per_hour_used
 from economics.lookup import by_id
 from economics.model import FloatArray
 from economics.offers import OwnedNode
-from economics.option_costs import WorkloadArrays, api_option_arrays, replica_cost_split
+from economics.option_costs import WorkloadArrays, api_option_arrays, paid_replicas_per_hour, replica_cost_split
 from economics.scenario import Scenario
 from economics.serving import replicas_for_peak
 from economics.views.cost import VariantCapacity
@@ -149,6 +150,26 @@ def break_even_analysis(
         # the node-cost axis scales the node's fixed cost; its load-dependent power is read at full load
         return np.asarray(hourly_cost_usd(fixed_node * np.asarray(scale), var_node, 1.0), dtype=np.float64)
 
+    hourly = billed_per_hour_used(node)
+    day_rates = arrays.sizing_rates[index] / wl.avg_requests_per_s  # (H,) per req/s of mean demand
+
+    def paid_and_utilization(demand: FloatArray | float, replicas: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Replicas paid per hour on average and the utilization over them: the busiest hour's all day, or on an
+        offer billed per hour used each hour's replicas for that hour (as evaluate prices it)."""
+        d = np.asarray(demand, dtype=np.float64)
+        if not hourly or not np.isfinite(lam_cap):
+            paid = np.asarray(replicas, dtype=np.float64)
+        else:
+            flat = d.reshape(-1)
+            paid = paid_replicas_per_hour(
+                flat[:, None] * day_rates[None, :],
+                np.full(flat.shape, lam_cap),
+                policy.target_utilization,
+                np.broadcast_to(replicas, d.shape).reshape(-1),
+            ).reshape(d.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return paid, np.asarray(np.where(paid > 0, d / (paid * lam_cap), 0.0), dtype=np.float64)
+
     def owned_cost(demand: FloatArray | float, node_scale: FloatArray | float = 1.0) -> FloatArray:
         plan = replicas_for_peak(
             np.asarray(demand) * p2a,
@@ -157,7 +178,8 @@ def break_even_analysis(
             average_arrival_rate_per_s=demand,
             target_utilization=policy.target_utilization,
         )
-        return owned_cost_per_request(fixed, var, plan.replicas, plan.utilization, demand, node_scale)
+        paid, util = paid_and_utilization(demand, plan.replicas)
+        return owned_cost_per_request(fixed, var, paid, util, demand, node_scale)
 
     def owned_cost_at_u(u: FloatArray | float, node_scale: FloatArray | float = 1.0) -> FloatArray:
         return owned_cost_per_request_at_utilization(fixed, var, lam_cap, u, node_scale)
@@ -173,7 +195,7 @@ def break_even_analysis(
         average_arrival_rate_per_s=wl.avg_requests_per_s,
         target_utilization=policy.target_utilization,
     )
-    u_now = float(now_plan.utilization)
+    u_now = float(paid_and_utilization(wl.avg_requests_per_s, now_plan.replicas)[1])
     max_u = float(max_utilization(p2a, policy.target_utilization))
 
     axes: dict[Axis, tuple[FloatArray, FloatArray, float]] = {
