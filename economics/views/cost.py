@@ -152,6 +152,7 @@ class VariantCapacity:
     feasible: bool
     reason: str
     output_tokens_per_s: float  # λ_max·T_out [tok/s]
+    source: Literal["model", "measured"] = "model"  # the option's attached benchmark replaced the model's figure
 
 
 def capacity_key(scenario: Scenario, workload_id: str) -> str:
@@ -186,9 +187,18 @@ def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCap
                 ttft_max_s=wl.ttft_slo_s,
                 deadline_s=wl.deadline_s,
             )
+            # the option's benchmark (OwnedOption.measured) replaces every variant's capacity, as in evaluate()
+            # (economics.measured.measured_capacity); feasibility stays the model's, as there
+            measured = option.measured.output_tokens_per_s if option.measured is not None else None
             out.append(
                 VariantCapacity(
-                    option.id, label, kind, bool(cap.feasible), str(cap.reason), float(cap.output_tokens_per_s)
+                    option.id,
+                    label,
+                    kind,
+                    bool(cap.feasible),
+                    str(cap.reason),
+                    float(cap.output_tokens_per_s) if measured is None else measured,
+                    "model" if measured is None else "measured",
                 )
             )
     return tuple(out)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from economics.evaluate import evaluate, evaluate_arrays, plan_fleet, plan_route
 from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario, parse_scenario
+from economics.measured import MeasuredThroughput
 from economics.offers import RentedNode
 from economics.result import Result
 from economics.scenario import OwnedOption, Scenario
@@ -234,14 +235,28 @@ def _with_reasoning(s: Scenario, reasoning_tokens: int) -> Scenario:
     return s.model_copy(update={"workloads": ws})
 
 
+def _with_measured(s: Scenario, tokens_per_s: float) -> Scenario:
+    """Every owned option carries a benchmark of ``tokens_per_s`` output tokens/s per replica."""
+    opts = tuple(
+        o.model_copy(update={"measured": MeasuredThroughput(output_tokens_per_s=tokens_per_s)}) for o in s.owned_options
+    )
+    return s.model_copy(update={"owned_options": opts})
+
+
 @pytest.mark.parametrize("lens", ["cash", "full"])
 @pytest.mark.parametrize("cost_mode", ["dedicated", "pooled"])
 @pytest.mark.parametrize("reasoning_tokens", [0, 300])
-def test_break_even_and_overview_read_the_same_owned_cost(lens: str, cost_mode: str, reasoning_tokens: int) -> None:
+@pytest.mark.parametrize("measured", [False, True])
+def test_break_even_and_overview_read_the_same_owned_cost(
+    lens: str, cost_mode: str, reasoning_tokens: int, measured: bool
+) -> None:
     # One owned-cost path: the Break-even page's owned $/Mtok at today's demand is the stand-alone
-    # comparison the Overview's option table shows, whatever the (old) cost mode or the lens, and whether or not
-    # the workloads decode hidden reasoning tokens (both count them as output: T_out + T_r).
+    # comparison the Overview's option table shows, whatever the (old) cost mode or the lens, whether or not
+    # the workloads decode hidden reasoning tokens (both count them as output: T_out + T_r), and whether or not
+    # the options carry the user's measured throughput (issue 12: it drives capacity on every page; Break-even
+    # used the model's capacity while the Overview used the benchmark).
     bank = _with_reasoning(default_scenario(), reasoning_tokens)
+    bank = _with_measured(bank, 700.0) if measured else bank
     s = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": lens, "cost_mode": cost_mode})})
     r = evaluate(s)
     api = s.apis[0].id
