@@ -36,6 +36,7 @@ import pandas as pd
 from pydantic import Field
 
 from economics._base import Frozen
+from economics.calibration_slo import slo_tail_throughput
 from economics.engines import engine_id_for, load_engines
 from economics.hardware import GPU, Deployment, Efficiency, Precision
 from economics.model import FloatArray, ModelSpec
@@ -242,10 +243,6 @@ def predict(
     return np.array([predict_case(c, gpus, models, efficiency) for c in cases], dtype=np.float64)
 
 
-#: Closed-loop loads scanned for a latency-SLO row (1 … 16384, geometric) [count].
-SLO_SCAN = np.unique(np.round(np.geomspace(1, 16384, 80)))
-
-
 #: Weights may take at most this share of a replica's usable memory when a system picks its TP degree; the rest
 #: is KV cache for a large batch (MLPerf submitters pick TP1 for 70B FP8 on 141 GB but TP2 on 80 GB) [1].
 DP_WEIGHT_SHARE = 0.5
@@ -290,10 +287,9 @@ def predict_case(
         batch = case.decode_batch or 1.0
         res = steady_decode(model, dep, eff, ARScheme(), batch, t_in, t_out)
     elif case.slo_tpot_s is not None:
-        res = closed_loop(model, dep, eff, ARScheme(), np.minimum(SLO_SCAN, case.max_batch), t_in, t_out,
-                          reserve_output=case.reserve_output)  # fmt: skip
-        ok = (res.tpot_s <= case.slo_tpot_s) & (res.ttft_s <= (case.slo_ttft_s or np.inf)) & res.kv_fits
-        return float(np.max(np.where(ok, res.output_tokens_per_s, 0.0))) if ok.any() else float("nan")
+        return slo_tail_throughput(model, dep, eff, t_in, t_out, tpot_max_s=case.slo_tpot_s,
+                                   ttft_max_s=case.slo_ttft_s or float("inf"), max_batch=case.max_batch,
+                                   reserve_output=case.reserve_output)  # fmt: skip
     elif case.burst and case.variable_lengths:
         return variable_burst_throughput(model, dep, eff, case)
     elif case.burst:

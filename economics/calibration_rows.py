@@ -10,8 +10,9 @@ Readings, stated where made (the file's notes: per-GPU vs per-system, variable l
   the node's 8 GPUs. The replica is ``gpu_count`` unless the row names a larger decode pool.
 * Prefill/decode-disaggregated decode rows (SGLang large-scale EP) are steady decode at the stated batch and
   KV length: their prefill runs on other GPUs.
-* MLPerf Server/Interactive rows are the largest closed-loop load whose mean TPOT and TTFT meet the stated
-  p99 limits (mean ≤ p99 limit: an optimistic reading).
+* MLPerf Server/Interactive rows are the largest closed-loop load whose p99 TPOT and p99 TTFT meet the stated
+  p99 limits, the tails from Poisson arrivals: the batch's Poisson quantile and the Erlang-C wait for a slot
+  (:func:`~economics.calibration_slo.slo_tail_throughput`, docs/calibration.md#latency-slo-rows).
 * Speculative (EAGLE, MTP), diffusion, production-mix and hybrid-Mamba rows, and rows whose lengths are not
   stated, are excluded with the reason.
 * Rows whose quote says the basis is "NOT stated (output vs total tokens)" are excluded: at 3200 in / 800 out
