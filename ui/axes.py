@@ -101,7 +101,7 @@ def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[st
 
 def left_margin(labels: Sequence[str], *, has_title: bool) -> int:
     """Left margin that fits the y tick labels and the y-axis title [px]."""
-    widest = max((len(t) for t in labels), default=0)
+    widest = max((len(line) for t in labels for line in t.split("<br>")), default=0)  # a label may wrap
     return max(MIN_LEFT_MARGIN_PX, round(TICK_PAD_PX + TICK_CHAR_PX * widest + (Y_TITLE_PX if has_title else 0)))
 
 

@@ -160,6 +160,12 @@ class Chart:
         y_axis, margin = layout["yaxis"], layout["margin"]
         assert isinstance(y_axis, dict)
         assert isinstance(margin, dict)
+        if isinstance(title, dict) and isinstance(height, int | float):
+            extra_lines = str(title.get("text", "")).count("<br>")
+            if extra_lines and "t" not in margin:  # ... and its last line then sat on the top tick label (seen at
+                # 1,024 px): the plot starts lower by the same lines, and the figure grows by them
+                margin["t"] = TOP_MARGIN_PX + TITLE_LINE_PX * extra_lines
+                layout["height"] = height + TITLE_LINE_PX * extra_lines
         if y_axis.setdefault("automargin", False) is False:
             labels = tick_labels([v for t in self.data if t.get("yaxis", "y") == "y" for v in _y_values(t)], y_axis)
             title = y_axis.get("title")
@@ -175,6 +181,8 @@ class Chart:
 
 #: The height of one more title line, which a multi-line title starts lower by [px].
 TITLE_LINE_PX = 24
+#: The house template's top margin (ui/palette.py), which holds a one-line title [px].
+TOP_MARGIN_PX = int(TEMPLATE_JSON["layout"]["margin"]["t"])
 
 
 def _y_values(trace: Mapping[str, object]) -> list[object]:

@@ -156,13 +156,15 @@ def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
         f"At {100 * at.utilization:.0f}% utilization: cost per Mtok output, cheapest first",
         "effective cost [USD per Mtok output] (log)",
         "",
-        height=max(260, 70 + 34 * len(rows)),
+        height=max(260, 70 + 40 * len(rows)),
         legend_rows=0,
         x_log=True,
     )
     c.add(
         "bar",
-        y=[r[0] for r in rows],
+        # a variant's name on two lines ("Owned 70B … (8 GPUs)" / "with speculation"): one line left the plot
+        # ~120 px wide at 1,024 px, too narrow for its ticks, value labels and axis title
+        y=[r[0].replace(" · ", "<br>", 1) for r in rows],
         x=[r[2] for r in rows],
         orientation="h",
         marker={
@@ -178,8 +180,10 @@ def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
     c.axis("yaxis", autorange="reversed")
     costs = [r[2] for r in rows if r[2] > 0]
     if costs:  # room on the right for the value labels
-        c.axis("xaxis", range=[math.log10(min(costs) / 1.5), math.log10(max(costs) * 4)])
-    c.axis("xaxis", tickprefix="$")
+        c.axis("xaxis", range=[math.log10(min(costs) / 1.5), math.log10(max(costs) * 6)])
+    # one tick per decade: beside the options' long names the plot is narrow at 1,024 px, where 1-2-5 ticks ran
+    # into each other ("$0.5$1$2$5$10")
+    c.axis("xaxis", tickprefix="$", dtick=1)
     return c.figure()
 
 
