@@ -312,7 +312,8 @@ def _bisect_capacity_scale(
 def throughput_flip(table: OptionTable, r: Route) -> FlipArrays:
     """SLO capacity per replica of the owned pivot at which the route changes [req/s] (bisection on log s).
 
-    Dedicated cost is a step function of the capacity (replicas are whole); it is non-increasing, so the
+    Dedicated cost (:func:`_owned_cost_at_scale`, the option table's: each hour's replicas on an offer billed
+    per hour used) is a step function of the capacity (replicas are whole); it is non-increasing, so the
     predicate ``J(s) ≤ target`` is monotone in the scale s and 60 bisection steps on ``log s`` over
     [1/1000, 1000] find its boundary. Pooled mode scales the achieved batch as ``B*/s`` (low-load
     approximation).
