@@ -28,6 +28,7 @@ from economics.costs import (
 )
 from economics.demand import day_demand
 from economics.energy import with_carbon_price
+from economics.finance.rental import billed_per_hour_used
 from economics.fleet import monthly_cost
 from economics.flips import flip_rows, plan_flips
 from economics.offers import OwnedNode, RentedNode
@@ -184,6 +185,8 @@ def _option_table(
         reasons = np.empty((0, 0), dtype=object)
     feasible = allowed & able & ~below_floor
     cost = np.where(feasible, stack("cost"), np.inf)
+    # the throughput flip pays these offers hour by hour, as their cost here does (option_costs._owned_variant)
+    hourly = np.array([billed_per_hour_used(scenario.node(o.node_id)) for o in owned] + [False] * len(scenario.apis))
     table = OptionTable(
         option_ids=option_ids,
         kind=kind,
@@ -214,6 +217,8 @@ def _option_table(
         pooled=False,  # the old pooled cost mode no longer changes any cost (one owned-cost path)
         pool_utilization=scenario.policy.pool_utilization,
         api_negotiated_keep=np.array([1.0] * len(owned) + [1 - a.negotiated_discount_fraction for a in scenario.apis]),
+        sizing_rates=w.sizing_rates if hourly.any() else None,
+        billed_per_hour_used=hourly if hourly.any() else None,
     )
     return table, reasons
 
@@ -710,6 +715,8 @@ def _tile_table(table: OptionTable, ny: int, failure_cost_usd: FloatArray) -> Op
         v = getattr(table, name)
         values[name] = np.tile(v, (ny,) + (1,) * (v.ndim - 1))
     values["failure_cost_usd"] = failure_cost_usd
+    if table.sizing_rates is not None:
+        values["sizing_rates"] = np.tile(table.sizing_rates, (ny, 1))
     return replace(table, **values)
 
 

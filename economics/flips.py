@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from economics.costs import hourly_cost_usd
+from economics.costs import hourly_cost_usd, owned_cost_per_request
+from economics.option_costs import paid_replicas_per_hour
 from economics.quality import expected_attempts, expected_cost_per_task, failure_probability
 from economics.result import FlipThreshold
 from economics.routing import OptionTable, Route, best_of
@@ -264,7 +265,13 @@ def quality_gap_flip(table: OptionTable, r: Route) -> FlipArrays:
 
 
 def _owned_cost_at_scale(table: OptionTable, pivot: IntArray, scale: FloatArray) -> FloatArray:
-    """Cost per request of the owned pivot if its SLO capacity per replica were ``scale`` times higher."""
+    """Cost per request of the owned pivot if its SLO capacity per replica were ``scale`` times higher [USD].
+
+    Priced as the option table prices it (:func:`economics.option_costs.owned_option_arrays`): replicas for the
+    busiest hour, ``R = max(1, ceil(λ_peak/(u_target·s·λ_max)))``, paid all day; on an offer billed per hour
+    used, each hour's replicas for that hour (:func:`economics.option_costs.paid_replicas_per_hour`); then
+    ``c = R_paid·(C_fixed + C_var·U)/(3600·λ_avg)`` with ``U = λ_avg/(R_paid·s·λ_max)``
+    (:func:`economics.costs.owned_cost_per_request`)."""
     safe = np.maximum(pivot, 0)
     fixed, variable = table.replica_fixed_usd_per_hour[safe], table.replica_variable_usd_per_hour[safe]
     lam_max = _take(table.capacity_requests_per_s, pivot) * scale
@@ -275,11 +282,13 @@ def _owned_cost_at_scale(table: OptionTable, pivot: IntArray, scale: FloatArray)
             return np.asarray(c0 * np.minimum(1.0, b0 / scale) / np.minimum(1.0, b0), dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         replicas = np.maximum(1.0, np.ceil(table.peak_requests_per_s / (table.target_utilization * lam_max) - 1e-9))
-        u = table.avg_requests_per_s / (replicas * lam_max)
-        return np.asarray(
-            replicas * hourly_cost_usd(fixed, variable, u) / (SECONDS_PER_HOUR * table.avg_requests_per_s),
-            dtype=np.float64,
-        )
+        paid = replicas
+        if table.billed_per_hour_used is not None and table.sizing_rates is not None:
+            hourly = (pivot >= 0) & table.billed_per_hour_used[safe]
+            cap = np.where(hourly & np.isfinite(lam_max), lam_max, 0.0)  # 0: the busiest hour's replicas
+            paid = paid_replicas_per_hour(table.sizing_rates, cap, table.target_utilization, replicas)
+        u = table.avg_requests_per_s / (paid * lam_max)
+        return owned_cost_per_request(fixed, variable, paid, u, table.avg_requests_per_s)
 
 
 def _bisect_capacity_scale(
@@ -303,7 +312,8 @@ def _bisect_capacity_scale(
 def throughput_flip(table: OptionTable, r: Route) -> FlipArrays:
     """SLO capacity per replica of the owned pivot at which the route changes [req/s] (bisection on log s).
 
-    Dedicated cost is a step function of the capacity (replicas are whole); it is non-increasing, so the
+    Dedicated cost (:func:`_owned_cost_at_scale`, the option table's: each hour's replicas on an offer billed
+    per hour used) is a step function of the capacity (replicas are whole); it is non-increasing, so the
     predicate ``J(s) ≤ target`` is monotone in the scale s and 60 bisection steps on ``log s`` over
     [1/1000, 1000] find its boundary. Pooled mode scales the achieved batch as ``B*/s`` (low-load
     approximation).

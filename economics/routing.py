@@ -266,6 +266,12 @@ class OptionTable:
     pool_utilization: float  # U_pool [1]
     #: (O,) share of the list price kept after the negotiated discount, 1 − d; None = no discount [1]
     api_negotiated_keep: FloatArray | None = None
+    #: (W, H) the rate the replicas must carry in each hour of the day profile
+    #: (:attr:`economics.option_costs.WorkloadArrays.sizing_rates`); None = no option billed per hour used [req/s]
+    sizing_rates: FloatArray | None = None
+    #: (O,) the option's offer is paid only for the hours it runs (on-demand, negotiated, spot:
+    #: :func:`economics.finance.rental.billed_per_hour_used`); None = none is [-]
+    billed_per_hour_used: BoolArray | None = None
 
     @property
     def is_api(self) -> BoolArray:
