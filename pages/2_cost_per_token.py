@@ -14,7 +14,7 @@ from ui.energy import carbon_line, energy_frame, page_rate
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
 from ui.widgets.nodes import node_inputs, typed
-from ui.widgets.table import money, number, table
+from ui.widgets.table import money_in, number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Cost per token")
@@ -101,13 +101,14 @@ def effective_cost(workload_id: str) -> None:
             "what sovereignty costs.",
             icon=":material/lock:",
         )
+    rate = page_rate(s)[0]  # the replica's cost per hour in the display currency (issue 14)
     table(
-        tables.cost_curves_frame(a, likely),
+        tables.cost_curves_frame(a, likely, rate),
         key="cost_curves",
         file_name="cost_per_token.csv",
         column_config={
             "Capacity [output tok/s per replica]": number(),
-            "Replica cost at full load [USD/h]": money(),
+            f"Replica cost at full load [{rate.code}/h]": money_in(rate.code),
             "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
         },
     )

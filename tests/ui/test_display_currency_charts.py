@@ -1,0 +1,128 @@
+"""Issue 14, item 4: the Break-even and Batching charts draw money in the display currency.
+
+Economics computes in USD; the chart builders multiply by the rate at the display edge. With SGD at 1.30 per US
+dollar, by hand: an API at $10/Mtok is drawn at S$13.00/Mtok, a node at $4/h at S$5.20/h, a cost of $10/Mtok
+while busy at S$13.00 and $1/Mtok at S$1.30. In USD (the default) the same numbers are drawn unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from economics.currency import USD, DisplayRate
+from economics.io.scenarios import default_scenario
+from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
+from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
+from economics.views.cost import variant_capacities
+from ui.charts.batching import batch_cost_figure
+from ui.charts.breakeven import break_even_map_figure, demand_curve_figure, utilization_curve_figure
+
+SGD = DisplayRate("SGD", 1.3, None, "test")
+
+
+def _break_even(x: str = "api_price", y: str = "demand") -> BreakEvenAnalysis:
+    s = default_scenario()
+    inputs = BreakEvenInputs(workload_id="onboarding-checks", option_id="owned-70b-ar", api_id="frontier-api", x=x, y=y)  # type: ignore[arg-type]
+    a = break_even_analysis(s, inputs, variant_capacities(s, inputs.workload_id))
+    # hand values: API $10/Mtok, node $4/h, the API price grid from $10 to $20/Mtok, node cost grid $4 to $8/h
+    return dataclasses.replace(
+        a,
+        api_usd_per_mtok=10.0,
+        node_usd_per_hour=4.0,
+        curve_api_usd_per_mtok=np.array([10.0, 20.0]),
+        curve_break_even_utilization=np.array([0.5, 0.25]),
+        curve_node_usd_per_hour=np.array([4.0, 8.0]),
+        curve_break_even_demand=np.array([1.0, 2.0]),
+        x_now=10.0,
+    )
+
+
+def _prefix(axis: go.layout.XAxis | go.layout.YAxis) -> str | None:
+    """The currency written before each tick: US dollars through d3's "$" format (ui.axes), others as a prefix."""
+    return "$" if str(axis.tickformat or "").startswith("$") else axis.tickprefix
+
+
+def _trace(fig: go.Figure, name_part: str) -> go.Scatter:
+    return next(t for t in fig.data if name_part in (t.name or ""))
+
+
+@pytest.mark.parametrize(
+    ("rate", "prefix", "x_today", "x_limit"), [(USD, "$", 10.0, [10.0, 20.0]), (SGD, "S$", 13.0, [13.0, 26.0])]
+)
+def test_utilization_curve_in_display_currency(
+    rate: DisplayRate, prefix: str, x_today: float, x_limit: list[float]
+) -> None:
+    a = _break_even()
+    fig = utilization_curve_figure(a, rate) if rate is SGD else utilization_curve_figure(a)  # USD: the default
+    today = _trace(fig, "today")
+    assert today.x[0] == pytest.approx(x_today)
+    assert list(_trace(fig, "capacity limit").x) == pytest.approx(x_limit)
+    assert f"API {prefix}%{{x" in today.hovertemplate
+    assert _prefix(fig.layout.xaxis) == prefix
+    assert f"[{rate.code} per Mtok output" in fig.layout.xaxis.title.text
+
+
+@pytest.mark.parametrize(("rate", "prefix", "x_today"), [(USD, "$", 4.0), (SGD, "S$", 5.2)])
+def test_demand_curve_in_display_currency(rate: DisplayRate, prefix: str, x_today: float) -> None:
+    fig = demand_curve_figure(_break_even(), rate)
+    assert _trace(fig, "today").x[0] == pytest.approx(x_today)
+    assert list(_trace(fig, "break-even demand").x) == pytest.approx([x_today, 2 * x_today])  # $4 and $8/h
+    assert f"node {prefix}%{{x" in _trace(fig, "break-even demand").hovertemplate
+    assert _prefix(fig.layout.xaxis) == prefix
+    assert f"[{rate.code} per node-hour]" in fig.layout.xaxis.title.text
+
+
+def test_break_even_map_converts_only_the_money_axis() -> None:
+    a = _break_even("api_price", "demand")
+    usd, sgd = break_even_map_figure(a), break_even_map_figure(a, SGD)
+    assert _trace(sgd, "today").x[0] == pytest.approx(13.0)  # $10/Mtok × 1.30
+    assert _trace(usd, "today").x[0] == pytest.approx(10.0)
+    assert _trace(sgd, "today").y[0] == _trace(usd, "today").y[0]  # demand has no currency
+    heat_usd, heat_sgd = _trace(usd, "owned ÷ API"), _trace(sgd, "owned ÷ API")
+    assert np.asarray(heat_sgd.x) == pytest.approx(1.3 * np.asarray(heat_usd.x))
+    assert np.asarray(heat_sgd.y) == pytest.approx(np.asarray(heat_usd.y))
+    assert np.asarray(heat_sgd.customdata) == pytest.approx(np.asarray(heat_usd.customdata))  # a ratio: no unit
+    assert "x S$%{x" in heat_sgd.hovertemplate
+    assert "y %{y" in heat_sgd.hovertemplate
+    assert _prefix(sgd.layout.xaxis) == "S$"
+    assert _prefix(usd.layout.xaxis) == "$"
+    assert "SGD per Mtok" in sgd.layout.xaxis.title.text
+    assert "USD" not in sgd.layout.xaxis.title.text
+    assert _prefix(sgd.layout.yaxis) is None
+
+
+def test_break_even_map_node_cost_on_y() -> None:
+    a = dataclasses.replace(_break_even("utilization", "node_price"), y_now=4.0)  # node at $4/h
+    sgd = break_even_map_figure(a, SGD)
+    assert _trace(sgd, "today").y[0] == pytest.approx(5.2)  # $4/h × 1.30
+    assert _prefix(sgd.layout.yaxis) == "S$"
+    assert "SGD per node-hour" in sgd.layout.yaxis.title.text
+    assert sgd.layout.xaxis.ticksuffix == "%"
+
+
+def _batching() -> tuple[BatchingAnalysis, BatchPoint]:
+    s = default_scenario()
+    inputs = BatchingInputs(
+        ar_option_id="owned-70b-ar",
+        speculation_option_id="owned-70b-ar",
+        diffusion_option_id="owned-8b-diffusion",
+        workload_id="kyc-overnight",
+    )
+    a = batching_analysis(s, inputs)
+    first = dataclasses.replace(a.batch_series[0], batch=np.array([1.0, 10.0]), cost_usd_per_mtok=np.array([10.0, 1.0]))
+    return dataclasses.replace(a, batch_series=(first, *a.batch_series[1:])), batch_point(s, inputs, 8, a)
+
+
+@pytest.mark.parametrize(("rate", "prefix", "y"), [(USD, "$", [10.0, 1.0]), (SGD, "S$", [13.0, 1.3])])
+def test_batch_cost_in_display_currency(rate: DisplayRate, prefix: str, y: list[float]) -> None:
+    a, p = _batching()
+    fig = batch_cost_figure(a, p, rate)
+    line = _trace(fig, a.batch_series[0].label)
+    assert list(line.y) == pytest.approx(y)  # $10 and $1/Mtok while busy, × 1.30 in SGD
+    assert f"{prefix}%{{y" in line.hovertemplate
+    assert _prefix(fig.layout.yaxis) == prefix
+    assert f"[{rate.code} per Mtok output]" in fig.layout.yaxis.title.text
