@@ -17,9 +17,10 @@ from economics.currency import USD, DisplayRate
 from economics.io.scenarios import default_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
 from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
-from economics.views.cost import variant_capacities
+from economics.views.cost import CostInputs, cost_analysis, variant_capacities
 from ui.charts.batching import batch_cost_figure
 from ui.charts.breakeven import break_even_map_figure, demand_curve_figure, utilization_curve_figure
+from ui.tables import cost_curves_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
 
@@ -126,3 +127,12 @@ def test_batch_cost_in_display_currency(rate: DisplayRate, prefix: str, y: list[
     assert f"{prefix}%{{y" in line.hovertemplate
     assert _prefix(fig.layout.yaxis) == prefix
     assert f"[{rate.code} per Mtok output]" in fig.layout.yaxis.title.text
+
+
+def test_replica_cost_column_in_display_currency() -> None:
+    s = default_scenario()
+    a = cost_analysis(s, CostInputs(workload_id="onboarding-checks"), variant_capacities(s, "onboarding-checks"))
+    usd, sgd = cost_curves_frame(a), cost_curves_frame(a, rate=SGD)
+    hourly = [c.replica_cost_usd_per_hour for c in a.curves]  # economics' USD figures, unchanged by the table
+    assert list(usd["Replica cost at full load [USD/h]"]) == pytest.approx(hourly)
+    assert list(sgd["Replica cost at full load [SGD/h]"]) == pytest.approx([1.3 * h for h in hourly])

@@ -103,11 +103,11 @@ def test_an_old_link_with_a_measured_view_setting_moves_it_into_the_scenario() -
 def test_break_even_page_prices_the_api_for_the_workload() -> None:
     at = run_page("3_break_even")
     # KYC batch: 6000 in / 800 out on the frontier API at $3/$15 per Mtok: (6000·3 + 800·15)/1e6 = $0.030
-    # per task = $37.50 per Mtok output.
-    assert metrics(at)["API [USD/Mtok output]"] == "$37.50"
+    # per task = $37.50 per Mtok output; the default (Singapore bank) shows SGD at 1.30: S$48.75.
+    assert metrics(at)["API [SGD/Mtok output]"] == "S$48.75"
     at.selectbox(key="v_be_api").set_value("mercury-api").run()
-    # Mercury 2 at $0.25/$0.75: (6000·0.25 + 800·0.75)/1e6 = $0.0021 per task = $2.625 per Mtok output
-    assert number(metrics(at)["API [USD/Mtok output]"]) == pytest.approx(2.625, abs=0.006)
+    # Mercury 2 at $0.25/$0.75: (6000·0.25 + 800·0.75)/1e6 = $0.0021 per task = $2.625 per Mtok output × 1.30
+    assert number(metrics(at)["API [SGD/Mtok output]"]) == pytest.approx(2.625 * 1.3, abs=0.006)
     assert at.session_state["_view"].be_api == "mercury-api"
 
 
