@@ -1,8 +1,9 @@
-"""Issue 14, item 4: the Break-even and Batching charts draw money in the display currency.
+"""Issue 14, item 4: the Break-even, Batching and Cost per token charts draw money in the display currency.
 
 Economics computes in USD; the chart builders multiply by the rate at the display edge. With SGD at 1.30 per US
 dollar, by hand: an API at $10/Mtok is drawn at S$13.00/Mtok, a node at $4/h at S$5.20/h, a cost of $10/Mtok
-while busy at S$13.00 and $1/Mtok at S$1.30. In USD (the default) the same numbers are drawn unchanged.
+while busy at S$13.00 and $1/Mtok at S$1.30, a node at $5/h at S$6.50/h. In USD (the default) the same numbers
+are drawn unchanged.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from economics.currency import USD, DisplayRate
 from economics.io.scenarios import default_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
 from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
-from economics.views.cost import CostInputs, cost_analysis, variant_capacities
+from economics.views.cost import CostAtUtilization, CostInputs, NodeCost, cost_analysis, variant_capacities
 from ui.charts.batching import batch_cost_figure
 from ui.charts.breakeven import break_even_map_figure, demand_curve_figure, utilization_curve_figure
+from ui.charts.cost import cost_at_utilization_figure, cost_curve_figure, node_cost_figure
 from ui.tables import cost_curves_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -136,3 +138,40 @@ def test_replica_cost_column_in_display_currency() -> None:
     hourly = [c.replica_cost_usd_per_hour for c in a.curves]  # economics' USD figures, unchanged by the table
     assert list(usd["Replica cost at full load [USD/h]"]) == pytest.approx(hourly)
     assert list(sgd["Replica cost at full load [SGD/h]"]) == pytest.approx([1.3 * h for h in hourly])
+
+
+def test_node_cost_breakdown_in_display_currency() -> None:
+    # a node at $4/h of capital and $1/h of power, 8 GPUs: $5/h, $0.625 per GPU-hour; in SGD S$6.50 and S$0.81
+    node = NodeCost("n", "Test node", "owned", 8, (("capital", 4.0), ("power", 1.0)), 5.0, 0.625)
+    sgd, usd = node_cost_figure(node, SGD), node_cost_figure(node)
+    assert "S$6.50 per node-hour (S$0.81 per GPU-hour)" in sgd.layout.title.text
+    assert "$5.00 per node-hour ($0.62 per GPU-hour)" in usd.layout.title.text
+    assert [t.x[0] for t in sgd.data] == pytest.approx([5.2, 1.3])  # $4 and $1/h × 1.30
+    assert [t.name for t in sgd.data] == ["capital: S$5.20/h", "power: S$1.30/h"]
+    assert _prefix(sgd.layout.xaxis) == "S$"
+    assert "SGD per node-hour" in sgd.layout.xaxis.title.text
+
+
+def test_cost_at_utilization_in_display_currency() -> None:
+    at = CostAtUtilization(0.5, (("Owned", "owned-ar", 10.0, "owned"), ("API", "api-frontier", 20.0, "API")))
+    sgd, usd = cost_at_utilization_figure(at, SGD), cost_at_utilization_figure(at)
+    assert list(sgd.data[0].x) == pytest.approx([13.0, 26.0])  # $10 and $20/Mtok × 1.30
+    assert list(sgd.data[0].text) == ["S$13.00", "S$26.00"]
+    assert list(usd.data[0].text) == ["$10.00", "$20.00"]
+    assert "S$%{x" in sgd.data[0].hovertemplate
+    assert "SGD per Mtok output" in sgd.layout.xaxis.title.text
+
+
+def test_cost_curve_in_display_currency() -> None:
+    s = default_scenario()
+    a = cost_analysis(s, CostInputs(workload_id="onboarding-checks"), variant_capacities(s, "onboarding-checks"))
+    usd, sgd = cost_curve_figure(a), cost_curve_figure(a, rate=SGD)
+    for u, g in zip(usd.data, sgd.data, strict=True):  # every money trace scaled by 1.30; utilization unchanged
+        assert np.asarray(g.y, dtype=float) == pytest.approx(1.3 * np.asarray(u.y, dtype=float), nan_ok=True)
+        assert np.asarray(g.x, dtype=float) == pytest.approx(np.asarray(u.x, dtype=float), nan_ok=True)
+    api = next(api for api in a.apis if api.feasible and np.isfinite(api.cost_usd_per_mtok))
+    line = _trace(sgd, api.label)
+    assert line.name.startswith(f"{api.label}: S$")
+    assert "S$%{y" in line.hovertemplate
+    assert _prefix(sgd.layout.yaxis) == "S$"
+    assert "SGD per Mtok output" in sgd.layout.yaxis.title.text
