@@ -22,6 +22,7 @@ from economics.scenario import Scenario
 from tests.ui.helpers import chart, metrics, run_page
 from ui import format as fmt
 from ui import tables
+from ui.bands import route_accuracy_frame
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.widgets.reviews import flips_frame
 
@@ -140,3 +141,15 @@ def test_bank_cost_per_token_replica_cost_in_sgd() -> None:
     assert len(frames) == 1
     assert "Replica cost at full load [SGD/h]" in frames[0].columns
     assert not [c for c in frames[0].columns if "USD" in str(c)]
+
+
+def test_bank_route_accuracy_table_in_sgd(bank: tuple[Scenario, Result]) -> None:
+    _, r = bank
+    usd, sgd = route_accuracy_frame(r.options, r.decisions), route_accuracy_frame(r.options, r.decisions, SGD)
+    assert not [c for c in sgd.columns if "USD" in c]
+    owned = usd["Cost on its own [USD/Mtok output]"].notna()
+    assert owned.any()  # the bank runs four workloads on its own nodes
+    for kind in ("Cost on its own", "Likely low", "Likely high"):
+        expected = 1.3 * usd.loc[owned, f"{kind} [USD/Mtok output]"].astype(float)  # USD × 1.30
+        got = sgd.loc[owned, f"{kind} [SGD/Mtok output]"].astype(float)
+        pd.testing.assert_series_equal(got, expected, check_names=False)
