@@ -153,3 +153,10 @@ def test_bank_route_accuracy_table_in_sgd(bank: tuple[Scenario, Result]) -> None
         expected = 1.3 * usd.loc[owned, f"{kind} [USD/Mtok output]"].astype(float)  # USD × 1.30
         got = sgd.loc[owned, f"{kind} [SGD/Mtok output]"].astype(float)
         pd.testing.assert_series_equal(got, expected, check_names=False)
+
+
+def test_bank_argument_page_in_sgd() -> None:
+    at = run_page("8_argument")
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert "S$22.83/h" in text.replace("\\", "")  # the KYC claim's node at $17.56/h × 1.30 = S$22.828
+    assert not BARE_DOLLAR.search(text)
