@@ -15,13 +15,16 @@ import plotly.graph_objects as go
 import pytest
 
 from economics.currency import USD, DisplayRate
+from economics.evaluate import evaluate
 from economics.io.scenarios import default_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoint, batch_point, batching_analysis
 from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostAtUtilization, CostInputs, NodeCost, cost_analysis, variant_capacities
+from economics.views.quadrant import quadrant
 from ui.charts.batching import batch_cost_figure
 from ui.charts.breakeven import break_even_map_figure, demand_curve_figure, utilization_curve_figure
 from ui.charts.cost import cost_at_utilization_figure, cost_curve_figure, node_cost_figure
+from ui.charts.quadrant import quadrant_figure
 from ui.tables import cost_curves_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -175,3 +178,21 @@ def test_cost_curve_in_display_currency() -> None:
     assert "S$%{y" in line.hovertemplate
     assert _prefix(sgd.layout.yaxis) == "S$"
     assert "SGD per Mtok output" in sgd.layout.yaxis.title.text
+
+
+def test_quadrant_value_axis_in_display_currency() -> None:
+    s = default_scenario()
+    q = quadrant(s, evaluate(s), s.workloads[0].id)
+    # hand value: a workload at $0.01 per output token = $10 per 1,000 tokens → S$13 per 1,000 in SGD
+    point = dataclasses.replace(q.points[0], value_usd_per_output_token=0.01, margin_usd_per_request=1.0)
+    q = dataclasses.replace(q, points=(point, *q.points[1:]))
+    usd, sgd = quadrant_figure(q), quadrant_figure(q, SGD)
+    dots_usd, dots_sgd = _trace(usd, "workloads"), _trace(sgd, "workloads")
+    assert dots_usd.customdata[0][3] == pytest.approx(10.0)
+    assert dots_sgd.customdata[0][3] == pytest.approx(13.0)
+    assert dots_sgd.customdata[0][1] == pytest.approx(1.3)  # margin $1/task × 1.30
+    assert dots_sgd.y[0] == pytest.approx(np.log10(13.0))  # the axis holds log10 of the displayed value
+    assert "S$%{customdata[3]" in dots_sgd.hovertemplate
+    assert "SGD per 1,000 output tokens" in sgd.layout.yaxis.title.text
+    assert all(str(t).startswith("S$") for t in sgd.layout.yaxis.ticktext)
+    assert all(str(t).startswith("$") for t in usd.layout.yaxis.ticktext)
