@@ -122,7 +122,7 @@ def test_bank_break_even_page_in_sgd() -> None:
     assert all("S$" in v for k, v in figures.items() if "SGD" in k)
     axis = chart(at, "Owned beats the API")["layout"]["xaxis"]
     assert "SGD per Mtok" in axis["title"]["text"]
-    assert axis["tickprefix"] == "S$"
+    assert all(str(t).startswith("S$") for t in axis["ticktext"])  # every 1-2-5 log tick (ui.axes)
 
 
 def test_bank_batching_page_in_sgd() -> None:
@@ -132,7 +132,7 @@ def test_bank_batching_page_in_sgd() -> None:
     assert not [k for k, v in metrics(at).items() if "USD" in k or "USD" in v or BARE_DOLLAR.search(v)]
     axis = chart(at, "Cost per token while busy")["layout"]["yaxis"]
     assert "SGD per Mtok" in axis["title"]["text"]
-    assert axis["tickprefix"] == "S$"
+    assert all(str(t).startswith("S$") for t in axis["ticktext"])  # every 1-2-5 log tick (ui.axes)
 
 
 def test_bank_cost_per_token_replica_cost_in_sgd() -> None:

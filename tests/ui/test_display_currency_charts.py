@@ -9,6 +9,7 @@ are drawn unchanged.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -21,6 +22,7 @@ from economics.views.batching import BatchingAnalysis, BatchingInputs, BatchPoin
 from economics.views.breakeven import BreakEvenAnalysis, BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostAtUtilization, CostInputs, NodeCost, cost_analysis, variant_capacities
 from economics.views.quadrant import quadrant
+from ui.axes import prefix_on_every_log_tick
 from ui.charts.batching import batch_cost_figure
 from ui.charts.breakeven import break_even_map_figure, demand_curve_figure, utilization_curve_figure
 from ui.charts.cost import cost_at_utilization_figure, cost_curve_figure, node_cost_figure
@@ -48,8 +50,14 @@ def _break_even(x: str = "api_price", y: str = "demand") -> BreakEvenAnalysis:
 
 
 def _prefix(axis: go.layout.XAxis | go.layout.YAxis) -> str | None:
-    """The currency written before each tick: US dollars through d3's "$" format (ui.axes), others as a prefix."""
-    return "$" if str(axis.tickformat or "").startswith("$") else axis.tickprefix
+    """The currency written before each tick: US dollars through d3's "$" format, others as a prefix or, on a
+    1-2-5 log axis, written into every listed tick label (ui.axes.prefix_on_every_log_tick)."""
+    if str(axis.tickformat or "").startswith("$"):
+        return "$"
+    if axis.ticktext:
+        found = {re.match(r"[^\d.]*", str(t)).group(0) for t in axis.ticktext}  # type: ignore[union-attr]
+        return found.pop() if len(found) == 1 else None
+    return axis.tickprefix
 
 
 def _trace(fig: go.Figure, name_part: str) -> go.Scatter:
@@ -196,3 +204,19 @@ def test_quadrant_value_axis_in_display_currency() -> None:
     assert "SGD per 1,000 output tokens" in sgd.layout.yaxis.title.text
     assert all(str(t).startswith("S$") for t in sgd.layout.yaxis.ticktext)
     assert all(str(t).startswith("$") for t in usd.layout.yaxis.ticktext)
+
+
+def test_prefix_on_every_log_tick() -> None:
+    # data from 10 to 100, padded ÷1.5 and ×1.5 like plotly's autorange (6.7 to 150): ticks 10, 20, 50, 100
+    axis: dict[str, object] = {"type": "log", "dtick": "D2", "tickformat": "~g", "tickprefix": "S$"}
+    prefix_on_every_log_tick(axis, [10.0, 100.0])
+    assert axis["tickvals"] == pytest.approx([10.0, 20.0, 50.0, 100.0])
+    assert axis["ticktext"] == ["S$10", "S$20", "S$50", "S$100"]
+    assert "tickprefix" not in axis
+    for kept in (
+        {"type": "log", "dtick": "D2", "tickformat": "~g", "tickprefix": "$"},  # d3's "$" format does it
+        {"type": "log", "dtick": 1, "tickformat": "~g", "tickprefix": "S$"},  # powers of ten carry the prefix
+    ):
+        before = dict(kept)
+        prefix_on_every_log_tick(kept, [10.0, 100.0])
+        assert kept == before
