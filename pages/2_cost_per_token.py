@@ -14,7 +14,7 @@ from ui.energy import carbon_line, energy_frame, page_rate
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
 from ui.widgets.nodes import node_inputs, typed
-from ui.widgets.table import money, number, table
+from ui.widgets.table import money_in, number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Cost per token")
@@ -50,9 +50,10 @@ def node_prices() -> None:
             edited_nodes.append((edited.id, st.container()))
             st.caption(source_caption(edited.source, edited.as_of, s.review_date))
     state.update(s)
+    rate = page_rate(s)[0]  # typed prices are USD, as on the invoice; the charts show the display currency
     for node_cost in compute.node_costs(s):
         where = dict(edited_nodes)[node_cost.node_id]
-        compute.chart(charts.node_cost_figure, node_cost, key=f"chart_node_{node_cost.node_id}", where=where)
+        compute.chart(charts.node_cost_figure, node_cost, rate, key=f"chart_node_{node_cost.node_id}", where=where)
 
 
 @st.fragment(key="cost_apis")
@@ -80,11 +81,13 @@ def effective_cost(workload_id: str) -> None:
     s = state.scenario()
     a = compute.cost(s, cost_inputs(workload_id))
     likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
+    rate = page_rate(s)[0]  # money in the display currency (issue 14), converted by the chart and table builders
     compute.chart(
         charts.cost_curve_figure,
         a,
         tables.you_are_here(compute.evaluate(s), workload_id),
         likely,
+        rate,
         key="chart_cost_curve",
     )
 
@@ -92,7 +95,7 @@ def effective_cost(workload_id: str) -> None:
     def at_utilization() -> None:
         """The utilization marker and the costs read off at it; moving it reruns only this part of the page."""
         at = compute.cost_at_utilization(a, utilization_slider())
-        compute.chart(charts.cost_at_utilization_figure, at, key="chart_cost_at_u")
+        compute.chart(charts.cost_at_utilization_figure, at, rate, key="chart_cost_at_u")
 
     at_utilization()
     if a.sovereign:
@@ -102,12 +105,12 @@ def effective_cost(workload_id: str) -> None:
             icon=":material/lock:",
         )
     table(
-        tables.cost_curves_frame(a, likely),
+        tables.cost_curves_frame(a, likely, rate),
         key="cost_curves",
         file_name="cost_per_token.csv",
         column_config={
             "Capacity [output tok/s per replica]": number(),
-            "Replica cost at full load [USD/h]": money(),
+            f"Replica cost at full load [{rate.code}/h]": money_in(rate.code),
             "Break-even utilization vs cheapest API [%]": number(fmt="%.1f"),
         },
     )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics.currency import currency_statement
 from ui import bands, compute, state
 from ui import format as fmt
 from ui.charts import breakeven as charts
+from ui.energy import page_rate
 from ui.widgets.breakeven import break_even_inputs, map_axes
 from ui.widgets.common import view_tabs
 from ui.widgets.key_figures import key_figures
@@ -33,6 +35,14 @@ def break_even_view() -> None:
     """Inputs, metrics and the open tab's chart; a change of any input reruns only this part of the page (the
     scenario is the one of the last full run: no input here changes it)."""
     inputs = break_even_inputs(s)
+    rate, rate_problem = page_rate(s)  # money is converted here, at the display edge (issue 14)
+    if rate_problem:
+        st.warning(fmt.md_escape(rate_problem))
+
+    def in_display(x_usd: float) -> str:
+        """A cost computed in USD, in the display currency."""
+        return fmt.money(x_usd, rate.code, rate.units_per_usd)
+
     if inputs is not None:
         a = compute.break_even(s, inputs)
         if not a.feasible:
@@ -46,18 +56,22 @@ def break_even_view() -> None:
                 )
             key_figures(
                 [
-                    ("Owned today [USD/Mtok output]", fmt.usd(a.owned_usd_per_mtok)),
+                    (f"Owned today [{rate.code}/Mtok output]", in_display(a.owned_usd_per_mtok)),
                     (
                         "Owned, likely range",  # issue 13: the throughput model's accuracy
-                        bands.cost_range_from(
-                            compute.evaluate(s).options,
-                            inputs.workload_id,
-                            inputs.option_id,
-                            a.owned_usd_per_mtok,
-                            inputs.option_id in measured,
+                        fmt.money_text(
+                            bands.cost_range_from(
+                                compute.evaluate(s).options,
+                                inputs.workload_id,
+                                inputs.option_id,
+                                a.owned_usd_per_mtok,
+                                inputs.option_id in measured,
+                            ),
+                            rate.code,
+                            rate.units_per_usd,
                         ),
                     ),
-                    ("API [USD/Mtok output]", fmt.usd(a.api_usd_per_mtok)),
+                    (f"API [{rate.code}/Mtok output]", in_display(a.api_usd_per_mtok)),
                     ("Utilization today", fmt.pct(a.utilization, 1)),
                     (
                         "Break-even utilization",
@@ -67,17 +81,18 @@ def break_even_view() -> None:
                 help_text="Utilization today: average load over the paid replicas' SLO capacity. Owned is "
                 f"cheaper above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}. "
                 "Likely range: the 10–90% band of the throughput model's error on measured benchmarks like this "
-                "one (or of your calibration); cost per token moves inversely with throughput.",
+                "one (or of your calibration); cost per token moves inversely with throughput. "
+                + currency_statement(rate),
             )
             shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
             with tab:
                 if shown == "utilization":
-                    compute.chart(charts.utilization_curve_figure, a, key="chart_be_utilization")
+                    compute.chart(charts.utilization_curve_figure, a, rate, key="chart_be_utilization")
                 elif shown == "demand":
-                    compute.chart(charts.demand_curve_figure, a, key="chart_be_demand")
+                    compute.chart(charts.demand_curve_figure, a, rate, key="chart_be_demand")
                 else:
                     mapped = compute.break_even(s, map_axes(inputs))
-                    compute.chart(charts.break_even_map_figure, mapped, key="chart_be_map")
+                    compute.chart(charts.break_even_map_figure, mapped, rate, key="chart_be_map")
 
 
 measured = {o.id for o in s.owned_options if o.measured is not None}

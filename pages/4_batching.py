@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics.currency import currency_statement
 from ui import bands, compute, state
 from ui import format as fmt
 from ui.charts import batching as charts
+from ui.energy import page_rate
 from ui.widgets.batching import batch_input, batching_inputs
 from ui.widgets.key_figures import key_figures
 
@@ -19,6 +21,9 @@ st.caption(
 )
 
 inputs = batching_inputs(s)
+rate, rate_problem = page_rate(s)  # money is converted here, at the display edge (issue 14)
+if rate_problem:
+    st.warning(fmt.md_escape(rate_problem))
 if inputs is not None:
     chosen = inputs  # the fragment below keeps this narrowed (not None) type
     a = compute.batching(s, inputs)
@@ -35,7 +40,7 @@ if inputs is not None:
         key_figures(
             [
                 (f"AR tok/s at batch {p.batch}", fmt.count(p.tokens_per_s)),
-                ("AR cost per Mtok while busy", fmt.usd(p.cost_usd_per_mtok)),
+                ("AR cost per Mtok while busy", fmt.money(p.cost_usd_per_mtok, rate.code, rate.units_per_usd)),
                 (f"Swing, batch 1 → {p.batch}", f"÷{p.cost_swing:,.1f}"),
                 (
                     f"FLOP per byte read ({'compute' if p.compute_bound else 'memory'}-bound)",
@@ -45,13 +50,14 @@ if inputs is not None:
                 ("Likely AR tok/s", bands.batch_range(s, chosen.ar_option_id, p.batch, p.tokens_per_s)),
             ],
             title=f"Autoregressive replica at batch {p.batch}",
-            help_text="Tokens per second: output tokens of one AR replica in steady decode. USD/Mtok while busy: "
+            help_text="Tokens per second: output tokens of one AR replica in steady decode. Cost per Mtok while busy: "
             "the replica's cost per hour ÷ that throughput, at 100% utilization. Swing: cost per Mtok at batch 1 "
             "÷ cost per Mtok at this batch. FLOP/B: arithmetic intensity of the AR decode pass (the GPU's ridge "
             "point is on the roofline). KV cache: the caches of the whole batch. Likely range: the 10–90% band of "
-            "the model's error on measured benchmarks like this one (or of your calibration, when one is in use).",
+            "the model's error on measured benchmarks like this one (or of your calibration, when one is in use). "
+            + currency_statement(rate),
         )
-        compute.chart(charts.batch_cost_figure, a, p, key="chart_batch_cost")
+        compute.chart(charts.batch_cost_figure, a, p, rate, key="chart_batch_cost")
 
     left, right = st.columns(2)
     with left:

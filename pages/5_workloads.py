@@ -58,7 +58,8 @@ def routing_quadrant() -> None:
         "fixed: spare capacity the plan already pays for is free, extra replicas and nodes are not. Every "
         "workload is placed at its own β and value.",
     )
-    compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), key="chart_quadrant")
+    rate = page_rate(s)[0]  # value at risk in the display currency (issue 14)
+    compute.chart(charts.quadrant_figure, compute.quadrant(s, r, region), rate, key="chart_quadrant")
 
 
 if s.owned_options:

@@ -100,7 +100,11 @@ with st.expander("How accurate the throughput model is for each route", icon=":m
         "An owned route's cost per token rests on the modelled tokens per second. The likely range is the 10–90% "
         "band of the model's error on published benchmarks like it, or of your calibration when one is in use."
     )
-    table(accuracy_frame(subject.result.options, subject.result.decisions), key="rv_accuracy", file_name="accuracy.csv")
+    table(
+        accuracy_frame(subject.result.options, subject.result.decisions, rate),
+        key="rv_accuracy",
+        file_name="accuracy.csv",
+    )
 ranges, draws, seed = rv.ranges_editor()
 tornado, mc = compute.uncertainty(subject.scenario, ranges, draws, seed)
 metric = st.radio(

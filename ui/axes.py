@@ -119,4 +119,29 @@ def dollars_on_every_log_tick(axis: dict[str, object]) -> None:
         axis["tickformat"] = "$,~g"  # ",": $1,000 not $1000
 
 
+def prefix_on_every_log_tick(axis: dict[str, object], values: Sequence[object]) -> None:
+    """:func:`dollars_on_every_log_tick` for another currency prefix (S$, €, "CHF "): d3's currency flag writes
+    only "$", so the 1-2-5 ticks over the axis' range (or its data, padded like plotly's autorange) are listed
+    with their labels, the prefix on every one (plotly leaves it off the 2s and 5s)."""
+    prefix, suffix = str(axis.get("tickprefix", "")), str(axis.get("ticksuffix", ""))
+    if axis.get("dtick") != "D2" or axis.get("tickformat") != "~g" or prefix in ("", "$") or "tickvals" in axis:
+        return  # a log axis labelled at the powers of ten only (dtick 1) has the prefix on every label already
+    numbers = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v) and v > 0]
+    given = axis.get("range")
+    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
+        lo, hi = sorted(10.0 ** float(g) for g in given)
+    elif numbers:
+        lo, hi = min(numbers) / 1.5, max(numbers) * 1.5
+    else:
+        return
+    ticks = log_ticks(lo, hi, (1, 2, 5) if math.log10(hi / lo) <= 4 else (1,)) or [lo, hi]
+    axis.pop("tickprefix")
+    axis.pop("dtick", None)
+    axis.update(
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=[f"{prefix}{t:,.10g}{suffix}".replace("e+0", "e+").replace("e-0", "e-") for t in ticks],
+    )
+
+
 AXIS_NAME = re.compile(r"[xy]axis\d*")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from economics import OptionResult, Scenario, WorkloadDecision, option_band_ratio
+from economics.currency import USD, DisplayRate
 from ui import format as fmt
 
 MEASURED = "measured"
@@ -158,9 +159,17 @@ def calibration_note(scenario: Scenario) -> str:
     return ("Calibrated throughput in use — " + "; ".join(parts)) if parts else ""
 
 
-def route_accuracy_frame(options: Sequence[OptionResult], decisions: Sequence[WorkloadDecision]) -> pd.DataFrame:
-    """Per workload: the route's $/Mtok output on its own, its likely range, where that comes from, and whether
-    the route is too close to call. Results saved before bands existed have empty range cells."""
+def route_accuracy_frame(
+    options: Sequence[OptionResult], decisions: Sequence[WorkloadDecision], rate: DisplayRate = USD
+) -> pd.DataFrame:
+    """Per workload: the route's $/Mtok output on its own (in ``rate``'s currency), its likely range, where that
+    comes from, and whether the route is too close to call. Results saved before bands existed have empty range
+    cells."""
+    code = rate.code
+
+    def shown(usd: float | None) -> float | None:
+        return None if usd is None else usd * rate.units_per_usd
+
     by_key = {(o.workload_id, o.option_id): o for o in options}
     rows = []
     for d in decisions:
@@ -170,9 +179,9 @@ def route_accuracy_frame(options: Sequence[OptionResult], decisions: Sequence[Wo
             {
                 "Workload": d.workload_name,
                 "Route": d.route_label,
-                "Cost on its own [USD/Mtok output]": o.cost_usd_per_mtok_output if owned and o else None,
-                "Likely low [USD/Mtok output]": o.cost_low_usd_per_mtok_output if owned and o else None,
-                "Likely high [USD/Mtok output]": o.cost_high_usd_per_mtok_output if owned and o else None,
+                f"Cost on its own [{code}/Mtok output]": shown(o.cost_usd_per_mtok_output) if owned and o else None,
+                f"Likely low [{code}/Mtok output]": shown(o.cost_low_usd_per_mtok_output) if owned and o else None,
+                f"Likely high [{code}/Mtok output]": shown(o.cost_high_usd_per_mtok_output) if owned and o else None,
                 "Range from": (o.band_basis if owned and o else "") or ("price list" if not owned else ""),
                 "Too close to call": d.too_close_to_call,
             }

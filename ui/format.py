@@ -101,6 +101,11 @@ def money(
     return text.replace("$", CURRENCY_PREFIX.get(code, f"{code} "), 1) if code != "USD" else text
 
 
+def currency_prefix(code: str) -> str:
+    """How ``code`` is written before an amount on an axis or in a hover: $, S$, or the code and a space."""
+    return CURRENCY_PREFIX.get(code, f"{code} ")
+
+
 _DOLLARS = re.compile(r"([−-])?\$(\d[\d,]*(?:\.\d+)?)")
 
 

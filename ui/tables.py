@@ -159,10 +159,12 @@ def _likely(curve: Any, ratio: tuple[float, float] | None) -> str:
     return f"{x * min(ratio[0], 1.0):,.0f}–{x * max(ratio[1], 1.0):,.0f}"
 
 
-def cost_curves_frame(a: CostAnalysis, ratios: Mapping[str, tuple[float, float]] | None = None) -> pd.DataFrame:
-    """One row per owned variant: throughput, replica cost and break-even (the chart shows the cost at any
-    utilization); with ``ratios`` (option id → plausible throughput low/high as multiples of the model's) the
-    likely capacity range of each modelled variant."""
+def cost_curves_frame(
+    a: CostAnalysis, ratios: Mapping[str, tuple[float, float]] | None = None, rate: DisplayRate = USD
+) -> pd.DataFrame:
+    """One row per owned variant: throughput, replica cost (in ``rate``'s currency) and break-even (the chart
+    shows the cost at any utilization); with ``ratios`` (option id → plausible throughput low/high as multiples
+    of the model's) the likely capacity range of each modelled variant."""
     rows = []
     for c in a.curves:
         u_star = c.break_even_utilization
@@ -175,7 +177,7 @@ def cost_curves_frame(a: CostAnalysis, ratios: Mapping[str, tuple[float, float]]
                 "Throughput source": c.source,
                 "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
                 "Likely capacity [output tok/s per replica]": _likely(c, (ratios or {}).get(c.option_id)),
-                "Replica cost at full load [USD/h]": c.replica_cost_usd_per_hour,
+                f"Replica cost at full load [{rate.code}/h]": rate.units_per_usd * c.replica_cost_usd_per_hour,
                 "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
                 "Break-even": (
                     "no API to compare"

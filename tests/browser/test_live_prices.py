@@ -27,10 +27,10 @@ def _chart(page: Page, title: str) -> Locator:
 
 def test_node_price_edits_redraw_the_charts_and_keep_messages_right(page: Page, app_url: str) -> None:
     goto_app(page, f"{app_url}/cost_per_token")
-    node_chart = _chart(page, "per node-hour")
-    expect(node_chart).to_contain_text("$17.56 per node-hour")
+    node_chart = _chart(page, "per node-hour")  # $17.557/h in the bank's SGD at 1.30 (tests/ui/test_pages.py)
+    expect(node_chart).to_contain_text("S$22.82 per node-hour")
     _type(page, NODE_PRICE, "$380,000")  # first edit: the source caption changes too
-    expect(_chart(page, "per node-hour")).not_to_contain_text("$17.56 per node-hour")
+    expect(_chart(page, "per node-hour")).not_to_contain_text("S$22.82 per node-hour")
     expect(page.get_by_text("entered by the user on").first).to_be_visible()
     after_first = _chart(page, "per node-hour").inner_text()
     _type(page, NODE_PRICE, "$400,000")  # a later edit reruns the chart, not the inputs

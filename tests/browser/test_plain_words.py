@@ -1,5 +1,5 @@
 """What a finance reader sees, in a real browser at 1,440 and 1,024 px: no field paths, no option or price ids,
-no None / nan, no float noise, no "(s)" on any page; every money axis carries $ on every tick."""
+no None / nan, no float noise, no "(s)" on any page; every money axis carries $ on every tick (S$ in SGD)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ MONEY_AXES_JS = """
   return Object.keys(L).filter((k) => /^[xy]axis\\d*$/.test(k)).map((k) => ({
     chart: title, axis: k, title: (L[k].title && L[k].title.text) || '',
     visible: L[k].visible !== false, ticks: (L[k]._vals || []).map((v) => v.text),
-  })).filter((a) => a.visible && /USD|\\$/.test(a.title) && !/÷|ratio/.test(a.title));
+  })).filter((a) => a.visible && /USD|SGD|\\$/.test(a.title) && !/÷|ratio/.test(a.title));
 })
 """
 

@@ -12,15 +12,17 @@ import re
 
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from economics.currency import USD, DisplayRate
 from economics.evaluate import evaluate
 from economics.io.scenarios import load_preset
 from economics.result import Result
 from economics.scenario import Scenario
-from tests.ui.helpers import metrics, run_page
+from tests.ui.helpers import chart, metrics, run_page
 from ui import format as fmt
 from ui import tables
+from ui.bands import route_accuracy_frame
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.widgets.reviews import flips_frame
 
@@ -102,3 +104,59 @@ def test_overview_charts_in_sgd(bank: tuple[Scenario, Result]) -> None:
     assert dots.data[0].x[0] == pytest.approx(1.3 * usd.data[0].x[0])
     assert "USD" in usd.layout.xaxis.title.text  # FX 1: unchanged
     assert dots.layout.xaxis.tickprefix == "S$"
+
+
+def _money_figures(at: AppTest) -> dict[str, str]:
+    """The page's key figures whose label or value is about money."""
+    return {k: v for k, v in metrics(at).items() if "$" in v or "USD" in k or "SGD" in k or "cost" in k.lower()}
+
+
+def test_bank_break_even_page_in_sgd() -> None:
+    at = run_page("3_break_even")  # the default scenario is the Singapore bank, in SGD at 1.30
+    figures = _money_figures(at)
+    assert {"Owned today [SGD/Mtok output]", "API [SGD/Mtok output]"} <= set(figures)
+    # the KYC batch on the frontier API: $37.50 per Mtok output (tests/ui/test_pages.py) × 1.30 = S$48.75
+    assert figures["API [SGD/Mtok output]"] == "S$48.75"
+    assert not [k for k in figures if "USD" in k]
+    assert not [v for v in figures.values() if BARE_DOLLAR.search(v) or "USD" in v]
+    assert all("S$" in v for k, v in figures.items() if "SGD" in k)
+    axis = chart(at, "Owned beats the API")["layout"]["xaxis"]
+    assert "SGD per Mtok" in axis["title"]["text"]
+    assert all(str(t).startswith("S$") for t in axis["ticktext"])  # every 1-2-5 log tick (ui.axes)
+
+
+def test_bank_batching_page_in_sgd() -> None:
+    at = run_page("4_batching")
+    cost = metrics(at)["AR cost per Mtok while busy"]
+    assert cost.startswith("S$")
+    assert not [k for k, v in metrics(at).items() if "USD" in k or "USD" in v or BARE_DOLLAR.search(v)]
+    axis = chart(at, "Cost per token while busy")["layout"]["yaxis"]
+    assert "SGD per Mtok" in axis["title"]["text"]
+    assert all(str(t).startswith("S$") for t in axis["ticktext"])  # every 1-2-5 log tick (ui.axes)
+
+
+def test_bank_cost_per_token_replica_cost_in_sgd() -> None:
+    at = run_page("2_cost_per_token")
+    frames = [d.value for d in at.dataframe if any("Replica cost" in str(c) for c in d.value.columns)]
+    assert len(frames) == 1
+    assert "Replica cost at full load [SGD/h]" in frames[0].columns
+    assert not [c for c in frames[0].columns if "USD" in str(c)]
+
+
+def test_bank_route_accuracy_table_in_sgd(bank: tuple[Scenario, Result]) -> None:
+    _, r = bank
+    usd, sgd = route_accuracy_frame(r.options, r.decisions), route_accuracy_frame(r.options, r.decisions, SGD)
+    assert not [c for c in sgd.columns if "USD" in c]
+    owned = usd["Cost on its own [USD/Mtok output]"].notna()
+    assert owned.any()  # the bank runs four workloads on its own nodes
+    for kind in ("Cost on its own", "Likely low", "Likely high"):
+        expected = 1.3 * usd.loc[owned, f"{kind} [USD/Mtok output]"].astype(float)  # USD × 1.30
+        got = sgd.loc[owned, f"{kind} [SGD/Mtok output]"].astype(float)
+        pd.testing.assert_series_equal(got, expected, check_names=False)
+
+
+def test_bank_argument_page_in_sgd() -> None:
+    at = run_page("8_argument")
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert "S$22.83/h" in text.replace("\\", "")  # the KYC claim's node at $17.56/h × 1.30 = S$22.828
+    assert not BARE_DOLLAR.search(text)

@@ -62,11 +62,12 @@ def test_cost_page_node_breakdown_follows_capex() -> None:
     # Bank node: $280k, 4 years at 8%, 10.2 kW, power 70%, PUE 1.3, $0.20/kWh, colocation $250/kW-month, ops 8%.
     # CRF(8%, 4) = 0.08·1.08⁴/(1.08⁴ − 1) = 0.301921; capital 280000·0.301921/8760 = $9.650/h; ops
     # 0.08·280000/8760 = $2.557/h; power 10.2·0.7·1.3·0.20 = $1.856/h; colocation 250·10.2/730 = $3.493/h.
-    assert "$17.56 per node-hour" in _node_title(at)
+    # $17.557/h in all; the bank shows SGD at 1.30 (data/prices/fx_rates.csv): 17.557 × 1.30 = S$22.82/h
+    assert "S$22.82 per node-hour" in _node_title(at)
     at.text_input(key="node_sg-h100-node_capex_usd").set_value("$350,000").run()
     assert not at.exception
-    # capital 350000·0.301921/8760 = $12.063/h, ops 0.08·350000/8760 = $3.196/h: total $20.61/h
-    assert "$20.61 per node-hour" in _node_title(at)
+    # capital 350000·0.301921/8760 = $12.063/h, ops 0.08·350000/8760 = $3.196/h: total $20.609/h × 1.30 = S$26.79
+    assert "S$26.79 per node-hour" in _node_title(at)
     assert scenarios.decode(at.query_params["s"], default_scenario()).scenario.nodes[0].capex_usd == 350_000  # type: ignore[union-attr]
 
 
@@ -87,8 +88,9 @@ def test_cost_page_measured_throughput_replaces_the_model() -> None:
     curve = chart(at, "Effective cost per token")
     measured = [t for t in curve["data"] if "(measured throughput)" in str(t.get("name"))]
     assert len(measured) == 2  # plain AR and with speculation: the benchmark measured the option as deployed
-    # one replica of 8 GPUs = the whole $17.557/h node; at U = 100%: 17.557e6/(3600·1000) = $4.877 per Mtok
-    assert measured[0]["y"][-1] == pytest.approx(17.557065 * 1e6 / 3600 / 1000, rel=1e-4)
+    # one replica of 8 GPUs = the whole $17.557/h node; at U = 100%: 17.557e6/(3600·1000) = $4.877 per Mtok,
+    # drawn in the bank's SGD at 1.30
+    assert measured[0]["y"][-1] == pytest.approx(1.3 * 17.557065 * 1e6 / 3600 / 1000, rel=1e-4)
     option = next(o for o in at.session_state["_scenario"].owned_options if o.id == "owned-70b-ar")
     assert option.measured.output_tokens_per_s == 1000.0  # part of the scenario: the share link carries it
 
@@ -103,11 +105,11 @@ def test_an_old_link_with_a_measured_view_setting_moves_it_into_the_scenario() -
 def test_break_even_page_prices_the_api_for_the_workload() -> None:
     at = run_page("3_break_even")
     # KYC batch: 6000 in / 800 out on the frontier API at $3/$15 per Mtok: (6000·3 + 800·15)/1e6 = $0.030
-    # per task = $37.50 per Mtok output.
-    assert metrics(at)["API [USD/Mtok output]"] == "$37.50"
+    # per task = $37.50 per Mtok output; the default (Singapore bank) shows SGD at 1.30: S$48.75.
+    assert metrics(at)["API [SGD/Mtok output]"] == "S$48.75"
     at.selectbox(key="v_be_api").set_value("mercury-api").run()
-    # Mercury 2 at $0.25/$0.75: (6000·0.25 + 800·0.75)/1e6 = $0.0021 per task = $2.625 per Mtok output
-    assert number(metrics(at)["API [USD/Mtok output]"]) == pytest.approx(2.625, abs=0.006)
+    # Mercury 2 at $0.25/$0.75: (6000·0.25 + 800·0.75)/1e6 = $0.0021 per task = $2.625 per Mtok output × 1.30
+    assert number(metrics(at)["API [SGD/Mtok output]"]) == pytest.approx(2.625 * 1.3, abs=0.006)
     assert at.session_state["_view"].be_api == "mercury-api"
 
 

@@ -7,8 +7,10 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from economics.currency import USD, DisplayRate
 from economics.units import GB, TFLOPS
 from economics.views.batching import BatchingAnalysis, BatchPoint
+from ui.format import currency_prefix
 from ui.theme import KIND_COLOR, LIMIT_COLOR, LOG_AXIS, Chart
 
 
@@ -124,12 +126,14 @@ def batch_throughput_figure(a: BatchingAnalysis) -> go.Figure:
     return c.figure()
 
 
-def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
-    """Cost per million output tokens while the replica is busy, against batch size."""
+def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint, rate: DisplayRate = USD) -> go.Figure:
+    """Cost per million output tokens while the replica is busy, against batch size; computed in USD, drawn in
+    ``rate``'s currency (issue 14: converted here, at the display edge)."""
+    cur = currency_prefix(rate.code)
     c = Chart(
         f"Cost per token while busy: ÷{p.cost_swing:,.0f} from batch 1 to batch {p.batch}",
         "batch size [concurrent sequences] (log)",
-        "cost while busy [USD per Mtok output] (log)",
+        f"cost while busy [{rate.code} per Mtok output] (log)",
         legend_rows=len(a.batch_series),
         x_log=True,
         y_log=True,
@@ -137,15 +141,15 @@ def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint) -> go.Figure:
     for s in a.batch_series:
         c.add(
             x=s.batch,
-            y=s.cost_usd_per_mtok,
+            y=rate.units_per_usd * s.cost_usd_per_mtok,
             mode="lines",
             line={"color": KIND_COLOR[s.kind], "width": 3},
             name=s.label,
-            hovertemplate="batch %{x:,.0f}<br>$%{y:,.3g} per Mtok<extra>%{fullData.name}</extra>",
+            hovertemplate=f"batch %{{x:,.0f}}<br>{cur}%{{y:,.3g}} per Mtok<extra>%{{fullData.name}}</extra>",
         )
     _kv_caps(c, a)
     c.vline(p.batch, log_x=True, width=1, text=f"batch {p.batch}", position="bottom right")
-    c.axis("yaxis", tickprefix="$")
+    c.axis("yaxis", tickprefix=cur)
     return c.figure()
 
 

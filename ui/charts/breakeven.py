@@ -1,4 +1,8 @@
-"""Charts of the Break-even page: U* against API price, λ* against node cost, and the two-axis map."""
+"""Charts of the Break-even page: U* against API price, λ* against node cost, and the two-axis map.
+
+Money is computed in USD and drawn in the display currency of ``rate`` (issue 14): API prices and node costs are
+multiplied by its rate here, at the display edge, and the axes and hovers carry its code and prefix.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,13 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from economics.currency import USD, DisplayRate
 from economics.views.breakeven import AXIS_LABEL, AXIS_NAME, BreakEvenAnalysis
+from ui.format import currency_prefix
 from ui.theme import API_WINS_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, Chart
 
 _LOG_AXES = {"api_price", "node_price", "demand"}
+_MONEY_AXES = {"api_price", "node_price"}  # in USD/Mtok and USD/h: converted to the display currency
 MAP_CELLS = 40  # cells per axis of the break-even map at most: what the eye needs for two smooth regions
 
 
@@ -27,11 +34,13 @@ def _today(c: Chart, x: float, y: float, name: str, hover: str) -> None:
     )
 
 
-def utilization_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
-    """Break-even utilization against the API price, with the highest utilization peak sizing allows."""
+def utilization_curve_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> go.Figure:
+    """Break-even utilization against the API price (in ``rate``'s currency), with the highest utilization
+    peak sizing allows."""
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
         "Owned beats the API above this utilization",
-        "API price [USD per Mtok output, input included] (log)",
+        f"API price [{rate.code} per Mtok output, input included] (log)",
         "break-even utilization [%]",
         height=420,
         legend_rows=2,
@@ -45,10 +54,10 @@ def utilization_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
         fill="tozeroy",
         fillcolor="rgba(213,94,0,0.10)",
         name="break-even utilization (the API is cheaper in the shaded area)",
-        hovertemplate="API $%{x:,.3g}/Mtok<br>owned cheaper above %{y:.1f}% utilization<extra></extra>",
+        hovertemplate=f"API {cur}%{{x:,.3g}}/Mtok<br>owned cheaper above %{{y:.1f}}% utilization<extra></extra>",
     )
     c.add(
-        x=[a.curve_api_usd_per_mtok[0], a.curve_api_usd_per_mtok[-1]],
+        x=[k * a.curve_api_usd_per_mtok[0], k * a.curve_api_usd_per_mtok[-1]],
         y=[100 * a.max_utilization] * 2,
         mode="lines",
         line={"color": LIMIT_COLOR, "width": 2, "dash": "dash"},
@@ -57,21 +66,23 @@ def utilization_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
     )
     _today(
         c,
-        a.api_usd_per_mtok,
+        k * a.api_usd_per_mtok,
         100 * a.utilization,
         "today: API price and utilization",
-        "today: API $%{x:,.3g}/Mtok, utilization %{y:.1f}%<extra></extra>",
+        f"today: API {cur}%{{x:,.3g}}/Mtok, utilization %{{y:.1f}}%<extra></extra>",
     )
-    c.axis("xaxis", tickprefix="$")
+    c.axis("xaxis", tickprefix=cur)
     c.axis("yaxis", range=[0, 110], ticksuffix="%")
     return c.figure()
 
 
-def demand_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
-    """Break-even demand of one replica against the node's cost per hour, with one replica's limit."""
+def demand_curve_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> go.Figure:
+    """Break-even demand of one replica against the node's cost per hour (in ``rate``'s currency), with one
+    replica's limit."""
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
         "Owned beats the API above this demand (one replica)",
-        "node cost [USD per node-hour] (log)",
+        f"node cost [{rate.code} per node-hour] (log)",
         "break-even demand [requests/s] (log)",
         height=420,
         legend_rows=2,
@@ -79,34 +90,40 @@ def demand_curve_figure(a: BreakEvenAnalysis) -> go.Figure:
         y_log=True,
     )
     c.add(
-        x=a.curve_node_usd_per_hour,
+        x=k * a.curve_node_usd_per_hour,
         y=np.where(np.isfinite(a.curve_break_even_demand), a.curve_break_even_demand, np.nan),
         mode="lines",
         line={"color": OWNED_WINS_COLOR, "width": 3},
         name="break-even demand (missing: never within one replica)",
-        hovertemplate="node $%{x:,.2f}/h<br>owned cheaper above %{y:,.3g} req/s<extra></extra>",
+        hovertemplate=f"node {cur}%{{x:,.2f}}/h<br>owned cheaper above %{{y:,.3g}} req/s<extra></extra>",
     )
     if math.isfinite(a.replica_demand_limit) and a.replica_demand_limit > 0:
         c.hline(a.replica_demand_limit, log_y=True, text=f"one replica's limit {a.replica_demand_limit:,.3g} req/s")
     _today(
         c,
-        a.node_usd_per_hour,
+        k * a.node_usd_per_hour,
         a.demand_requests_per_s,
         "today: node cost and demand",
-        "today: $%{x:,.2f}/h, %{y:,.3g} req/s<extra></extra>",
+        f"today: {cur}%{{x:,.2f}}/h, %{{y:,.3g}} req/s<extra></extra>",
     )
-    c.axis("xaxis", tickprefix="$")
+    c.axis("xaxis", tickprefix=cur)
     return c.figure()
 
 
-def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
+def break_even_map_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> go.Figure:
     """Owned cost over API cost on two axes: blue where owned is cheaper, vermillion where the API is; the
-    break-even contour (ratio 1) drawn, and the region beyond the capacity limit shaded, not hidden."""
+    break-even contour (ratio 1) drawn, and the region beyond the capacity limit shaded, not hidden. A money
+    axis (API price, node cost) is drawn in ``rate``'s currency; the ratio has no unit."""
     x_log, y_log = a.x in _LOG_AXES, a.y in _LOG_AXES
+    kx, ky = (rate.units_per_usd if axis in _MONEY_AXES else 1.0 for axis in (a.x, a.y))
+    cur = currency_prefix(rate.code)
+    hx, hy = (
+        f"{cur}%{{{v}:,.3g}}" if axis in _MONEY_AXES else f"%{{{v}:,.3g}}" for axis, v in ((a.x, "x"), (a.y, "y"))
+    )
     c = Chart(
         f"Where owned beats the API: {AXIS_NAME[a.y]} × {AXIS_NAME[a.x]}",
-        AXIS_LABEL[a.x],
-        AXIS_LABEL[a.y],
+        AXIS_LABEL[a.x].replace("USD", rate.code),
+        AXIS_LABEL[a.y].replace("USD", rate.code),
         height=520,
         legend_rows=1,
         x_log=x_log,
@@ -117,7 +134,7 @@ def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
     # and API costs themselves are on the metrics and curves
     sx = slice(None, None, math.ceil(len(a.x_values) / MAP_CELLS))
     sy = slice(None, None, math.ceil(len(a.y_values) / MAP_CELLS))
-    xs, ys, ratio = a.x_values[sx], a.y_values[sy], a.owned_over_api[sy, sx]
+    xs, ys, ratio = kx * a.x_values[sx], ky * a.y_values[sy], a.owned_over_api[sy, sx]
     z = np.log2(np.clip(ratio, 1 / 64, 64)).astype(np.float32)
     c.add(
         "heatmap",
@@ -133,7 +150,7 @@ def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
             "ticktext": ["÷16 (owned cheaper)", "÷4", "equal", "×4", "×16 (API cheaper)"],
         },
         customdata=ratio.astype(np.float32),
-        hovertemplate="x %{x:,.3g}<br>y %{y:,.3g}<br>owned ÷ API %{customdata:,.2f}<extra></extra>",
+        hovertemplate=f"x {hx}<br>y {hy}<br>owned ÷ API %{{customdata:,.2f}}<extra></extra>",
         name="owned ÷ API cost",
     )
     c.add(
@@ -148,10 +165,10 @@ def break_even_map_figure(a: BreakEvenAnalysis) -> go.Figure:
         showlegend=True,
         hoverinfo="skip",
     )
-    _today(c, a.x_now, a.y_now, "today", "today<extra></extra>")
+    _today(c, kx * a.x_now, ky * a.y_now, "today", "today<extra></extra>")
     for axis_name, axis in (("xaxis", a.x), ("yaxis", a.y)):
-        if axis in ("api_price", "node_price"):
-            c.axis(axis_name, tickprefix="$")
+        if axis in _MONEY_AXES:
+            c.axis(axis_name, tickprefix=cur)
         elif axis == "utilization":
             c.axis(axis_name, ticksuffix="%")
     for axis, is_x in ((a.x, True), (a.y, False)):

@@ -7,12 +7,20 @@ Every chart builder in ``ui/charts`` starts from :class:`Chart`, which applies t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.axes import AXIS_NAME, LOG_AXIS, dollars_on_every_log_tick, left_margin, legend_margin, tick_labels
+from ui.axes import (
+    AXIS_NAME,
+    LOG_AXIS,
+    dollars_on_every_log_tick,
+    left_margin,
+    legend_margin,
+    prefix_on_every_log_tick,
+    tick_labels,
+)
 from ui.palette import LIMIT_COLOR, TEMPLATE_JSON
 
 __all__ = ["Chart"]
@@ -174,6 +182,7 @@ class Chart:
             if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
                 axis.setdefault("automargin", False)
                 dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
+                prefix_on_every_log_tick(axis, _axis_values(self.data, name))  # S$, €: issue 14
         # Not validated again here: plotly's validation of the assembled dicts was about half a rerun's chart cost
         # and changes nothing in them; tests/ui/test_chart_specs.py validates every chart every page draws.
         return go.Figure(data=self.data, layout=layout, _validate=False)
@@ -183,6 +192,21 @@ class Chart:
 TITLE_LINE_PX = 24
 #: The house template's top margin (ui/palette.py), which holds a one-line title [px].
 TOP_MARGIN_PX = int(TEMPLATE_JSON["layout"]["margin"]["t"])
+
+
+def _axis_values(traces: Sequence[Mapping[str, object]], axis_name: str) -> list[object]:
+    """Every value the traces put on the axis ``axis_name`` ("xaxis", "yaxis2", …)."""
+    letter, number = axis_name[0], axis_name.removeprefix(f"{axis_name[0]}axis")
+    out: list[object] = []
+    for t in traces:
+        if t.get(f"{letter}axis", letter) != letter + number:
+            continue
+        v = t.get(letter)
+        if isinstance(v, np.ndarray):
+            out += [float(x) for x in v.ravel()]
+        elif isinstance(v, list | tuple):
+            out += list(v)
+    return out
 
 
 def _y_values(trace: Mapping[str, object]) -> list[object]:

@@ -1,4 +1,8 @@
-"""Charts of the Cost-per-token page: $/Mtok against utilization with API prices, and the node $/h breakdown."""
+"""Charts of the Cost-per-token page: $/Mtok against utilization with API prices, and the node $/h breakdown.
+
+Money is computed in USD and drawn in the display currency of ``rate`` (issue 14): multiplied by its rate here,
+at the display edge; axes, hovers and legends carry its code and prefix (US dollars by default).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,10 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from economics.currency import USD, DisplayRate
 from economics.views.cost import CostAnalysis, CostAtUtilization, NodeCost
 from economics.views.kinds import DisplayKind
+from ui.format import currency_prefix
 from ui.theme import DASHES, KIND_COLOR, KIND_SHADES, LIMIT_COLOR, Chart
 
 BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
@@ -19,16 +25,18 @@ def cost_curve_figure(
     a: CostAnalysis,
     here: tuple[str, float] | None = None,
     ratios: Mapping[str, tuple[float, float]] | None = None,
+    rate: DisplayRate = USD,
 ) -> go.Figure:
     """$/Mtok output against utilization for every owned variant; API prices as flat lines; break-evens; and
     "you are here" on the curve of ``here`` = (option id, the workload's actual utilization [1]) from the
     evaluated scenario. Independent of the marked utilization, so moving the marker does not redraw it.
     ``ratios`` (option id → plausible throughput low/high as multiples of the model's) shades each modelled
-    curve's likely range: cost ∝ 1/throughput."""
+    curve's likely range: cost ∝ 1/throughput. Money in ``rate``'s currency."""
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
         f"Effective cost per token vs utilization<br>{a.workload_name}" + (" (shaded: likely range)" if ratios else ""),
         "utilization: busy share of the replica's capacity within latency targets [%]",
-        "effective cost [USD per Mtok output] (log)",
+        f"effective cost [{rate.code} per Mtok output] (log)",
         height=520,
         legend_rows=len(a.curves) + len(a.apis) + 1,  # long names: plotly puts one per row
         y_log=True,
@@ -39,19 +47,19 @@ def cost_curve_figure(
         rank = option_rank.setdefault(curve.option_id, len(option_rank))
         if not curve.feasible:
             continue
-        finite.append(float(np.nanmin(curve.cost_usd_per_mtok)))
+        finite.append(k * float(np.nanmin(curve.cost_usd_per_mtok)))
         if ratios and curve.source == "model" and curve.option_id in ratios:
-            _likely_range(c, 100 * curve.utilization, curve.cost_usd_per_mtok, ratios[curve.option_id],
+            _likely_range(c, 100 * curve.utilization, k * curve.cost_usd_per_mtok, ratios[curve.option_id],
                           shade(curve.kind, rank))  # fmt: skip
         c.add(
             x=100 * curve.utilization,
-            y=curve.cost_usd_per_mtok,
+            y=k * curve.cost_usd_per_mtok,
             mode="lines",
             line={"color": shade(curve.kind, rank), "width": 3, "dash": DASHES[rank % len(DASHES)]},
             name=f"{curve.label}{' (measured throughput)' if curve.source == 'measured' else ''}",
             customdata=np.full(len(curve.utilization), curve.capacity_tokens_per_s),
             hovertemplate=(
-                "utilization %{x:.0f}%<br>$%{y:,.3g} per Mtok output"
+                f"utilization %{{x:.0f}}%<br>{cur}%{{y:,.3g}} per Mtok output"
                 "<br>capacity %{customdata:,.0f} tok/s per replica<extra>%{fullData.name}</extra>"
             ),
         )
@@ -59,21 +67,22 @@ def cost_curve_figure(
         if not (api.feasible and math.isfinite(api.cost_usd_per_mtok)):
             continue
         note = "" if api.allowed else " (not allowed: sovereign data)"
-        finite.append(api.cost_usd_per_mtok)
+        price = k * api.cost_usd_per_mtok
+        finite.append(price)
         c.add(
             x=[0, 100],
-            y=[api.cost_usd_per_mtok, api.cost_usd_per_mtok],
+            y=[price, price],
             mode="lines",
             line={"color": KIND_COLOR[api.kind], "width": 2, "dash": "solid" if api.allowed else "dot"},
-            name=f"{api.label}: ${api.cost_usd_per_mtok:,.3g}/Mtok{note}",
-            hovertemplate=f"{api.label}<br>$%{{y:,.3g}} per Mtok output at any utilization{note}<extra></extra>",
+            name=f"{api.label}: {cur}{price:,.3g}/Mtok{note}",
+            hovertemplate=f"{api.label}<br>{cur}%{{y:,.3g}} per Mtok output at any utilization{note}<extra></extra>",
         )
     if a.cheapest_api is not None:
         marks = [cv for cv in a.curves if cv.feasible and 0 < cv.break_even_utilization <= 1]
         if marks:
             c.add(
                 x=[100 * cv.break_even_utilization for cv in marks],
-                y=[a.cheapest_api.cost_usd_per_mtok] * len(marks),
+                y=[k * a.cheapest_api.cost_usd_per_mtok] * len(marks),
                 mode="markers",
                 marker={"symbol": "x-thin", "size": 16, "color": LIMIT_COLOR, "line": {"width": 3}},
                 name=f"break-even vs {a.cheapest_api.label}",
@@ -81,11 +90,11 @@ def cost_curve_figure(
                 hovertemplate="%{text}<extra></extra>",
             )
     if here is not None:
-        _you_are_here(c, a, *here)
+        _you_are_here(c, a, *here, rate=rate)
     if finite:
         lo, hi = max(min(finite) / 2, 1e-4), max(finite) * 1.5
         c.axis("yaxis", range=[math.log10(lo), math.log10(min(hi * 20, max(lo * 1e4, hi)))])
-    c.axis("yaxis", tickprefix="$")
+    c.axis("yaxis", tickprefix=cur)
     c.axis("xaxis", range=[0, 100], ticksuffix="%")
     return c.figure()
 
@@ -122,7 +131,7 @@ def _translucent(color: str, alpha: float) -> str:
     return color
 
 
-def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float) -> None:
+def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float, *, rate: DisplayRate = USD) -> None:
     """A marker at the workload's actual utilization on the cheapest feasible curve of ``option_id``."""
     curves = [cv for cv in a.curves if cv.option_id == option_id and cv.feasible]
     if not curves or not 0 < utilization <= 1:
@@ -132,14 +141,15 @@ def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float)
     curve = min(curves, key=lambda cv: float(cv.cost_usd_per_mtok[i]))
     c.add(
         x=[100 * utilization],
-        y=[float(curve.cost_usd_per_mtok[i])],
+        y=[rate.units_per_usd * float(curve.cost_usd_per_mtok[i])],
         mode="markers+text",
         marker={"symbol": "star", "size": 18, "color": "#111111", "line": {"color": "white", "width": 1.5}},
         text=[f"you are here: {100 * utilization:.0f}%"],
         textposition="top right",
         textfont={"size": 13, "color": "#111111"},
         name=f"you are here: {curve.label} at {100 * utilization:.0f}% utilization",
-        hovertemplate=f"{curve.label}<br>actual utilization %{{x:.1f}}%<br>$%{{y:,.3g}} per Mtok output<extra></extra>",
+        hovertemplate=f"{curve.label}<br>actual utilization %{{x:.1f}}%<br>{currency_prefix(rate.code)}%{{y:,.3g}} "
+        "per Mtok output<extra></extra>",
     )
 
 
@@ -149,12 +159,14 @@ def shade(kind: DisplayKind, rank: int) -> str:
     return shades[rank % len(shades)]
 
 
-def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
-    """Every option's $/Mtok output at the marked utilization, cheapest first; APIs at their flat price."""
+def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -> go.Figure:
+    """Every option's $/Mtok output at the marked utilization, cheapest first; APIs at their flat price; money in
+    ``rate``'s currency."""
     rows = at.rows
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
         f"At {100 * at.utilization:.0f}% utilization: cost per Mtok output, cheapest first",
-        "effective cost [USD per Mtok output] (log)",
+        f"effective cost [{rate.code} per Mtok output] (log)",
         "",
         height=max(260, 70 + 40 * len(rows)),
         legend_rows=0,
@@ -165,34 +177,35 @@ def cost_at_utilization_figure(at: CostAtUtilization) -> go.Figure:
         # a variant's name on two lines ("Owned 70B … (8 GPUs)" / "with speculation"): one line left the plot
         # ~120 px wide at 1,024 px, too narrow for its ticks, value labels and axis title
         y=[r[0].replace(" · ", "<br>", 1) for r in rows],
-        x=[r[2] for r in rows],
+        x=[k * r[2] for r in rows],
         orientation="h",
         marker={
             "color": [KIND_COLOR[r[1]] for r in rows],
             "pattern": {"shape": ["/" if "not" in r[3] else "" for r in rows]},
         },
-        text=[f"${r[2]:,.2f}" for r in rows],
+        text=[f"{cur}{k * r[2]:,.2f}" for r in rows],
         textposition="outside",
         customdata=[r[3] for r in rows],
-        hovertemplate="%{y}<br>$%{x:,.3g} per Mtok output (%{customdata})<extra></extra>",
+        hovertemplate=f"%{{y}}<br>{cur}%{{x:,.3g}} per Mtok output (%{{customdata}})<extra></extra>",
         showlegend=False,
     )
     c.axis("yaxis", autorange="reversed")
-    costs = [r[2] for r in rows if r[2] > 0]
+    costs = [k * r[2] for r in rows if r[2] > 0]
     if costs:  # room on the right for the value labels
         c.axis("xaxis", range=[math.log10(min(costs) / 1.5), math.log10(max(costs) * 6)])
     # one tick per decade: beside the options' long names the plot is narrow at 1,024 px, where 1-2-5 ticks ran
     # into each other ("$0.5$1$2$5$10")
-    c.axis("xaxis", tickprefix="$", dtick=1)
+    c.axis("xaxis", tickprefix=cur, dtick=1)
     return c.figure()
 
 
-def node_cost_figure(node: NodeCost) -> go.Figure:
-    """One node's $/h, stacked by component (capital, power, facility, operations)."""
+def node_cost_figure(node: NodeCost, rate: DisplayRate = USD) -> go.Figure:
+    """One node's $/h, stacked by component (capital, power, facility, operations), in ``rate``'s currency."""
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
-        f"{node.name}<br>${node.total_usd_per_hour:,.2f} per node-hour "
-        f"(${node.usd_per_gpu_hour:,.2f} per GPU-hour), at full load",
-        "cost [USD per node-hour]",
+        f"{node.name}<br>{cur}{k * node.total_usd_per_hour:,.2f} per node-hour "
+        f"({cur}{k * node.usd_per_gpu_hour:,.2f} per GPU-hour), at full load",
+        f"cost [{rate.code} per node-hour]",
         "",
         height=250,
         legend_rows=len(node.components_usd_per_hour),  # a narrow window stacks the legend one per row
@@ -201,14 +214,14 @@ def node_cost_figure(node: NodeCost) -> go.Figure:
         c.add(
             "bar",
             y=["per node-hour"],
-            x=[value],
+            x=[k * value],
             orientation="h",
-            name=f"{label}: ${value:,.2f}/h",
+            name=f"{label}: {cur}{k * value:,.2f}/h",
             marker={"color": color},
-            hovertemplate=f"{label}: $%{{x:,.2f}} per node-hour<extra></extra>",
+            hovertemplate=f"{label}: {cur}%{{x:,.2f}} per node-hour<extra></extra>",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
-    c.axis("xaxis", tickprefix="$")
+    c.axis("xaxis", tickprefix=cur)
     c.axis("yaxis", visible=False)
     c.axis("margin", t=95)  # two title lines clear of the inputs above, at 1,024 px too
     return c.figure()

@@ -7,7 +7,9 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from economics.currency import USD, DisplayRate
 from economics.views.quadrant import Quadrant
+from ui.format import currency_prefix
 from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, Chart, log10_axis
 
 #: Region colors by route label: owned diffusion green, owned AR blue, APIs warm, none gray.
@@ -94,19 +96,21 @@ def _half_cell(values: np.ndarray) -> float:
     return float(np.sqrt(values[1] / values[0])) if len(values) > 1 else 1.0
 
 
-def quadrant_figure(q: Quadrant) -> go.Figure:
-    """x: batchability β (log), y: value at risk per 1,000 output tokens (log); regions of one workload."""
+def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
+    """x: batchability β (log), y: value at risk per 1,000 output tokens (log, in ``rate``'s currency: converted
+    here, at the display edge); regions of one workload."""
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
         # two lines: the workload's name made one line too wide for a 1,024 px window
         f'Routing quadrant<br><span style="font-size:12px">regions computed for “{q.region_workload_name}”</span>',
         "batchability: requests in flight at once at peak [count] (log)",
-        "value at risk [USD per 1,000 output tokens] (log)",
+        f"value at risk [{rate.code} per 1,000 output tokens] (log)",
         height=560,
         legend_rows=2,
     )
     # both axes hold log10 values on linear axes labelled like log axes (log10_axis): the region map then
     # draws as one pixel per cell, not one rectangle per cell
-    xs, ys = q.batchability, PER_1K * q.value_usd_per_output_token
+    xs, ys = q.batchability, k * PER_1K * q.value_usd_per_output_token
     n = len(q.label_names)
     present = sorted({int(v) for v in np.unique(q.labels) if 0 <= int(v) < n})
     # a discrete colorscale over the label indices present, so each region has exactly its route's color
@@ -143,7 +147,7 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
         )
     x_lo, y_lo = float(xs[0]), float(ys[0])
     beta = [max(p.batchability, x_lo) for p in q.points]
-    value = [max(PER_1K * p.value_usd_per_output_token, y_lo) for p in q.points]
+    value = [max(k * PER_1K * p.value_usd_per_output_token, y_lo) for p in q.points]
     c.add(
         x=[math.log10(b) for b in beta],
         y=[math.log10(v) for v in value],
@@ -165,13 +169,13 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
         ),
         textfont={"size": 13, "color": "#111111"},
         customdata=[
-            [p.route_label, p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None, b, v]
+            [p.route_label, k * p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None, b, v]
             for p, b, v in zip(q.points, beta, value, strict=True)
         ],
         hovertemplate=(
             "<b>%{text}</b><br>route: %{customdata[0]}<br>batchability %{customdata[2]:.3g}, "
-            "$%{customdata[3]:,.3g} per 1k tokens"
-            "<br>margin over runner-up $%{customdata[1]:,.4f}/task<extra></extra>"
+            f"{cur}%{{customdata[3]:,.3g}} per 1k tokens"
+            f"<br>margin over runner-up {cur}%{{customdata[1]:,.4f}}/task<extra></extra>"
         ),
         name="workloads (color: their route)",
     )
@@ -179,5 +183,5 @@ def quadrant_figure(q: Quadrant) -> go.Figure:
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
     c.axis("margin", t=80)
     c.axis("xaxis", **log10_axis(float(xs[0]) / half_x, float(xs[-1]) * half_x))
-    c.axis("yaxis", **log10_axis(float(ys[0]) / half_y, float(ys[-1]) * half_y, prefix="$"))
+    c.axis("yaxis", **log10_axis(float(ys[0]) / half_y, float(ys[-1]) * half_y, prefix=cur))
     return c.figure()
