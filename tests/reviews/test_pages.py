@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from economics.evaluate import evaluate
 from economics.io.scenarios import default_scenario, load_preset
 from storage import reviews as store
-from tests.ui.helpers import metrics, plotly_specs, run_page
+from tests.ui.helpers import compare_reviews, metrics, plotly_specs, run_page
 from ui.format import md_escape
 from ui.widgets.price_book import _rows_to_prices
 
@@ -154,10 +154,7 @@ def test_compare_two_saved_reviews_shows_the_flip() -> None:
     )
     first = store.save_review(startup, evaluate(startup), name="Q3")
     second = store.save_review(dear, evaluate(dear), name="Q4")
-    at = run_page("7_reviews")
-    at.selectbox(key="rv_subject").set_value(second.id).run()
-    at.radio(key="rv_compare_how").set_value("another saved review").run()
-    at.selectbox(key="rv_baseline").set_value(first.id).run()
+    at = compare_reviews(second.id, first.id)
     _no_exception(at)
     m = metrics(at)
     assert m["Routes that flipped"] == "2 of 3"

@@ -16,7 +16,7 @@ import pytest
 from economics.evaluate import evaluate
 from economics.io.scenarios import load_preset
 from storage import reviews as store
-from tests.ui.helpers import chart, metrics, run_page
+from tests.ui.helpers import chart, compare_reviews, metrics
 
 ANALYST = "Analyst research (frontier reasoning)"
 
@@ -39,10 +39,7 @@ def test_comparison_of_two_reviews_is_in_sgd_at_the_reviews_rate() -> None:
     )
     first = store.save_review(bank, evaluate(bank), name="Q3")
     second = store.save_review(dearer, evaluate(dearer), name="Q4")
-    at = run_page("7_reviews")
-    at.selectbox(key="rv_subject").set_value(second.id).run()
-    at.radio(key="rv_compare_how").set_value("another saved review").run()
-    at.selectbox(key="rv_baseline").set_value(first.id).run()
+    at = compare_reviews(second.id, first.id)
     assert not at.exception, [e.value for e in at.exception]
     # headline: USD 2,049.84 × 1.35 = 2,767.284 → S$2,767; the change is 0 at constant currency
     assert metrics(at)["Total cost, SGD/month"] == "S$2,767"

@@ -28,6 +28,15 @@ def run_page(page: str | None = None, query: dict[str, str] | None = None) -> Ap
     return at
 
 
+def compare_reviews(subject_id: str, baseline_id: str) -> AppTest:
+    """The Reviews page comparing saved review ``subject_id`` with saved review ``baseline_id``."""
+    at = run_page("7_reviews")
+    at.selectbox(key="rv_subject").set_value(subject_id).run()
+    at.radio(key="rv_compare_how").set_value("another saved review").run()
+    at.selectbox(key="rv_baseline").set_value(baseline_id).run()
+    return at
+
+
 def metrics(at: AppTest) -> dict[str, str]:
     """Label → displayed value of every ``st.metric`` and every key-figures table (``ui.widgets.key_figures``)."""
     found = {m.label: m.value for m in at.metric}
