@@ -168,13 +168,13 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
         f"At {100 * at.utilization:.0f}% utilization: cost per Mtok output, cheapest first",
         f"effective cost [{rate.code} per Mtok output] (log)",
         "",
-        height=max(260, 70 + 40 * len(rows)),
+        height=max(260, 70 + 38 * len(rows)),
         legend_rows=0,
         x_log=True,
     )
     c.add(
         "bar",
-        # a variant's name on two lines ("Owned 70B … (8 GPUs)" / "with speculation"): one line left the plot
+        # a variant's name on two lines ("Owned 70B … (8 GPUs)" / "with speculation"): on one line the plot was
         # ~120 px wide at 1,024 px, too narrow for its ticks, value labels and axis title
         y=[r[0].replace(" · ", "<br>", 1) for r in rows],
         x=[k * r[2] for r in rows],
@@ -185,6 +185,7 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
         },
         text=[f"{cur}{k * r[2]:,.2f}" for r in rows],
         textposition="outside",
+        cliponaxis=False,  # a value label may run into the right margin rather than be cut at the plot's edge
         customdata=[r[3] for r in rows],
         hovertemplate=f"%{{y}}<br>{cur}%{{x:,.3g}} per Mtok output (%{{customdata}})<extra></extra>",
         showlegend=False,
@@ -192,10 +193,13 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
     c.axis("yaxis", autorange="reversed")
     costs = [k * r[2] for r in rows if r[2] > 0]
     if costs:  # room on the right for the value labels
-        c.axis("xaxis", range=[math.log10(min(costs) / 1.5), math.log10(max(costs) * 6)])
-    # one tick per decade: beside the options' long names the plot is narrow at 1,024 px, where 1-2-5 ticks ran
-    # into each other ("$0.5$1$2$5$10")
+        c.axis("xaxis", range=[math.log10(min(costs) / 1.5), math.log10(max(costs) * 3)])
+    # one tick per decade: beside the options' names the plot is narrow at 1,024 px, where 1-2-5 ticks ran into
+    # each other ("$0.5$1$2$5$10")
     c.axis("xaxis", tickprefix=cur, dtick=1)
+    margin = c.layout["margin"]
+    assert isinstance(margin, dict)
+    margin["r"] = 80  # room for the largest value label
     return c.figure()
 
 
