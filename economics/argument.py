@@ -12,6 +12,7 @@ from pydantic import Field
 
 from economics._base import Frozen
 from economics.costs import cost_per_mtok_capacity_form, hourly_cost_usd
+from economics.lookup import by_id
 from economics.result import Result
 from economics.scenario import OwnedOption, Scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batch_point, batching_analysis
@@ -85,10 +86,14 @@ def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Cl
 def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
     p = batch_point(s, inputs, SWING_BATCH, a)
     lo, hi = SWING_RANGE
+    option = by_id(s.owned_options, inputs.ar_option_id, "owned option").name
+    workload = by_id(s.workloads, inputs.workload_id, "workload").name
     return Claim(
         claim=f"Cost per token swings {lo:.0f}–{hi:.0f}× with batch size.",
+        # the study is named: the Batching page opens on the first workload's requests, this reads the first
+        # latency-bound one's, so the page linked may show another swing until the same study is picked there
         figure=f"÷{p.cost_swing:,.1f} from batch 1 to batch {SWING_BATCH} "
-        f"({_money(p.cost_usd_per_mtok)}/Mtok while busy)",
+        f"({_money(p.cost_usd_per_mtok)}/Mtok while busy) on {option}, with the requests of {workload}",
         holds=p.cost_swing >= lo,  # a larger swing makes the point more strongly
         page="batching",
     )
@@ -230,10 +235,13 @@ def _idle(r: Result) -> Claim:
             holds=None,
             page="overview",
         )
+    # the Overview's "Idle GPUs" figure: the full cost of the idle hours, sunk in the cash lens but paid all the
+    # same (the lens's own idle cost is 0 there, which read as "nothing is wasted" beside the Overview's figure)
+    idle = r.plan.idle_owned_full_cost_usd_per_month if r.plan is not None else f.idle_cost_usd_per_month
     return Claim(
         claim="Bought GPUs sit idle: the owned fleet is paid for every hour, busy or not.",
-        figure=f"{_pct(f.owned_utilization)} of paid GPU-hours busy; {_money(f.idle_cost_usd_per_month)}/month "
-        "pays for idle GPUs",
+        figure=f"{_pct(f.owned_utilization)} of paid GPU-hours busy; {_money(idle)}/month of the owned fleet's "
+        "full cost pays for idle GPUs",
         holds=f.owned_utilization < IDLE_UTILIZATION,
         page="overview",
     )

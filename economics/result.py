@@ -281,6 +281,18 @@ class Plan(Frozen):
     replicas: tuple[PlanReplicas, ...] = ()
     workloads: tuple[PlanWorkload, ...] = ()
 
+    @property
+    def idle_owned_full_cost_usd_per_month(self) -> float:
+        """Full cost of the owned GPUs' idle hours, whatever the lens (sunk, not spent, in the cash lens): the
+        essay's "GPU hangover", ``Σ_owned full cost × (1 − utilization)`` [USD/month]."""
+        return float(
+            sum(
+                n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0))
+                for n in self.nodes
+                if n.kind == "owned"
+            )
+        )
+
 
 class Result(Frozen):
     """Everything :func:`economics.evaluate` returns."""

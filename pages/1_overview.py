@@ -36,8 +36,7 @@ def shown(x: float | None) -> str:
     return fmt.money(x, rate.code, rate.units_per_usd, cents=False)
 
 
-owned = [n for n in p.nodes if n.kind == "owned"] if p else []
-idle_usd = sum(n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0)) for n in owned)
+idle_usd = p.idle_owned_full_cost_usd_per_month if p else 0.0
 m = st.columns(5)
 m[0].metric(
     f"Recommended, {cur}/month",

@@ -24,3 +24,19 @@ def test_a_claim_that_does_not_hold_says_so() -> None:
     routing = next(c for c in argument(one, evaluate(one)) if c.claim.startswith("Route each workload"))
     assert routing.holds is False  # one workload, one route: nothing to route between
     assert routing.figure.startswith("1 workload on 1 route")
+
+
+def test_the_idle_claim_reads_the_overviews_idle_figure_in_the_cash_lens() -> None:
+    # The bank's node is bought (sunk): in the cash lens the plan spends nothing on it, so the lens's own idle
+    # cost is $0, while the Overview's "Idle GPUs" card shows the full cost of the idle hours. The claim read
+    # "$0/month pays for idle GPUs" beside the Overview's figure; it must show the Overview's.
+    s = default_scenario()
+    r = evaluate(s)
+    assert r.plan is not None
+    assert r.plan.lens == "cash"
+    assert r.fleet.idle_cost_usd_per_month == 0.0
+    (node,) = [n for n in r.plan.nodes if n.kind == "owned"]
+    idle = node.full_cost_usd_per_month * (1.0 - node.utilization)  # one owned node: full cost × idle share
+    assert idle > 1000.0
+    claim = next(c for c in argument(s, r) if c.claim.startswith("Bought GPUs sit idle"))
+    assert f"${idle:,.0f}/month" in claim.figure, claim.figure
