@@ -21,7 +21,6 @@ import plotly.io as pio
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
-from economics.currency import DisplayRate
 from economics.io.scenarios import scenario_json
 from reporting import tables
 from reporting.finance import finance_frames
@@ -55,25 +54,10 @@ LIMITATIONS: tuple[str, ...] = (
 )
 
 
-def _cost_chart_in(fig: go.Figure, rate: DisplayRate) -> go.Figure:
-    """The per-workload cost chart (drawn in USD by ``ui.charts``) with its bars, axis and hover texts in
-    ``rate``'s currency."""
-    if rate.is_identity:
-        return fig
-    prefix = in_prefix("$", rate.code)
-    for trace in fig.data:
-        trace.x = tuple(x * rate.units_per_usd for x in trace.x)
-        trace.hovertemplate = trace.hovertemplate.replace("$", prefix)
-    fig.update_xaxes(
-        title_text=fig.layout.xaxis.title.text.replace("USD", rate.code), tickprefix=prefix, separatethousands=True
-    )
-    return fig
-
-
 def figures(pack: MeetingPack) -> dict[str, go.Figure]:
     """The pack's charts by file stem, in the order they appear, money in the pack's display currency."""
     rate = pack.rate
-    figs = {"workload_costs": _cost_chart_in(workload_cost_chart(pack.scenario, pack.result), rate)}
+    figs = {"workload_costs": workload_cost_chart(pack.scenario, pack.result, rate)}
     if pack.comparison is not None:
         figs["comparison"] = comparison_chart(pack.comparison, rate)
         if not pack.comparison.prices.empty:
@@ -165,13 +149,16 @@ def _kpis(pack: MeetingPack) -> list[dict[str, str]]:
         None if f.all_api_cost_usd_per_month is None else f.all_api_cost_usd_per_month - f.total_cost_usd_per_month
     )
     rate = pack.rate
+    plan = pack.result.plan
+    idle = plan.idle_owned_full_cost_usd_per_month if plan is not None else f.idle_cost_usd_per_month
     items = [
         ("Total cost", per_month(f.total_cost_usd_per_month, rate)),
         ("Everything on APIs", per_month(f.all_api_cost_usd_per_month, rate)),
         ("Savings vs all-API", per_month(savings, rate)),
         ("Owned GPUs", f"{f.owned_gpus:,}"),
         ("Owned utilization", pct(f.owned_utilization)),
-        ("Idle owned capacity", per_month(f.idle_cost_usd_per_month, rate)),
+        # the Overview's "Idle GPUs": the full cost of the idle hours (sunk, so 0 in the cash lens's own figure)
+        ("Idle owned GPUs, full cost", per_month(idle, rate)),
     ]
     if pack.monte_carlo is not None:
         mc = pack.monte_carlo

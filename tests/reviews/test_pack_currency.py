@@ -128,3 +128,15 @@ def test_a_usd_scenario_pack_stays_in_dollars() -> None:
         decisions = pd.read_csv(zf.open("decisions.csv"))
     assert "total_cost_usd_per_month" in fleet.columns
     assert "Cost of route [USD/month]" in decisions.columns
+
+
+def test_the_bank_pack_shows_the_overviews_idle_gpu_figure(bank_pack: MeetingPack) -> None:
+    # The pack's key figure read the cash lens's idle cost ($0: the bank's node is sunk) where the Overview's
+    # "Idle GPUs" card shows the full cost of the idle hours; one owned node: full cost × (1 − utilization) × 1.30.
+    plan = bank_pack.result.plan
+    assert plan is not None
+    (node,) = [n for n in plan.nodes if n.kind == "owned"]
+    idle_sgd = node.full_cost_usd_per_month * (1.0 - node.utilization) * 1.30
+    text = html.unescape(re.sub(r"<[^>]+>", " ", render_html(bank_pack)))
+    assert "Idle owned GPUs, full cost" in text
+    assert f"S${idle_sgd:,.0f}" in text, idle_sgd

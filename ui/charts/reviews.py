@@ -51,34 +51,38 @@ def _bars(title: str, x_title: str, rows: int, *, legend: bool = True, rate: Dis
     return chart
 
 
-def workload_cost_chart(scenario: Scenario, result: Result) -> go.Figure:
-    """Monthly cost per workload on its chosen route, next to the best allowed API (lowest J).
+def workload_cost_chart(scenario: Scenario, result: Result, rate: DisplayRate = USD) -> go.Figure:
+    """Monthly cost per workload on its chosen route, next to the best allowed API (lowest J); money in
+    ``rate``'s currency.
 
     Bars are colored by the chosen option's kind (owned blues/green, API warm colors).
     """
     styles = option_styles(scenario)
     decisions = list(result.decisions)
+    k, cur = rate.units_per_usd, _prefix(rate)
     names = [d.workload_name for d in decisions]
-    chart = _bars("Monthly cost per workload: chosen route vs all-API", "cost [USD/month]", len(names))
+    chart = _bars(
+        "Monthly cost per workload: chosen route vs all-API", f"cost [{rate.code}/month]", len(names), rate=rate
+    )
     chart.add(
         "bar",
         y=names,
-        x=[d.monthly_cost_usd for d in decisions],
+        x=[k * d.monthly_cost_usd for d in decisions],
         orientation="h",
         name="chosen route",
         marker={"color": [styles.get(d.chosen_option_id or "", (INFEASIBLE_COLOR,))[0] for d in decisions]},
         text=[f"{d.route_label}" for d in decisions],
         textposition="auto",
-        hovertemplate="%{y}<br>%{text}: $%{x:,.0f}/month<extra></extra>",
+        hovertemplate=f"%{{y}}<br>%{{text}}: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     chart.add(
         "bar",
         y=names,
-        x=[d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0.0 for d in decisions],
+        x=[k * (d.all_api_monthly_cost_usd or 0.0) for d in decisions],
         orientation="h",
         name="best allowed API",
         marker={"color": "rgba(0,0,0,0)", "line": {"color": API_WINS_COLOR, "width": 2}},
-        hovertemplate="%{y}<br>all-API: $%{x:,.0f}/month<extra></extra>",
+        hovertemplate=f"%{{y}}<br>all-API: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     chart.layout["barmode"] = "group"
     return chart.figure()
