@@ -132,6 +132,7 @@ def test_tampered_link_explains_itself_and_shows_the_default(page: Page, app_url
 def test_downloads_parse_and_uploads_are_checked(page: Page, app_url: str, tmp_path: Path) -> None:
     goto_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_text("Share this scenario").click()
+    wait_for_app(page)  # a click during the dialog's run can hit the button of the run before, whose file is gone
     with page.expect_download() as info:
         page.get_by_test_id("stDialog").get_by_text("Download scenario [JSON]").click()
     page.keyboard.press("Escape")
@@ -140,6 +141,7 @@ def test_downloads_parse_and_uploads_are_checked(page: Page, app_url: str, tmp_p
     assert downloaded == default_scenario()
 
     page.get_by_text("Routes as a table").click()
+    wait_for_app(page)
     with page.expect_download() as info:
         fresh(page, "stDownloadButton").filter(has_text="CSV").first.click()
     table = pd.read_csv(io.BytesIO(Path(info.value.path()).read_bytes()))
