@@ -443,7 +443,7 @@ def _stale_warnings(s: Scenario) -> list[str]:
             if age > s.policy.stale_after_days:
                 out.append(
                     f"{field}.{i} ({offer.name}): price last checked {as_of}, {age} days before the review date "
-                    f"(stale after {s.policy.stale_after_days})"
+                    f"(stale after {s.policy.stale_after_days} days)"
                 )
     return out
 

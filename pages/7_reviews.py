@@ -126,8 +126,8 @@ table(
     file_name="monte_carlo.csv",
     column_config={
         **rv.money_columns(bands, rate),
-        "P(owned beats API)": st.column_config.NumberColumn(format="percent"),
-        "P(route unchanged)": st.column_config.NumberColumn(format="percent"),
+        "Chance owned beats the API": st.column_config.NumberColumn(format="percent"),
+        "Chance the route holds": st.column_config.NumberColumn(format="percent"),
     },
 )
 st.caption(

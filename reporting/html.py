@@ -34,7 +34,7 @@ from ui.charts.reviews import (
     tornado_chart,
     workload_cost_chart,
 )
-from ui.format import money_text, pct, usd, usd_per_month, usd_per_mtok
+from ui.format import money_text, pct, plain, usd, usd_per_month, usd_per_mtok
 
 __all__ = ["LIMITATIONS", "HtmlTable", "figures", "html_table", "narrative", "render_html"]
 
@@ -109,7 +109,7 @@ def _number(column: str, x: float) -> str:
         code, unit = m.groups()
         text = {"/month": usd_per_month, "/Mtok": usd_per_mtok}.get(unit, usd)(x)
         return in_prefix(text, code)
-    if "P(" in column:
+    if "P(" in column or column.startswith("Chance"):
         return pct(x)
     if math.isinf(x):
         return "∞"
@@ -174,14 +174,19 @@ def _chart(fig: go.Figure, first: bool, div_id: str) -> Markup:
     return Markup(markup)  # noqa: S704 (plotly's own output, built from figures, never from user text)
 
 
+def _sentence(text: str) -> str:
+    """A text that starts a paragraph, with a capital."""
+    return text[:1].upper() + text[1:]
+
+
 def _flips(pack: MeetingPack) -> list[dict[str, Any]]:
     code, k = pack.rate.code, pack.rate.units_per_usd
     return [
         {
             "name": d.workload_name,
             "route": d.route_label,
-            "reason": money_text(d.reason, code, k),
-            "texts": [money_text(f.text, code, k) for f in d.flips if f.threshold is not None]
+            "reason": _sentence(money_text(plain(d.reason), code, k)),
+            "texts": [money_text(plain(f.text), code, k) for f in d.flips if f.threshold is not None]
             or ["No driver in range changes this route."],
         }
         for d in pack.result.decisions
@@ -233,7 +238,7 @@ def render_html(pack: MeetingPack) -> str:
         narrative=narrative(pack),
         description=s.description if show_description(s, pack.baseline) else "",
         kpis=_kpis(pack),
-        warnings=pack.result.warnings,
+        warnings=[plain(w) for w in pack.result.warnings],
         decisions=html_table(decisions),
         charts=charts,
         flips=_flips(pack),

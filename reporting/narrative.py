@@ -16,7 +16,7 @@ from economics import OwnedNode, RentedNode, Result, Scenario, list_presets, loa
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
-from ui.format import CURRENCY_PREFIX, money, money_text, pct, usd_per_month
+from ui.format import CURRENCY_PREFIX, money, money_text, pct, plain, usd_per_month
 
 __all__ = [
     "Baseline",
@@ -216,10 +216,14 @@ def _fleet(scenario: Scenario, result: Result, rate: DisplayRate) -> list[str]:
     f, c, k = result.fleet, rate.code, rate.units_per_usd
     out = []
     if f.owned_gpus:
+        # the idle hours at full cost, as the Overview's "Idle GPUs" card and the key figures show them: in the
+        # cash lens the lens's own idle cost is 0 (the node is sunk), which read as "nothing is wasted"
+        idle = result.plan.idle_owned_full_cost_usd_per_month if result.plan is not None else f.idle_cost_usd_per_month
+        sunk = " (already paid for, so not a new spend in the cash view)" if scenario.policy.lens == "cash" else ""
         out.append(
             f"The owned fleet has {plural(f.owned_gpus, 'GPU')} in {plural(f.owned_nodes, 'node')}, busy "
-            f"{pct(f.owned_utilization)} of the paid hours; the idle share costs "
-            f"{per_month(f.idle_cost_usd_per_month, rate)}."
+            f"{pct(f.owned_utilization)} of the paid hours; the idle hours' share of its full cost is "
+            f"{per_month(idle, rate)}{sunk}."
         )
     used = {o.node_id for o in scenario.owned_options}
     for node in scenario.nodes:
@@ -247,7 +251,7 @@ def _closest_flip(result: Result, rate: DisplayRate) -> str | None:
                 continue
             distance = abs(f.threshold - f.current) / abs(f.current)
             if best is None or distance < best[0]:
-                text = money_text(f.text, rate.code, rate.units_per_usd)
+                text = money_text(plain(f.text), rate.code, rate.units_per_usd)
                 best = (distance, f"Closest to changing: {_quoted(d.workload_name)}. {text}")
     return None if best is None else best[1]
 

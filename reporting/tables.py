@@ -16,7 +16,8 @@ from economics.currency import USD, DisplayRate
 from economics.price_book import price_book_frame
 from economics.uncertainty import MonteCarlo
 from reporting.pack import MeetingPack
-from ui.format import money_text
+from ui.format import CURRENCY_PREFIX, PRICE_UNIT_WORDS, money_text, pct, plain, price_item_words
+from ui.format import duration as duration_words
 from ui.tables import decisions_frame, options_frame
 
 __all__ = [
@@ -75,7 +76,7 @@ def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
     frame.insert(0, "Workload id", [d.workload_id for d in pack.result.decisions])
     chosen = {(o.workload_id, o.option_id): o for o in pack.result.options}
     routes = [chosen.get((d.workload_id, d.chosen_option_id or "")) for d in pack.result.decisions]
-    frame[f"Cost of route [{c}/Mtok output]"] = [o.cost_usd_per_mtok_output * k if o else None for o in routes]
+    frame[f"All-in cost of route [{c}/Mtok output]"] = [o.cost_usd_per_mtok_output * k if o else None for o in routes]
     # issue 13: the route's likely range from the throughput model's accuracy ("measured" rows have none)
     frame[f"Likely cost, low end [{c}/Mtok output]"] = [
         _times(o.cost_low_usd_per_mtok_output, k) if o else None for o in routes
@@ -89,10 +90,25 @@ def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
     if pack.monte_carlo is not None:
         mc = pack.monte_carlo.workloads.set_index("workload_id")
         ids = frame["Workload id"]
-        frame[f"P5 [{c}/Mtok]"] = [_times(_none_if_nan(mc.loc[w, "p05_usd_per_mtok"]), k) for w in ids]
-        frame[f"P95 [{c}/Mtok]"] = [_times(_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]), k) for w in ids]
-        frame["P(owned beats API) [1]"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
+        view = "cash view" if pack.scenario.policy.lens == "cash" else "full cost"
+        frame[f"Uncertain inputs, low, {view} [{c}/Mtok]"] = [
+            _times(_none_if_nan(mc.loc[w, "p05_usd_per_mtok"]), k) for w in ids
+        ]
+        frame[f"Uncertain inputs, high, {view} [{c}/Mtok]"] = [
+            _times(_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]), k) for w in ids
+        ]
+        frame["Chance owned beats the API"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
     return frame
+
+
+#: A flip threshold's driver in words (the economics package names it for engineers and the CLI).
+DRIVER_WORDS: dict[str, str] = {
+    "node_price": "Node price",
+    "api_output_price": "API output price in use",
+    "quality_gap": "Quality gap to the best API",
+    "throughput": "Capacity within the latency targets",
+    "utilization": "Target utilization",
+}
 
 
 def flips_frame(pack: MeetingPack) -> pd.DataFrame:
@@ -100,16 +116,17 @@ def flips_frame(pack: MeetingPack) -> pd.DataFrame:
     threshold in US dollars (its unit starts with USD) is in the pack's display currency, and so are the
     sentence's amounts."""
     rate = pack.rate
+    names = {o.option_id: o.option_name for o in pack.result.options}
     rows = [
         {
             "Workload": d.workload_name,
-            "Driver": f.driver,
+            "Driver": DRIVER_WORDS.get(f.driver, f.driver.replace("_", " ").capitalize()),
             "unit": f.unit,
             "Now": f.current,
             "Threshold": f.threshold,
             "Flips when it goes": f.direction,
-            "New route": f.new_option_id or "",
-            "In words": money_text(f.text, rate.code, rate.units_per_usd),
+            "New route": names.get(f.new_option_id or "", f.new_option_id or ""),
+            "In words": money_text(plain(f.text), rate.code, rate.units_per_usd),
         }
         for d in pack.result.decisions
         for f in d.flips
@@ -122,17 +139,19 @@ def flips_frame(pack: MeetingPack) -> pd.DataFrame:
 
 def price_book_display(pack: MeetingPack) -> pd.DataFrame:
     """The price book with source and as-of date per price and the stale flag."""
-    f = in_currency(price_book_frame(pack.scenario, pack.result), pack.rate, ("list_value", "value"))
+    raw = price_book_frame(pack.scenario, pack.result)
+    f = in_currency(raw, pack.rate, ("list_value", "value"))
+    prefix = CURRENCY_PREFIX.get(pack.rate.code, f"{pack.rate.code} ")
     return pd.DataFrame(
         {
             "Offer": f["offer_name"],
-            "Price": f["item"],
-            "Unit": f["unit"],
+            "Price": [price_item_words(str(i)) for i in f["item"]],
+            "Unit": [PRICE_UNIT_WORDS.get(str(u), str(u)).replace("$", prefix, 1) for u in raw["unit"]],
             "List": f["list_value"],
-            "Discount [1]": f["discount_fraction"],
+            "Discount": [pct(float(x)) if pd.notna(x) else None for x in f["discount_fraction"]],
             "In use": f["value"],
             "Negotiated": f["negotiated"],
-            "Source": f["source"],
+            "Source": [plain(str(x)) for x in f["source"]],
             "As of": f["as_of"].astype(str).replace("None", ""),
             "Age [days]": f["age_days"],
             "Stale": f["stale"],
@@ -149,13 +168,13 @@ def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
         [
             {
                 "Workload": w.name,
-                "Avg [req/s]": w.avg_requests_per_s,
-                "Peak [req/s]": w.peak_requests_per_s,
+                "Average [requests/s]": w.avg_requests_per_s,
+                "Peak [requests/s]": w.peak_requests_per_s,
                 "Input [tokens]": w.input_tokens,
                 "Output [tokens]": w.output_tokens,
-                "TTFT SLO [s]": w.ttft_slo_s,
-                "TPOT SLO [s]": w.tpot_slo_s,
-                "Deadline [s]": w.deadline_s,
+                "First token within [s]": w.ttft_slo_s,
+                "Time per token at most [s]": w.tpot_slo_s,
+                "Done within [s]": w.deadline_s,
                 "Sovereign": w.sovereign,
                 f"Failure cost [{rate.code}]": w.failure_cost_usd * rate.units_per_usd,
                 "Notes": w.notes,
@@ -165,24 +184,84 @@ def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
     )
 
 
+#: The scenario's policy, efficiency and uncertainty fields in words (the field names are for files and the
+#: CLI); a field missing here is written from its name with :func:`ui.format.plain`.
+ASSUMPTION_WORDS: dict[str, str] = {
+    "target_utilization": "Target utilization of a replica at peak",
+    "lens": "Cost view",
+    "allow_split": "Split a workload between owned GPUs and an API",
+    "solver_time_limit_s": "Time the plan's solver may take",
+    "cost_mode": "Cost mode (kept for old files)",
+    "pool_utilization": "Pool utilization (kept for old files)",
+    "stale_after_days": "A price is stale after",
+    "mbu": "Memory bandwidth achieved (MBU)",
+    "mfu_decode": "Arithmetic achieved in generation (MFU, decode)",
+    "mfu_prefill": "Arithmetic achieved reading the prompt (MFU, prefill)",
+    "sequence_overhead_s": "Engine overhead per running request per step",
+    "step_overhead_s": "Fixed overhead per forward pass",
+    "allreduce_latency_s": "Latency of one all-reduce between GPUs",
+    "comm_overlap": "Share of GPU-to-GPU traffic hidden behind compute",
+    "fp8_compute_efficiency": "FP8 arithmetic efficiency relative to BF16",
+    "fp4_compute_efficiency": "FP4 arithmetic efficiency relative to BF16",
+    "moe_gemm_half_tokens": "Tokens per expert at half efficiency (mixture of experts)",
+    "moe_load_imbalance": "Busiest expert's load ÷ the mean (mixture of experts)",
+    "layer_floor_s": "Least time one layer of a pass takes",
+    "kv_mem_util": "Share of GPU memory the engine may use",
+    "api_price": "API prices",
+    "node_price": "Node cost per hour",
+    "mfu": "Arithmetic achieved (MFU)",
+    "diffusion_throughput": "Diffusion capacity",
+    "diffusion_quality": "Diffusion quality as a share of AR quality",
+}
+_UNIT = re.compile(r"\s*\[([^\]]*)\]$")
+
+
+def _meaning(description: str | None) -> tuple[str, str]:
+    """A field description without its trailing unit, in words, and the unit ("" for a plain number)."""
+    text = description or ""
+    m = _UNIT.search(text)
+    unit = m.group(1) if m else ""
+    text = _UNIT.sub("", text)
+    return plain(text[:1].upper() + text[1:]), "" if unit in {"1", "-"} else unit
+
+
+def _value(value: object, unit: str) -> object:
+    """A setting as a person reads it: seconds as a duration, yes/no, a share as a percentage."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and unit == "s":
+        return duration_words(value)
+    if isinstance(value, int) and unit == "days":
+        return f"{value:,} days"
+    return value
+
+
 def assumptions_frame(pack: MeetingPack) -> pd.DataFrame:
-    """Policy, efficiency factors and uncertainty ranges as (group, name, value, meaning) rows."""
+    """Policy, efficiency factors and uncertainty ranges as (group, setting, value, meaning) rows, in words."""
     rows = []
-    for group, model in (("policy", pack.scenario.policy), ("efficiency", pack.scenario.efficiency)):
+    for group, model in (("Policy", pack.scenario.policy), ("Efficiency", pack.scenario.efficiency)):
         for name, field in type(model).model_fields.items():
-            rows.append({"Group": group, "Name": name, "Value": getattr(model, name), "Meaning": field.description})
+            meaning, unit = _meaning(field.description)
+            rows.append(
+                {
+                    "Group": group,
+                    "Setting": ASSUMPTION_WORDS.get(name, plain(name).capitalize()),
+                    "Value": _value(getattr(model, name), unit),
+                    "Meaning": meaning,
+                }
+            )
     if pack.ranges is not None:
         for name, field in type(pack.ranges).model_fields.items():
             r = getattr(pack.ranges, name)
             rows.append(
                 {
-                    "Group": "uncertainty range [assumption]",
-                    "Name": name,
-                    "Value": f"{r.low:g}–{r.high:g} (scenario value {r.base:g})",
-                    "Meaning": field.description,
+                    "Group": "Uncertainty range [assumption]",
+                    "Setting": ASSUMPTION_WORDS.get(name, plain(name).capitalize()),
+                    "Value": f"×{r.low:g} to ×{r.high:g} (scenario: ×{r.base:g})",
+                    "Meaning": _meaning(field.description)[0],
                 }
             )
-    return pd.DataFrame(rows, columns=["Group", "Name", "Value", "Meaning"])
+    return pd.DataFrame(rows, columns=["Group", "Setting", "Value", "Meaning"])
 
 
 def workload_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFrame:
@@ -250,12 +329,12 @@ def bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
         {
             "Workload": w["workload_name"],
             "Route at base": w["base_option_id"].map(_option_names(mc)).fillna(w["base_option_id"]),
-            f"Base [{code}/Mtok]": w["base_usd_per_mtok"] * k,
-            f"P5 [{code}/Mtok]": w["p05_usd_per_mtok"] * k,
+            f"At the scenario's values [{code}/Mtok]": w["base_usd_per_mtok"] * k,
+            f"Low (1 draw in 20 below) [{code}/Mtok]": w["p05_usd_per_mtok"] * k,
             f"Median [{code}/Mtok]": w["p50_usd_per_mtok"] * k,
-            f"P95 [{code}/Mtok]": w["p95_usd_per_mtok"] * k,
+            f"High (1 draw in 20 above) [{code}/Mtok]": w["p95_usd_per_mtok"] * k,
             "API allowed": w["api_allowed"],
-            "P(owned beats API)": w["prob_owned_beats_api"],
-            "P(route unchanged)": w["prob_route_unchanged"],
+            "Chance owned beats the API": w["prob_owned_beats_api"],
+            "Chance the route holds": w["prob_route_unchanged"],
         }
     )

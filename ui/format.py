@@ -41,7 +41,9 @@ def usd_per_mtok(x: float | None, *, inf_text: str = "not feasible") -> str:
     """A cost per million tokens [USD/Mtok]: $0.87/Mtok, $12.40/Mtok."""
     if x is None or not math.isfinite(x):
         return _none(x, inf_text)
-    return f"{usd(x)}/Mtok" if abs(x) >= 1 or x == 0 else f"${x:.3f}/Mtok"
+    if abs(x) < 0.0005:  # rounds to $0.000: a zero with float noise, or sunk capacity in the cash view
+        return "$0/Mtok"
+    return f"{usd(x)}/Mtok" if abs(x) >= 1 else f"${x:.3f}/Mtok"
 
 
 def usd_per_month(x: float | None) -> str:
@@ -145,10 +147,45 @@ def duration(seconds: float | None) -> str:
     return f"{seconds * 1000:.3g} ms"
 
 
+#: The price book's items (``economics.price_book.PriceItem``) in words, for the Price book page and the pack.
+PRICE_ITEM_WORDS: dict[str, str] = {
+    "gpu_hour": "Rental price per GPU-hour",
+    "node_capex": "Purchase price per node",
+    "electricity": "Electricity per kWh",
+    "colocation": "Colocation per kW-month",
+    "api_input": "Input tokens, per million",
+    "api_cached_input": "Cached input tokens, per million",
+    "api_output": "Output tokens, per million",
+    "api_cache_write": "Writing input to the cache, per million tokens",
+    "api_long_context_input": "Input tokens of long prompts, per million",
+    "api_long_context_output": "Output tokens of long prompts, per million",
+    "reserved_upfront": "Reservation paid up front",
+}
+
+#: Units of the price book in words ("USD" is replaced by the display currency's prefix where shown).
+PRICE_UNIT_WORDS: dict[str, str] = {
+    "USD/GPU-h": "$ per GPU-hour",
+    "USD": "$",
+    "USD/kWh": "$ per kWh",
+    "USD/(kW·month)": "$ per kW-month",
+    "USD/Mtok": "$ per million tokens",
+}
+
+
+def price_item_words(item: str) -> str:
+    """A price book item in words; an item this table does not know is written with spaces."""
+    return PRICE_ITEM_WORDS.get(item, item.replace("_", " "))
+
+
 #: Symbols and code words in texts the economics package writes, and the words a finance reader uses.
 #: Applied at the display edge only (the economics texts keep their notation for engineers and the CLI).
 _PLAIN: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+(?:\.[a-z_]+)* \(([^()]+)\)"), r"\1"),
+    (  # "apis.0 (Frontier API (Claude Sonnet 4.5))": the name, which may hold one level of parentheses
+        re.compile(
+            r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+(?:\.[a-z_]+)* \(((?:[^()]|\([^()]*\))+)\)"
+        ),
+        r"\1",
+    ),
     (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+\.([a-z_]+)"), r"⟨\1⟩"),
     (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+:?\s*"), ""),
     (
@@ -157,6 +194,8 @@ _PLAIN: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"\(β = ([^<≥)]+?) ≥ 1\)"), r"(enough requests at once to share a batch: \1 in flight)"),
     (re.compile(r"β ?= ?"), "batchability "),
+    (re.compile(r"\bMBU = 1\b"), "the full memory bandwidth"),
+    (re.compile(r"\bMFU = 1\b"), "the full arithmetic peak"),
     (re.compile(r"\bJ = "), "expected cost "),
     (re.compile(r"\bTPOT SLO\b"), "per-token latency target"),
     (re.compile(r"\bTTFT SLO\b"), "first-token latency target"),
@@ -176,6 +215,8 @@ def plain(text: str) -> str:
 
     >>> plain("nodes.0 (Owned 8×H100): the chosen routes need 1 node(s), β = 0.87 < 1")
     'Owned 8×H100: the chosen routes need 1 node, batchability 0.87 < 1'
+    >>> plain("apis.0 (Frontier API (Claude Sonnet 4.5)): price last checked 2025-10-10")
+    'Frontier API (Claude Sonnet 4.5): price last checked 2025-10-10'
     """
     for pattern, repl in _PLAIN:
         text = pattern.sub(repl, text)

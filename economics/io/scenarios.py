@@ -468,10 +468,11 @@ def list_presets() -> tuple[Preset, ...]:
 
 def load_preset(preset_id: str) -> Scenario:
     """A preset scenario by id (file stem in ``data/scenarios``)."""
+    known_ids = {p.stem for p in PRESET_DIR.glob("*.json")}
     path = PRESET_DIR / f"{preset_id}.json"
-    if not path.is_file() or path.parent != PRESET_DIR:
-        known = ", ".join(sorted(p.stem for p in PRESET_DIR.glob("*.json")))
-        raise ScenarioError([f"(preset): unknown preset {preset_id!r}; known: {known}"])
+    if preset_id not in known_ids or not path.is_file():  # a name, never a path (nor one too long to stat)
+        shown = preset_id if len(preset_id) <= 80 else preset_id[:80] + "…"
+        raise ScenarioError([f"(preset): unknown preset {shown!r}; known: {', '.join(sorted(known_ids))}"])
     return load_scenario(path)
 
 

@@ -75,7 +75,11 @@ def test_a_hand_built_scenario_reads_in_the_apps_units_and_words() -> None:
     assert "“Chat” first token within 300 ms and 30 ms per token; “KYC check” done within 8 h." in text
     assert "frontier API: “Chat”; owned AR: “KYC check”." in text
     # fleet of the hand-made result: 8 GPUs in 1 node at 10% utilization, $10,006.1 of idle cost
-    assert "8 GPUs in 1 node, busy 10% of the paid hours; the idle share costs $10,006/month." in text
+    # (a hand-made result has no plan: its fleet's idle cost is the figure; the scenario's lens is cash)
+    assert (
+        "8 GPUs in 1 node, busy 10% of the paid hours; the idle hours' share of its full cost is $10,006/month "
+        "(already paid for, so not a new spend in the cash view)." in text
+    )
     # default owned node: capex 9.65 + power 0.93 + facility 2.10 + ops 2.56 = $15.23/h; / 8 GPUs = $1.90
     assert "“H100 owned” costs $15.23 an hour all-in ($1.90 per GPU-hour), with electricity at $0.10 per kWh" in text
     assert "“H100 rented” is rented at $2.50 per GPU-hour." in text

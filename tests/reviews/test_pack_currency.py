@@ -25,6 +25,7 @@ from economics.io.scenarios import load_preset
 from economics.price_book import price_book
 from reporting.meeting_pack import MeetingPack, build_pack, csv_bundle, figures, render_html
 from storage import reviews as store
+from ui.format import plain
 
 #: "$" before a digit not preceded by "S" (S$) : a dollar figure left in US dollars
 _BARE_DOLLAR = re.compile(r"(?<![S\w])\$\s?\d")
@@ -46,7 +47,9 @@ def _computed_text(pack: MeetingPack, page: str) -> str:
     """The page's visible text without scripts (charts, scenario JSON) and without the scenario's own texts."""
     text = html.unescape(re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S))
     text = re.sub(r"<[^>]+>", "\n", text)
-    for s in sorted(set(_strings(pack.scenario.model_dump(mode="json"))), key=len, reverse=True):
+    quoted = set(_strings(pack.scenario.model_dump(mode="json")))
+    quoted |= {plain(q) for q in quoted}  # the price book's sources, quoted with field names in words
+    for s in sorted(quoted, key=len, reverse=True):
         if len(s) > 3:
             text = text.replace(s, " ")
     return text

@@ -29,7 +29,7 @@ from economics.price_text import PriceTextError, parse_money, parse_percent, typ
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import md_escape, plain, plural
+from ui.format import md_escape, plain, plural, price_item_words
 from ui.tables import csv_bytes
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
@@ -95,7 +95,7 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "Offer": f["offer_name"],
-            "Price": [ITEM_WORDS.get(i, (i.replace("_", " "), ""))[0] for i in f["item"]],
+            "Price": [price_item_words(str(i)) for i in f["item"]],
             _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
             "In use": f["value"],
