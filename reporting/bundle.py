@@ -1,6 +1,7 @@
 """The meeting pack's CSV bundle: one zip with every table as CSV (numbers, units in column names), the
 scenario JSON and a README that lists the files. Money is in the pack's display currency, named in the column
-names (``[SGD/month]``, ``total_cost_sgd_per_month``) or in a ``unit`` column; the README states the rate."""
+names (``[SGD/month]``) or in a ``Unit`` column; the README states the rate. Headers, prices and options are in
+words, as the pages show them (issue 12): no ids or model field names."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pandas as pd
 
 from economics.io.safe_io import csv_text
 from economics.io.scenarios import scenario_json
-from economics.price_book import price_book_frame
 from reporting import tables
 from reporting.pack import MeetingPack
 
@@ -25,23 +25,21 @@ def bundle_files(pack: MeetingPack) -> dict[str, pd.DataFrame]:
         "decisions.csv": tables.decisions_with_bands(pack),
         "options.csv": tables.options_frame(pack.result, pack.scenario, rate),
         "flip_thresholds.csv": tables.flips_frame(pack),
-        "fleet.csv": tables.in_currency(pd.DataFrame([pack.result.fleet.model_dump()]), rate),
-        "price_book.csv": tables.in_currency(
-            price_book_frame(pack.scenario, pack.result), rate, ("list_value", "value")
-        ),
+        "fleet.csv": tables.fleet_display(pack),
+        "price_book.csv": tables.price_book_display(pack, numbers=True),
         "workloads.csv": tables.workloads_frame(pack),
         "assumptions.csv": tables.assumptions_frame(pack),
     }
     if pack.comparison is not None:
         c = pack.comparison
-        files["changes_prices.csv"] = tables.in_currency(c.prices, rate, ("before", "after", "change"))
-        files["changes_workloads.csv"] = tables.in_currency(c.workloads, rate)
-        files["changes_fleet.csv"] = tables.in_currency(c.fleet, rate, ("before", "after", "change"))
+        files["changes_prices.csv"] = tables.price_changes_display(c, rate)
+        files["changes_workloads.csv"] = tables.workload_changes_display(c, rate)
+        files["changes_fleet.csv"] = tables.fleet_changes_display(c, rate)
     if pack.tornado is not None:
-        files["tornado.csv"] = tables.in_currency(pd.DataFrame([b.model_dump() for b in pack.tornado.bars]), rate)
+        files["tornado.csv"] = tables.tornado_display(pack)
     if pack.monte_carlo is not None:
-        files["monte_carlo_workloads.csv"] = tables.in_currency(pack.monte_carlo.workloads, rate)
-        files["monte_carlo_options.csv"] = tables.in_currency(pack.monte_carlo.options, rate)
+        files["monte_carlo_workloads.csv"] = tables.bands_display(pack.monte_carlo, rate)
+        files["monte_carlo_options.csv"] = tables.option_bands_display(pack.monte_carlo, rate)
     return files
 
 

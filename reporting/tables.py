@@ -25,11 +25,14 @@ __all__ = [
     "bands_display",
     "decisions_with_bands",
     "fleet_changes_display",
+    "fleet_display",
     "flips_frame",
     "in_currency",
+    "option_bands_display",
     "options_frame",
     "price_book_display",
     "price_changes_display",
+    "tornado_display",
     "workload_changes_display",
     "workloads_frame",
 ]
@@ -137,18 +140,29 @@ def flips_frame(pack: MeetingPack) -> pd.DataFrame:
     return in_currency(frame, rate, ("Now", "Threshold")).rename(columns={"unit": "Unit"})
 
 
-def price_book_display(pack: MeetingPack) -> pd.DataFrame:
-    """The price book with source and as-of date per price and the stale flag."""
+def _unit_words(units: pd.Series, rate: DisplayRate) -> list[str]:
+    """Price units (``USD/kWh``) in words, in the display currency (``S$ per kWh``)."""
+    prefix = CURRENCY_PREFIX.get(rate.code, f"{rate.code} ")
+    return [PRICE_UNIT_WORDS.get(str(u), str(u).replace("USD", "$")).replace("$", prefix, 1) for u in units]
+
+
+def price_book_display(pack: MeetingPack, *, numbers: bool = False) -> pd.DataFrame:
+    """The price book with source and as-of date per price and the stale flag; the discount as a percentage
+    (text for the page, a number in ``Discount [%]`` for the CSV with ``numbers``)."""
     raw = price_book_frame(pack.scenario, pack.result)
     f = in_currency(raw, pack.rate, ("list_value", "value"))
-    prefix = CURRENCY_PREFIX.get(pack.rate.code, f"{pack.rate.code} ")
+    discount = f["discount_fraction"].astype(float)
     return pd.DataFrame(
         {
             "Offer": f["offer_name"],
             "Price": [price_item_words(str(i)) for i in f["item"]],
-            "Unit": [PRICE_UNIT_WORDS.get(str(u), str(u)).replace("$", prefix, 1) for u in raw["unit"]],
+            "Unit": _unit_words(raw["unit"], pack.rate),
             "List": f["list_value"],
-            "Discount": [pct(float(x)) if pd.notna(x) else None for x in f["discount_fraction"]],
+            **(
+                {"Discount [%]": 100 * discount}
+                if numbers
+                else {"Discount": [pct(x) if pd.notna(x) else None for x in discount]}
+            ),
             "In use": f["value"],
             "Negotiated": f["negotiated"],
             "Source": [plain(str(x)) for x in f["source"]],
@@ -291,12 +305,11 @@ def price_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFram
     p = c.prices
     money = p["unit"].astype(str).str.startswith("USD")
     k = money.map({True: rate.units_per_usd, False: 1.0}).astype(float)
-    unit = p["unit"].astype(str).where(~money, rate.code + p["unit"].astype(str).str.removeprefix("USD"))
     return pd.DataFrame(
         {
             "Offer": p["offer_name"],
-            "Price": p["item"],
-            "Unit": unit,
+            "Price": [price_item_words(str(i)) for i in p["item"]],
+            "Unit": _unit_words(p["unit"], rate),
             "Before": p["before"] * k,
             "After": p["after"] * k,
             "Change": p["change"] * k,
@@ -313,6 +326,64 @@ def fleet_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFram
     f = in_currency(c.fleet, rate, ("before", "after", "change"))
     return pd.DataFrame(
         {"Figure": f["label"], "Unit": f["unit"], "Before": f["before"], "After": f["after"], "Change": f["change"]}
+    )
+
+
+def fleet_display(pack: MeetingPack) -> pd.DataFrame:
+    """The fleet summary as one row with headers in words, money in the pack's display currency."""
+    f, k, c = pack.result.fleet, pack.rate.units_per_usd, pack.rate.code
+    return pd.DataFrame(
+        [
+            {
+                "Owned nodes": f.owned_nodes,
+                "Owned GPUs": f.owned_gpus,
+                f"Owned nodes and power, in the plan's cost view [{c}/month]": f.owned_cost_usd_per_month * k,
+                "Owned utilization [%]": 100 * f.owned_utilization,
+                f"Idle owned capacity, in the plan's cost view [{c}/month]": f.idle_cost_usd_per_month * k,
+                f"Rented nodes [{c}/month]": f.rented_cost_usd_per_month * k,
+                f"APIs [{c}/month]": f.api_cost_usd_per_month * k,
+                f"Total cost [{c}/month]": f.total_cost_usd_per_month * k,
+                f"Everything on APIs [{c}/month]": _times(f.all_api_cost_usd_per_month, k),
+            }
+        ]
+    )
+
+
+def tornado_display(pack: MeetingPack) -> pd.DataFrame:
+    """One row per uncertain input: its range and the savings and cost at each end, in words."""
+    assert pack.tornado is not None
+    k, c = pack.rate.units_per_usd, pack.rate.code
+    return pd.DataFrame(
+        [
+            {
+                "Input": b.label,
+                "Low end [×]": b.low,
+                "High end [×]": b.high,
+                f"Savings at the low end [{c}/month]": b.savings_at_low_usd_per_month * k,
+                f"Savings at the high end [{c}/month]": b.savings_at_high_usd_per_month * k,
+                f"Cost at the low end [{c}/month]": b.cost_at_low_usd_per_month * k,
+                f"Cost at the high end [{c}/month]": b.cost_at_high_usd_per_month * k,
+            }
+            for b in pack.tornado.bars
+        ]
+    )
+
+
+def option_bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
+    """Per workload and option: its cost-per-Mtok band over the draws, in ``rate``'s currency."""
+    o, k, code = mc.options, rate.units_per_usd, rate.code
+    names = dict(zip(mc.workloads["workload_id"], mc.workloads["workload_name"], strict=True))
+    return pd.DataFrame(
+        {
+            "Workload": o["workload_id"].map(names).fillna(o["workload_id"]),
+            "Option": o["option_name"],
+            "Kind": o["kind"].astype(str).str.replace("_", " "),
+            "Allowed": o["allowed"],
+            f"At the scenario's values [{code}/Mtok]": o["base_usd_per_mtok"] * k,
+            f"Low (1 draw in 20 below) [{code}/Mtok]": o["p05_usd_per_mtok"] * k,
+            f"Median [{code}/Mtok]": o["p50_usd_per_mtok"] * k,
+            f"High (1 draw in 20 above) [{code}/Mtok]": o["p95_usd_per_mtok"] * k,
+        }
     )
 
 

@@ -11,14 +11,20 @@ and the key figures.
 from __future__ import annotations
 
 import html
+import io
 import re
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
+import pandas as pd
 import pytest
 
+from economics.compare import Snapshot
+from economics.evaluate import evaluate
 from economics.io.scenarios import list_presets, load_preset
-from reporting.meeting_pack import MeetingPack, build_pack, render_html
+from economics.price_book import price_book
+from reporting.meeting_pack import MeetingPack, build_pack, csv_bundle, render_html
 
 _ID_KEYS = re.compile(r"(^|_)ids?$")
 
@@ -60,7 +66,13 @@ def _visible(pack: MeetingPack) -> str:
 
 @pytest.fixture(scope="module", params=[p.id for p in list_presets()])
 def pack(request: pytest.FixtureRequest) -> MeetingPack:
-    return build_pack(load_preset(request.param), draws=100)
+    scenario = load_preset(request.param)
+    # compared with itself after a 30% discount on every API, so the "what changed" tables are in the pack
+    before = Snapshot(label="last quarter", scenario=scenario, result=evaluate(scenario), prices=price_book(scenario))
+    discounted = scenario.model_copy(
+        update={"apis": tuple(a.model_copy(update={"negotiated_discount_fraction": 0.3}) for a in scenario.apis)}
+    )
+    return build_pack(discounted, before=before, draws=100)
 
 
 _FORBIDDEN = {
@@ -103,3 +115,24 @@ def test_the_narrative_and_the_key_figures_give_one_idle_figure() -> None:
     text = _visible(pack)
     assert text.count(idle) >= 2, idle  # the key figure and the narrative's sentence
     assert "costs S$0/month" not in text
+
+
+def test_the_csv_bundle_reads_in_words(pack: MeetingPack) -> None:
+    # headers in words with units in brackets, cells without ids or field names; decisions.csv keeps one
+    # "Workload id" column on purpose, to join the files to the scenario
+    dump = pack.scenario.model_dump(mode="json")
+    names = {str(x) for x in _texts(dump)}
+    ids = {i for i in _ids(dump) if re.search(r"[-_]", i) and i not in names}
+    quoted = {"Why", "Why not", "Notes", "Source", "Meaning", "In words"}  # sentences checked on the page
+    problems = []
+    with zipfile.ZipFile(io.BytesIO(csv_bundle(pack))) as zf:
+        for name in (n for n in zf.namelist() if n.endswith(".csv")):
+            frame = pd.read_csv(zf.open(name), keep_default_na=False)
+            problems += [f"{name}: header {c!r}" for c in frame.columns if re.search(r"[a-z]_[a-z]", c)]
+            for column in frame.columns:
+                if column in quoted or column == "Workload id":
+                    continue
+                cells = {str(v) for v in frame[column]}
+                problems += [f"{name}: {column} = {v!r}" for v in cells & ids]
+                problems += [f"{name}: {column} = {v!r}" for v in cells if re.fullmatch(r"[a-z]+(_[a-z0-9]+)+", v)]
+    assert not problems
