@@ -17,6 +17,7 @@ from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
 from ui.format import CURRENCY_PREFIX, money, money_text, pct, plain, usd_per_month
+from ui.format import duration as app_duration
 
 __all__ = [
     "Baseline",
@@ -30,8 +31,6 @@ __all__ = [
     "show_description",
 ]
 
-_SECONDS = (("d", 86_400.0), ("h", 3_600.0), ("min", 60.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6))
-
 
 @dataclass(frozen=True)
 class Baseline:
@@ -42,18 +41,12 @@ class Baseline:
 
 
 def duration(seconds: float | None) -> str:
-    """A duration in the largest unit that keeps it at least 1, to three significant figures.
+    """A duration as the app writes it (:func:`ui.format.duration`), ``"none"`` when there is none.
 
     >>> [duration(x) for x in (28_800, 0.3, 0.008, 90, 1.5, 172_800, None)]
-    ['8 h', '300 ms', '8 ms', '1.5 min', '1.5 s', '2 d', 'none']
+    ['8 h', '300 ms', '8 ms', '1.5 min', '1.5 s', '2 days', 'none']
     """
-    if seconds is None:
-        return "none"
-    for unit, size in _SECONDS:
-        if seconds >= size or unit == "µs":
-            value = seconds / size
-            return f"{value:,.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
-    raise AssertionError("unreachable")  # pragma: no cover
+    return "none" if seconds is None else app_duration(seconds)
 
 
 def in_prefix(text: str, code: str) -> str:
@@ -226,6 +219,8 @@ def _fleet(scenario: Scenario, result: Result, rate: DisplayRate) -> list[str]:
             f"{per_month(idle, rate)}{sunk}."
         )
     used = {o.node_id for o in scenario.owned_options}
+    plan_nodes = result.plan.nodes if result.plan is not None else ()
+    rented = {n.node_id: n.nodes_used for n in plan_nodes if n.kind == "rented"}
     for node in scenario.nodes:
         if node.id not in used:
             continue
@@ -239,7 +234,11 @@ def _fleet(scenario: Scenario, result: Result, rate: DisplayRate) -> list[str]:
                 f"{node.economic_life_years:g} years at {pct(node.cost_of_capital_per_year)}."
             )
         elif isinstance(node, RentedNode):
-            out.append(f"{_quoted(node.name)} is rented at {money(node.price_usd_per_gpu_hour, c, k)} per GPU-hour.")
+            price = money(node.price_usd_per_gpu_hour, c, k)
+            if result.plan is None or rented.get(node.id, 0) > 0:
+                out.append(f"{_quoted(node.name)} is rented at {price} per GPU-hour.")
+            else:  # an offer the plan weighed and left: its price, without saying it is rented
+                out.append(f"{_quoted(node.name)} would rent at {price} per GPU-hour; the plan rents none of it.")
     return out
 
 

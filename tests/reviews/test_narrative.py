@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from economics.evaluate import evaluate
-from economics.io.scenarios import default_scenario
+from economics.io.scenarios import default_scenario, load_preset
 from economics.offers import OwnedNode
 from economics.uncertainty import MonteCarlo
 from economics.workload import Workload
@@ -156,3 +156,15 @@ def test_a_baseline_can_be_given_explicitly() -> None:
     other = small_scenario(workloads=small_scenario().workloads[:1])
     text = _text(narrative(scenario, small_result(scenario), baseline=Baseline("review “Q3”", other)))
     assert "It is modified from review “Q3”: workloads added: “KYC check”." in text
+
+
+def test_a_rented_offer_the_plan_leaves_is_not_said_to_be_rented() -> None:
+    # the startup preset: every workload on the GPT-5 API (its evaluated plan rents no node), yet the pack
+    # said "“RunPod Secure H100 (per GPU-hour)” is rented at $3.49 per GPU-hour" for every rented offer
+    startup = load_preset("startup-rented")
+    result = evaluate(startup)
+    assert result.plan is not None
+    assert not [n for n in result.plan.nodes if n.kind == "rented" and n.nodes_used]
+    text = _text(narrative(startup, result))
+    assert "is rented at" not in text
+    assert "“RunPod Secure H100 (per GPU-hour)” would rent at $3.49 per GPU-hour; the plan rents none of it." in text

@@ -61,19 +61,36 @@ def workload_cost_chart(scenario: Scenario, result: Result, rate: DisplayRate = 
     decisions = list(result.decisions)
     k, cur = rate.units_per_usd, _prefix(rate)
     names = [d.workload_name for d in decisions]
+    costs = [k * d.monthly_cost_usd for d in decisions]
+    widest = max([*costs, *(k * (d.all_api_monthly_cost_usd or 0.0) for d in decisions), 0.0])
     chart = _bars(
-        "Monthly cost per workload: chosen route vs all-API", f"cost [{rate.code}/month]", len(names), rate=rate
+        # two lines: one was too wide for a 1,024 px window
+        "Monthly cost per workload<br>"
+        '<span style="font-size:12px">its route, coloured by where it runs, vs its best allowed API '
+        "(outline)</span>",
+        f"cost [{rate.code}/month]",
+        len(names),
+        rate=rate,
     )
     chart.add(
         "bar",
         y=names,
-        x=[k * d.monthly_cost_usd for d in decisions],
+        x=costs,
         orientation="h",
-        name="chosen route",
+        name="its route",
+        # the legend would show the first bar's colour for every route: each bar says its route instead
+        showlegend=False,
         marker={"color": [styles.get(d.chosen_option_id or "", (INFEASIBLE_COLOR,))[0] for d in decisions]},
-        text=[f"{d.route_label}" for d in decisions],
-        textposition="auto",
-        hovertemplate=f"%{{y}}<br>%{{text}}: {cur}%{{x:,.0f}}/month<extra></extra>",
+        # a route that adds nothing this month (a bought node in the cash view) has no bar: its name is
+        # written beside the axis, with its figure, so the row is not read as missing
+        text=[
+            f"{d.route_label}: {cur}{c:,.0f}" if c < 0.25 * widest else d.route_label
+            for d, c in zip(decisions, costs, strict=True)
+        ],
+        textposition=["outside" if c < 0.25 * widest else "inside" for c in costs],
+        cliponaxis=False,
+        customdata=[d.route_label for d in decisions],
+        hovertemplate=f"%{{y}}<br>%{{customdata}}: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     chart.add(
         "bar",
