@@ -324,9 +324,34 @@ def price_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFram
 def fleet_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFrame:
     """The fleet figures before and after, money in ``rate``'s currency (both sides at the one rate)."""
     f = in_currency(c.fleet, rate, ("before", "after", "change"))
+    share = f["unit"].astype(str) == "1"  # a share (utilization): shown in percent
+    scale = share.map({True: 100.0, False: 1.0}).astype(float)
     return pd.DataFrame(
-        {"Figure": f["label"], "Unit": f["unit"], "Before": f["before"], "After": f["after"], "Change": f["change"]}
+        {
+            "Figure": [
+                FLEET_WORDS.get(str(m), str(label).capitalize())
+                for m, label in zip(f["metric"], f["label"], strict=True)
+            ],
+            "Unit": f["unit"].astype(str).where(~share, "%").replace({"count": "GPUs"}),
+            "Before": f["before"] * scale,
+            "After": f["after"] * scale,
+            "Change": f["change"] * scale,
+        }
     )
+
+
+#: The fleet's figures in words; the owned fleet's and its idle hours' cost are in the plan's cost view (0 for
+#: bought nodes in the cash view, where the key figures show the idle hours at full cost).
+FLEET_WORDS: dict[str, str] = {
+    "total_cost_usd_per_month": "Total cost",
+    "owned_cost_usd_per_month": "Owned fleet, in the plan's cost view",
+    "rented_cost_usd_per_month": "Rented nodes",
+    "api_cost_usd_per_month": "API spend",
+    "idle_cost_usd_per_month": "Idle owned capacity, in the plan's cost view",
+    "all_api_cost_usd_per_month": "Everything on APIs",
+    "owned_gpus": "Owned GPUs",
+    "owned_utilization": "Owned utilization",
+}
 
 
 def fleet_display(pack: MeetingPack) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado
 from ui.axes import left_margin
 from ui.charts.chart import Chart
-from ui.format import CURRENCY_PREFIX, money
+from ui.format import CURRENCY_PREFIX, money, price_item_words
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
 
 __all__ = [
@@ -172,7 +172,8 @@ def price_change_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Fi
     changed = comparison.prices[comparison.prices["status"] == "changed"]
     k = [rate.units_per_usd if str(u).startswith("USD") else 1.0 for u in changed["unit"]]
     units = [rate.code + str(u).removeprefix("USD") if str(u).startswith("USD") else u for u in changed["unit"]]
-    labels = [f"{o} · {i}" for o, i in zip(changed["offer_name"], changed["item"], strict=True)]
+    # the offer, then the price in words on a second line (one line was too wide for a 1,024 px window)
+    labels = [f"{o}<br>{price_item_words(str(i))}" for o, i in zip(changed["offer_name"], changed["item"], strict=True)]
     pct = [100.0 * f if math.isfinite(f) else 0.0 for f in changed["change_fraction"]]
     chart = _bars("Prices that changed", "change [%]", max(1, len(labels)), legend=False)
     chart.add(
