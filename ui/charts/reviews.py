@@ -272,9 +272,18 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     money_columns = ["p05_usd_per_mtok", "p50_usd_per_mtok", "p95_usd_per_mtok", "base_usd_per_mtok"]
     opts = monte_carlo.options.assign(**{c: monte_carlo.options[c] * rate.units_per_usd for c in money_columns})
     cur = _prefix(rate)
+    # A log axis has no 0, yet a bought node's route costs nothing in the cash view (and float noise leaves
+    # 1e-13): such values are drawn at a floor four decades under the largest figure, and the hover gives the
+    # true value. Without it the axis ran from S$1e-13 to S$1,000.
+    largest = float(opts[money_columns].replace([math.inf, -math.inf], math.nan).max().max())
+    top_value = largest if largest > 0 else 1.0  # NaN (no option) compares False
+    floor = top_value * 1e-4
+    drawn = opts.assign(**{c: opts[c].clip(lower=floor) for c in money_columns})
     counts = [max(1, int((opts["workload_id"] == w).sum())) for w in wl["workload_id"]]
     chart = Chart(
-        f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws",
+        f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws<br>"
+        f'<span style="font-size:12px">a cost under {cur}{floor:,.2g} (a bought node in the cash view costs '
+        "nothing) is drawn at the left edge</span>",
         f"cost [{rate.code}/Mtok output, log]",
         "",
         height=80 + 34 * sum(counts) + 60 * len(counts),
@@ -289,7 +298,8 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     for row, ((_, w), (bottom, top)) in enumerate(zip(wl.iterrows(), domains, strict=True), start=1):
         axis = "yaxis" if row == 1 else f"yaxis{row}"
         chart.axis(axis, domain=[bottom, top], autorange="reversed", anchor="x")
-        mine = opts[opts["workload_id"] == w["workload_id"]]
+        mine = drawn[drawn["workload_id"] == w["workload_id"]]
+        true = opts[opts["workload_id"] == w["workload_id"]]
         labels = [
             f"{n}{'' if a else ' (not allowed)'}{' ◀ chosen' if o == w['base_option_id'] else ''}"
             for n, a, o in zip(mine["option_name"], mine["allowed"], mine["option_id"], strict=True)
@@ -314,15 +324,17 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
                 "width": 0,
                 "color": "rgba(110,110,110,0.5)",
             },
-            customdata=mine[["p05_usd_per_mtok", "p95_usd_per_mtok", "base_usd_per_mtok"]].to_numpy(),
+            customdata=true[["p05_usd_per_mtok", "p95_usd_per_mtok", "base_usd_per_mtok", "p50_usd_per_mtok"]]
+            .round(6)
+            .to_numpy(),
             hovertemplate=(
-                f"%{{y}}<br>median {cur}%{{x:,.3g}}/Mtok<br>5–95 %: {cur}%{{customdata[0]:,.3g}}–"
-                f"{cur}%{{customdata[1]:,.3g}}<br>base {cur}%{{customdata[2]:,.3g}}<extra></extra>"
+                f"%{{y}}<br>median {cur}%{{customdata[3]:,.3g}}/Mtok<br>5–95 %: {cur}%{{customdata[0]:,.3g}}–"
+                f"{cur}%{{customdata[1]:,.3g}}<br>at the scenario's values {cur}%{{customdata[2]:,.3g}}<extra></extra>"
             ),
         )
         p = w["prob_owned_beats_api"]
         vs = "the API it may not use" if not w["api_allowed"] else "the best API"
-        prob = "" if not math.isfinite(p) else f" · P(owned beats {vs}) = {100 * p:.0f}%"
+        prob = "" if not math.isfinite(p) else f" · chance owned beats {vs}: {100 * p:.0f}%"
         chart.annotations.append(
             {
                 "text": f"{w['workload_name']}{prob}",
@@ -336,5 +348,9 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
                 "font": {"size": 14},
             }
         )
-    chart.axis("xaxis", anchor="y" if len(counts) == 1 else f"y{len(counts)}")
+    chart.axis(
+        "xaxis",
+        anchor="y" if len(counts) == 1 else f"y{len(counts)}",
+        range=[math.log10(floor) - 0.1, math.log10(top_value) + 0.1],
+    )
     return chart.figure()
