@@ -235,7 +235,7 @@ def _meaning(description: str | None) -> tuple[str, str]:
     text = description or ""
     m = _UNIT.search(text)
     unit = m.group(1) if m else ""
-    text = _UNIT.sub("", text)
+    text = re.sub(r",\s*[a-z]+_[a-z]+$", "", _UNIT.sub("", text))  # a trailing symbol (", u_target")
     return plain(text[:1].upper() + text[1:]), "" if unit in {"1", "-"} else unit
 
 
