@@ -167,10 +167,11 @@ class Efficiency(Frozen):
         description="achieved FP8 / achieved BF16 share of peak in GEMMs: H100 max-matmul 71% vs 80% (stas00 MAMF) [1]",
     )
     fp4_compute_efficiency: float = Field(
-        default=0.60,
+        default=0.69,
         gt=0,
         le=1,
-        description="achieved FP4 / achieved BF16 share of peak in GEMMs (block-scale overhead, young kernels) [1]",
+        description="achieved FP4 / achieved BF16 share of peak in GEMMs, the activations' FP4 quantisation fused "
+        "into the kernel before (block-scale overhead, young kernels; docs/calibration.md#physics-parameters) [1]",
     )
     moe_gemm_half_tokens: float = Field(
         default=256.0,

@@ -282,3 +282,21 @@ def test_fp8_matmuls_scale_by_the_measured_fp8_best_gemm() -> None:
     assert Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="bf16").attainable_flops_per_s == pytest.approx(
         2250e12 * 0.78 / 0.80, rel=1e-6
     )
+
+
+def test_fp4_matmuls_run_at_the_fused_quantisation_gemm_rate() -> None:
+    # docs/calibration.md#fp4-gemm-efficiency: vLLM PR #20646 on B200, NVFP4 GEMM without the activation quantisation
+    # 3904 of 9000 TFLOP/s = 0.4338 of peak; BF16 1421 of 2250 = 0.6316 (its best) -> 0.4338/0.6316 = 0.687 -> 0.69.
+    # By hand at MFU 0.5: B200 9000e12 · (0.78/0.80) · 0.69 · 0.5 = 3.02737e15 FLOP/s; MI355X (no measured best GEMM,
+    # so 0.80/0.80) 10066.3e12 · 0.69 · 0.5 = 3.47287e15 FLOP/s.
+    from economics.roofline import linear_flops_per_s
+
+    c = load_catalog()
+    assert Efficiency().fp4_compute_efficiency == pytest.approx(3904.0 / 9000.0 / (1421.0 / 2250.0), abs=0.005)
+    b200 = Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="fp4")
+    mi355x = Deployment(gpu=c.gpus["mi355x"], n_gpus=1, precision="fp4")
+    assert linear_flops_per_s(b200, Efficiency(), 0.5) == pytest.approx(3.02737e15, rel=1e-5)
+    assert linear_flops_per_s(mi355x, Efficiency(), 0.5) == pytest.approx(3.47287e15, rel=1e-5)
+    # A GPU without FP4 units (H100) computes FP4 weights in FP8: the FP4 factor does not apply there.
+    h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp4")
+    assert linear_flops_per_s(h100, Efficiency(), 0.5) == pytest.approx(1979e12 * 0.89 * 0.5, rel=1e-9)
