@@ -212,8 +212,8 @@ def forward_term(
     N = deployment.n_gpus
     bw = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
     # the same compute rates as forward_time: best-GEMM share, FP8/FP4 tensor-core factor, BF16 attention
-    f_dec = linear_flops_per_s(deployment, efficiency, efficiency.mfu_decode)
-    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill)
+    f_dec = linear_flops_per_s(deployment, efficiency, efficiency.mfu_decode, model.bytes_per_weight)
+    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill, model.bytes_per_weight)
     f_att = attention_flops_per_s(deployment, efficiency)
     a_dec, a_pre = f_att * efficiency.mfu_decode, f_att * efficiency.mfu_prefill
     flop_tok = model.flops_linear_per_token

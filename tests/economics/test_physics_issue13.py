@@ -300,3 +300,32 @@ def test_fp4_matmuls_run_at_the_fused_quantisation_gemm_rate() -> None:
     # A GPU without FP4 units (H100) computes FP4 weights in FP8: the FP4 factor does not apply there.
     h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp4")
     assert linear_flops_per_s(h100, Efficiency(), 0.5) == pytest.approx(1979e12 * 0.89 * 0.5, rel=1e-9)
+
+
+def test_weights_narrower_than_the_compute_format_slow_the_gemm() -> None:
+    # docs/calibration.md#mixed-input-gemm-efficiency. By hand, one H100 in BF16 at MFU 0.5: BF16 weights
+    # 989.4e12 · (0.80/0.80) · 0.5 = 494.7e12 FLOP/s; 4-bit weights widened in the GEMM (0.5 B < 2 B) get 0.60 of it,
+    # 296.82e12 FLOP/s. FP8 weights on FP8 compute are not mixed-input; FP4 weights on an H100 (FP8 compute) are.
+    from economics.roofline import linear_flops_per_s
+
+    c = load_catalog()
+    bf16 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="bf16")
+    assert linear_flops_per_s(bf16, Efficiency(), 0.5, 2.0) == pytest.approx(494.7e12, rel=1e-9)
+    assert linear_flops_per_s(bf16, Efficiency(), 0.5, 0.5) == pytest.approx(296.82e12, rel=1e-9)
+    fp8 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp8")
+    assert linear_flops_per_s(fp8, Efficiency(), 0.5, 1.0) == pytest.approx(1979e12 * 0.89 * 0.5, rel=1e-9)
+    fp4_on_h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp4")
+    assert linear_flops_per_s(fp4_on_h100, Efficiency(), 0.5, 0.5) == pytest.approx(
+        1979e12 * 0.89 * 0.60 * 0.5, rel=1e-9
+    )
+    # The ideal roofline has no such loss, and a memory-bound decode step does not change: batch 1 of Llama-3.1-8B
+    # at 4 bits reads 4.0e9 B of weights, whatever the compute rate.
+    assert Efficiency.ideal().mixed_input_gemm_efficiency == 1.0
+    m4 = c.models["llama-3.1-8b"].at_precision("bf16").model_copy(update={"bytes_per_weight": 0.5})
+    slow = forward_time(m4, bf16, Efficiency(), 1, 1, 100)
+    fast = forward_time(m4, bf16, Efficiency(mixed_input_gemm_efficiency=1.0), 1, 1, 100)
+    assert float(slow.time_s) == pytest.approx(float(fast.time_s), rel=1e-12)
+    # ... while a 4096-token prefill (compute-bound) takes longer by the linear layers' 1/0.6.
+    p_slow = forward_time(m4, bf16, Efficiency(), 1, 4096, 0, prefill=True)
+    p_fast = forward_time(m4, bf16, Efficiency(mixed_input_gemm_efficiency=1.0), 1, 4096, 0, prefill=True)
+    assert float(p_slow.linear_s) == pytest.approx(float(p_fast.linear_s) / 0.6, rel=1e-9)
