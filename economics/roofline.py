@@ -261,6 +261,7 @@ def forward_time(
     N = deployment.n_gpus
     L, d = model.n_layers, model.d_model
     pair_unit = model.attention_flops_per_pair_per_layer  # 4·n_q·d_h (GQA) or 2·n_q·(2r + d_R) (MLA)
+    pair_pre = model.prefill_attention_flops_per_pair_per_layer  # MLA prefill: decompressed multi-head form
 
     bw_eff = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
     mfu_main = efficiency.mfu_prefill if prefill else efficiency.mfu_decode
@@ -287,8 +288,8 @@ def forward_time(
     # Sliding-window layers attend to at most W cached keys (:meth:`ModelSpec.attended_layer_keys`).
     pairs_in_block = q * q if bidirectional else q * (q + 1.0) / 2.0
     bytes_att = r_kv * kv_tok * (B * (S + q) + C) + B * model.sliding_kv_bytes(S + q)
-    flops_att_main = B * pair_unit * (q * model.attended_layer_keys(S) + L * pairs_in_block)
-    flops_att_pre = C * pair_unit * model.attended_layer_keys(S_pre)
+    flops_att_main = B * (pair_pre if prefill else pair_unit) * (q * model.attended_layer_keys(S) + L * pairs_in_block)
+    flops_att_pre = C * pair_pre * model.attended_layer_keys(S_pre)
     flops_att = flops_att_main + flops_att_pre
     t_att_mem = bytes_att / bw_eff
     att = attention_flops_per_s(deployment, efficiency)

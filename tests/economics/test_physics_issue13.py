@@ -329,3 +329,24 @@ def test_weights_narrower_than_the_compute_format_slow_the_gemm() -> None:
     p_slow = forward_time(m4, bf16, Efficiency(), 1, 4096, 0, prefill=True)
     p_fast = forward_time(m4, bf16, Efficiency(mixed_input_gemm_efficiency=1.0), 1, 4096, 0, prefill=True)
     assert float(p_slow.linear_s) == pytest.approx(float(p_fast.linear_s) / 0.6, rel=1e-9)
+
+
+def test_mla_prefill_runs_the_decompressed_attention() -> None:
+    # docs/calibration.md#mla-prefill-attention. DeepSeek-V3 (config.json: 128 heads, kv_lora_rank 512,
+    # qk_rope_head_dim 64, qk_nope_head_dim 128, v_head_dim 128): decode 2·128·(512+64) + 2·128·512 = 278,528 FLOP
+    # per pair per layer, prefill 2·128·(128+64) + 2·128·128 = 81,920. GQA models keep one figure for both.
+    c = load_catalog()
+    ds = c.models["deepseek-v3"]
+    assert ds.attention_flops_per_pair_per_layer == 278_528.0
+    assert ds.prefill_attention_flops_per_pair_per_layer == 81_920.0
+    llama = c.models["llama-3.1-8b"]
+    assert llama.prefill_attention_flops_per_pair_per_layer == llama.attention_flops_per_pair_per_layer == 4 * 32 * 128
+    # A 4096-token prompt on 8×H200: 4096·4097/2 causal pairs · 61 layers · 81,920 FLOP = 4.1928e13 FLOP at
+    # 8 · 989.4e12 · (0.80/0.80) · 0.45 = 3.5618e15 FLOP/s -> 11.771 ms of attention compute.
+    dep = Deployment(gpu=c.gpus["h200-sxm"], n_gpus=8, precision="fp8")
+    p = forward_time(ds.at_precision("fp8"), dep, Efficiency(), 1, 4096, 0, prefill=True)
+    assert float(p.attention_s) == pytest.approx(4096 * 4097 / 2 * 61 * 81_920 / (8 * 989.4e12 * 0.45), rel=1e-9)
+    assert float(p.attention_s) == pytest.approx(0.011771, rel=1e-3)
+    # Decode keeps the absorbed form: one token over 4096 cached keys costs 61 · 4096 · 278,528 FLOP (plus itself).
+    d = forward_time(ds.at_precision("fp8"), dep, Efficiency(), 1, 1, 4096)
+    assert float(d.flops) > 61 * 4096 * 278_528
