@@ -122,6 +122,7 @@ NEW_EFFICIENCY_FIELDS = (
     "sequence_overhead_s",
     "fp8_compute_efficiency",
     "fp4_compute_efficiency",
+    "mixed_input_gemm_efficiency",
     "moe_gemm_half_tokens",
     "moe_load_imbalance",
     "layer_floor_s",
@@ -167,10 +168,19 @@ class Efficiency(Frozen):
         description="achieved FP8 / achieved BF16 share of peak in GEMMs: H100 max-matmul 71% vs 80% (stas00 MAMF) [1]",
     )
     fp4_compute_efficiency: float = Field(
+        default=0.69,
+        gt=0,
+        le=1,
+        description="achieved FP4 / achieved BF16 share of peak in GEMMs, the activations' FP4 quantisation fused "
+        "into the kernel before (block-scale overhead, young kernels; docs/calibration.md#physics-parameters) [1]",
+    )
+    mixed_input_gemm_efficiency: float = Field(
         default=0.60,
         gt=0,
         le=1,
-        description="achieved FP4 / achieved BF16 share of peak in GEMMs (block-scale overhead, young kernels) [1]",
+        description="share of the compute format's GEMM rate reached when the weights are stored narrower than it "
+        "and widened inside the GEMM (W4A16, MXFP4 on Hopper, FP8 weights on A100; "
+        "docs/calibration.md#mixed-input-gemm-efficiency) [1]",
     )
     moe_gemm_half_tokens: float = Field(
         default=256.0,
@@ -217,6 +227,7 @@ class Efficiency(Frozen):
             kv_mem_util=1.0,
             fp8_compute_efficiency=1.0,
             fp4_compute_efficiency=1.0,
+            mixed_input_gemm_efficiency=1.0,
             moe_gemm_half_tokens=0.0,
             moe_load_imbalance=1.0,
             layer_floor_s=0.0,

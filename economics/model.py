@@ -54,6 +54,12 @@ class ModelSpec(Frozen):
     mla_rope_head_dim: int = Field(
         default=0, ge=0, le=4096, description="MLA decoupled RoPE key dimension d_R (qk_rope_head_dim) [count]"
     )
+    mla_qk_nope_head_dim: int = Field(
+        default=0, ge=0, le=4096, description="MLA per-head query/key dimension without RoPE (qk_nope_head_dim) [count]"
+    )
+    mla_v_head_dim: int = Field(
+        default=0, ge=0, le=4096, description="MLA per-head value dimension (v_head_dim) [count]"
+    )
     sliding_window: int = Field(
         default=0, ge=0, le=10_000_000, description="keys a sliding-window layer attends to W; 0 = none [tokens]"
     )
@@ -70,7 +76,16 @@ class ModelSpec(Frozen):
     @model_serializer(mode="wrap")
     def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         return drop_new_defaults(
-            self, handler(self), ("mla_kv_lora_rank", "mla_rope_head_dim", "sliding_window", "n_sliding_layers")
+            self,
+            handler(self),
+            (
+                "mla_kv_lora_rank",
+                "mla_rope_head_dim",
+                "mla_qk_nope_head_dim",
+                "mla_v_head_dim",
+                "sliding_window",
+                "n_sliding_layers",
+            ),
         )
 
     @model_validator(mode="after")
@@ -207,6 +222,30 @@ class ModelSpec(Frozen):
             r, d_r = self.mla_kv_lora_rank, self.mla_rope_head_dim
             return float(2 * self.n_heads * (r + d_r) + 2 * self.n_heads * r)
         return float(4 * self.n_heads * self.head_dim)
+
+    @property
+    def prefill_attention_flops_per_pair_per_layer(self) -> float:
+        """FLOPs of one prompt token attending to one key in one layer during prefill [FLOP].
+
+        Prefill kernels run MLA in its decompressed, multi-head form: the latent is expanded to per-head keys of
+        ``d_nope + d_R`` and values of ``d_v`` elements and ordinary attention runs over them,
+        ``2·n_q·(d_nope + d_R) + 2·n_q·d_v``: vLLM's MLA backends use this "compute friendly approach" for
+        prefill and the weight-absorbed "data-movement friendly approach" for decode (``mla/common.py`` module
+        docstring, PR #13789); TensorRT-LLM's tech blog 03 finds the non-absorbed form faster for prefills of 256
+        tokens or more (docs/calibration.md#mla-prefill-attention). DeepSeek-V3: 2·128·(128 + 64) + 2·128·128 =
+        81,920 FLOP, against 278,528 absorbed. Equal to :attr:`attention_flops_per_pair_per_layer` for GQA/MHA,
+        and for MLA when the head dimensions are not given.
+
+        >>> m = ModelSpec(id="m", name="m", n_layers=1, d_model=7168, n_heads=128, n_kv_heads=1, head_dim=101,
+        ...     d_ff=18432, vocab=1000, mla_kv_lora_rank=512, mla_rope_head_dim=64, mla_qk_nope_head_dim=128,
+        ...     mla_v_head_dim=128)
+        >>> m.prefill_attention_flops_per_pair_per_layer
+        81920.0
+        """
+        if self.is_mla and self.mla_qk_nope_head_dim > 0 and self.mla_v_head_dim > 0:
+            qk = self.mla_qk_nope_head_dim + self.mla_rope_head_dim
+            return float(2 * self.n_heads * qk + 2 * self.n_heads * self.mla_v_head_dim)
+        return self.attention_flops_per_pair_per_layer
 
     def attended_layer_keys(self, context: ArrayLike) -> FloatArray:
         """Keys attended per query summed over layers at ``context`` cached tokens [count].

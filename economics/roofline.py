@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from economics.hardware import REFERENCE_MATMUL_FRACTION, Deployment, Efficiency, Precision
-from economics.model import FloatArray, ModelSpec
+from economics.model import PRECISION_BYTES, FloatArray, ModelSpec
 
 RooflineMode = Literal["sum", "single_roofline"]
 
@@ -148,14 +148,18 @@ def attention_flops_per_s(deployment: Deployment, efficiency: Efficiency) -> flo
     return peak * deployment.gpu.max_matmul_fraction / REFERENCE_MATMUL_FRACTION * efficiency.precision_scale(prec)
 
 
-def linear_flops_per_s(deployment: Deployment, efficiency: Efficiency, mfu: float) -> float:
-    """Achieved FLOP/s of the replica's weight matmuls at utilisation ``mfu``, ``N·F_p·(MAMF/0.80)·s_p·MFU`` [FLOP/s].
+def linear_flops_per_s(
+    deployment: Deployment, efficiency: Efficiency, mfu: float, bytes_per_weight: float | None = None
+) -> float:
+    """Achieved FLOP/s of the replica's weight matmuls at utilisation ``mfu``, ``N·F_p·(MAMF/0.80)·s_p·m·MFU``
+    [FLOP/s].
 
     ``F_p`` is the dense peak of the tensor-core format the deployment computes in (:meth:`GPU.compute_precision`),
     ``MAMF/0.80`` the GPU's best-GEMM share of peak relative to the H100 the MFUs are stated for
     (:attr:`Deployment.attainable_flops_per_s`) and ``s_p`` the FP8/FP4 efficiency relative to BF16
-    (:meth:`Efficiency.precision_scale`). The one compute rate of :func:`forward_time` and of the serving layer's
-    closed forms (:func:`economics.serving.affine.forward_term`), so the two paths cannot disagree.
+    (:meth:`Efficiency.precision_scale`). ``m`` is :func:`mixed_input_scale` of the weights' ``bytes_per_weight``
+    (1 when not given). The one compute rate of :func:`forward_time` and of the serving layer's closed forms
+    (:func:`economics.serving.affine.forward_term`), so the two paths cannot disagree.
 
     >>> from economics.io.catalog import load_catalog
     >>> h100 = Deployment(gpu=load_catalog().gpus["h100-sxm"], n_gpus=1, precision="fp8")
@@ -163,8 +167,29 @@ def linear_flops_per_s(deployment: Deployment, efficiency: Efficiency, mfu: floa
     >>> round(linear_flops_per_s(h100, Efficiency(), 0.5) / 1e12, 1)
     880.7
     """
-    scale = efficiency.precision_scale(deployment.gpu.compute_precision(deployment.precision))
+    compute = deployment.gpu.compute_precision(deployment.precision)
+    scale = efficiency.precision_scale(compute) * mixed_input_scale(compute, efficiency, bytes_per_weight)
     return deployment.attainable_flops_per_s * mfu * scale
+
+
+def mixed_input_scale(compute: Precision, efficiency: Efficiency, bytes_per_weight: float | None) -> float:
+    """Share of the compute format's GEMM rate left when the weights are stored narrower than it [1].
+
+    A weight-only quantised GEMM (4-bit weights on BF16 compute, MXFP4 on a GPU without FP4 tensor cores, FP8
+    weights on an A100) widens every weight tile to the compute format inside its main loop, with integer and
+    scale work the tensor cores wait for: ``Efficiency.mixed_input_gemm_efficiency`` when
+    ``bytes_per_weight`` is below the compute format's own bytes (``PRECISION_BYTES``), else 1
+    (docs/calibration.md#mixed-input-gemm-efficiency). Memory-bound passes are unaffected: only the compute rate
+    scales.
+
+    >>> mixed_input_scale("bf16", Efficiency(), 0.53), mixed_input_scale("fp8", Efficiency(), 1.0)
+    (0.6, 1.0)
+    >>> mixed_input_scale("bf16", Efficiency(), None)
+    1.0
+    """
+    if bytes_per_weight is None or bytes_per_weight >= PRECISION_BYTES[compute][0] - 1e-9:
+        return 1.0
+    return efficiency.mixed_input_gemm_efficiency
 
 
 def forward_time(
@@ -236,11 +261,12 @@ def forward_time(
     N = deployment.n_gpus
     L, d = model.n_layers, model.d_model
     pair_unit = model.attention_flops_per_pair_per_layer  # 4·n_q·d_h (GQA) or 2·n_q·(2r + d_R) (MLA)
+    pair_pre = model.prefill_attention_flops_per_pair_per_layer  # MLA prefill: decompressed multi-head form
 
     bw_eff = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
     mfu_main = efficiency.mfu_prefill if prefill else efficiency.mfu_decode
-    f_main = linear_flops_per_s(deployment, efficiency, mfu_main)
-    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill)
+    f_main = linear_flops_per_s(deployment, efficiency, mfu_main, model.bytes_per_weight)
+    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill, model.bytes_per_weight)
     r_kv = replication(model, deployment)
     kv_tok = model.kv_bytes_per_token
 
@@ -262,8 +288,8 @@ def forward_time(
     # Sliding-window layers attend to at most W cached keys (:meth:`ModelSpec.attended_layer_keys`).
     pairs_in_block = q * q if bidirectional else q * (q + 1.0) / 2.0
     bytes_att = r_kv * kv_tok * (B * (S + q) + C) + B * model.sliding_kv_bytes(S + q)
-    flops_att_main = B * pair_unit * (q * model.attended_layer_keys(S) + L * pairs_in_block)
-    flops_att_pre = C * pair_unit * model.attended_layer_keys(S_pre)
+    flops_att_main = B * (pair_pre if prefill else pair_unit) * (q * model.attended_layer_keys(S) + L * pairs_in_block)
+    flops_att_pre = C * pair_pre * model.attended_layer_keys(S_pre)
     flops_att = flops_att_main + flops_att_pre
     t_att_mem = bytes_att / bw_eff
     att = attention_flops_per_s(deployment, efficiency)

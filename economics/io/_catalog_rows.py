@@ -96,6 +96,8 @@ class ModelRow(CsvRow):
     kv_elements_per_token_override: int | None = None
     mla_kv_lora_rank: int = 0
     mla_rope_head_dim: int = 0
+    mla_qk_nope_head_dim: int = 0
+    mla_v_head_dim: int = 0
     sliding_window: int = 0
     n_sliding_layers: int = 0
     native_precision: Precision

@@ -212,12 +212,13 @@ def forward_term(
     N = deployment.n_gpus
     bw = deployment.hbm_bandwidth_bytes_per_s * efficiency.mbu
     # the same compute rates as forward_time: best-GEMM share, FP8/FP4 tensor-core factor, BF16 attention
-    f_dec = linear_flops_per_s(deployment, efficiency, efficiency.mfu_decode)
-    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill)
+    f_dec = linear_flops_per_s(deployment, efficiency, efficiency.mfu_decode, model.bytes_per_weight)
+    f_pre = linear_flops_per_s(deployment, efficiency, efficiency.mfu_prefill, model.bytes_per_weight)
     f_att = attention_flops_per_s(deployment, efficiency)
     a_dec, a_pre = f_att * efficiency.mfu_decode, f_att * efficiency.mfu_prefill
     flop_tok = model.flops_linear_per_token
     pair_unit = model.attention_flops_per_pair_per_layer
+    pair_pre = model.prefill_attention_flops_per_pair_per_layer
     kv = replication(model, deployment) * model.kv_bytes_per_token
     q, S, S_pre = _f(new_tokens), _f(context_tokens), _f(prefill_context_tokens)
     zero = np.zeros(np.broadcast_shapes(q.shape, S.shape, S_pre.shape))
@@ -228,7 +229,7 @@ def forward_term(
     lin_mem = (q * act + zero, act + zero)
     lin_cmp = (q * flop_tok / f_dec + zero, flop_tok / f_pre + zero)
     att_mem = ((kv * (S + q) + model.sliding_kv_bytes(S + q)) / bw + zero, kv / bw + zero)
-    att_cmp = (pair_unit * (q * keys + L * pairs) / a_dec + zero, pair_unit * keys_pre / a_pre + zero)
+    att_cmp = (pair_unit * (q * keys + L * pairs) / a_dec + zero, pair_pre * keys_pre / a_pre + zero)
     if N == 1:
         comm_a, comm = 0.0, (zero, zero)
     else:

@@ -282,3 +282,71 @@ def test_fp8_matmuls_scale_by_the_measured_fp8_best_gemm() -> None:
     assert Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="bf16").attainable_flops_per_s == pytest.approx(
         2250e12 * 0.78 / 0.80, rel=1e-6
     )
+
+
+def test_fp4_matmuls_run_at_the_fused_quantisation_gemm_rate() -> None:
+    # docs/calibration.md#fp4-gemm-efficiency: vLLM PR #20646 on B200, NVFP4 GEMM without the activation quantisation
+    # 3904 of 9000 TFLOP/s = 0.4338 of peak; BF16 1421 of 2250 = 0.6316 (its best) -> 0.4338/0.6316 = 0.687 -> 0.69.
+    # By hand at MFU 0.5: B200 9000e12 · (0.78/0.80) · 0.69 · 0.5 = 3.02737e15 FLOP/s; MI355X (no measured best GEMM,
+    # so 0.80/0.80) 10066.3e12 · 0.69 · 0.5 = 3.47287e15 FLOP/s.
+    from economics.roofline import linear_flops_per_s
+
+    c = load_catalog()
+    assert Efficiency().fp4_compute_efficiency == pytest.approx(3904.0 / 9000.0 / (1421.0 / 2250.0), abs=0.005)
+    b200 = Deployment(gpu=c.gpus["b200"], n_gpus=1, precision="fp4")
+    mi355x = Deployment(gpu=c.gpus["mi355x"], n_gpus=1, precision="fp4")
+    assert linear_flops_per_s(b200, Efficiency(), 0.5) == pytest.approx(3.02737e15, rel=1e-5)
+    assert linear_flops_per_s(mi355x, Efficiency(), 0.5) == pytest.approx(3.47287e15, rel=1e-5)
+    # A GPU without FP4 units (H100) computes FP4 weights in FP8: the FP4 factor does not apply there.
+    h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp4")
+    assert linear_flops_per_s(h100, Efficiency(), 0.5) == pytest.approx(1979e12 * 0.89 * 0.5, rel=1e-9)
+
+
+def test_weights_narrower_than_the_compute_format_slow_the_gemm() -> None:
+    # docs/calibration.md#mixed-input-gemm-efficiency. By hand, one H100 in BF16 at MFU 0.5: BF16 weights
+    # 989.4e12 · (0.80/0.80) · 0.5 = 494.7e12 FLOP/s; 4-bit weights widened in the GEMM (0.5 B < 2 B) get 0.60 of it,
+    # 296.82e12 FLOP/s. FP8 weights on FP8 compute are not mixed-input; FP4 weights on an H100 (FP8 compute) are.
+    from economics.roofline import linear_flops_per_s
+
+    c = load_catalog()
+    bf16 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="bf16")
+    assert linear_flops_per_s(bf16, Efficiency(), 0.5, 2.0) == pytest.approx(494.7e12, rel=1e-9)
+    assert linear_flops_per_s(bf16, Efficiency(), 0.5, 0.5) == pytest.approx(296.82e12, rel=1e-9)
+    fp8 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp8")
+    assert linear_flops_per_s(fp8, Efficiency(), 0.5, 1.0) == pytest.approx(1979e12 * 0.89 * 0.5, rel=1e-9)
+    fp4_on_h100 = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=1, precision="fp4")
+    assert linear_flops_per_s(fp4_on_h100, Efficiency(), 0.5, 0.5) == pytest.approx(
+        1979e12 * 0.89 * 0.60 * 0.5, rel=1e-9
+    )
+    # The ideal roofline has no such loss, and a memory-bound decode step does not change: batch 1 of Llama-3.1-8B
+    # at 4 bits reads 4.0e9 B of weights, whatever the compute rate.
+    assert Efficiency.ideal().mixed_input_gemm_efficiency == 1.0
+    m4 = c.models["llama-3.1-8b"].at_precision("bf16").model_copy(update={"bytes_per_weight": 0.5})
+    slow = forward_time(m4, bf16, Efficiency(), 1, 1, 100)
+    fast = forward_time(m4, bf16, Efficiency(mixed_input_gemm_efficiency=1.0), 1, 1, 100)
+    assert float(slow.time_s) == pytest.approx(float(fast.time_s), rel=1e-12)
+    # ... while a 4096-token prefill (compute-bound) takes longer by the linear layers' 1/0.6.
+    p_slow = forward_time(m4, bf16, Efficiency(), 1, 4096, 0, prefill=True)
+    p_fast = forward_time(m4, bf16, Efficiency(mixed_input_gemm_efficiency=1.0), 1, 4096, 0, prefill=True)
+    assert float(p_slow.linear_s) == pytest.approx(float(p_fast.linear_s) / 0.6, rel=1e-9)
+
+
+def test_mla_prefill_runs_the_decompressed_attention() -> None:
+    # docs/calibration.md#mla-prefill-attention. DeepSeek-V3 (config.json: 128 heads, kv_lora_rank 512,
+    # qk_rope_head_dim 64, qk_nope_head_dim 128, v_head_dim 128): decode 2·128·(512+64) + 2·128·512 = 278,528 FLOP
+    # per pair per layer, prefill 2·128·(128+64) + 2·128·128 = 81,920. GQA models keep one figure for both.
+    c = load_catalog()
+    ds = c.models["deepseek-v3"]
+    assert ds.attention_flops_per_pair_per_layer == 278_528.0
+    assert ds.prefill_attention_flops_per_pair_per_layer == 81_920.0
+    llama = c.models["llama-3.1-8b"]
+    assert llama.prefill_attention_flops_per_pair_per_layer == llama.attention_flops_per_pair_per_layer == 4 * 32 * 128
+    # A 4096-token prompt on 8×H200: 4096·4097/2 causal pairs · 61 layers · 81,920 FLOP = 4.1928e13 FLOP at
+    # 8 · 989.4e12 · (0.80/0.80) · 0.45 = 3.5618e15 FLOP/s -> 11.771 ms of attention compute.
+    dep = Deployment(gpu=c.gpus["h200-sxm"], n_gpus=8, precision="fp8")
+    p = forward_time(ds.at_precision("fp8"), dep, Efficiency(), 1, 4096, 0, prefill=True)
+    assert float(p.attention_s) == pytest.approx(4096 * 4097 / 2 * 61 * 81_920 / (8 * 989.4e12 * 0.45), rel=1e-9)
+    assert float(p.attention_s) == pytest.approx(0.011771, rel=1e-3)
+    # Decode keeps the absorbed form: one token over 4096 cached keys costs 61 · 4096 · 278,528 FLOP (plus itself).
+    d = forward_time(ds.at_precision("fp8"), dep, Efficiency(), 1, 1, 4096)
+    assert float(d.flops) > 61 * 4096 * 278_528
