@@ -142,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         browser.close()
     print(f"{'page':<16} {'figure':<44} {'fresh draw':>10} {'in place':>9} {'saved':>6}  [main-thread CPU ms per draw]")
     for (label, _, _, a, _, _), sample in zip(plan, samples, strict=True):
-        fresh, in_place = statistics.median(sample[False]), statistics.median(sample[True])
-        print(f"{label:<16} {_title(a):<44} {fresh:10.1f} {in_place:9.1f} {fresh - in_place:6.1f}", flush=True)
+        fresh, react = statistics.median(sample[False]), statistics.median(sample[True])
+        print(f"{label:<16} {_title(a):<44} {fresh:10.1f} {react:9.1f} {fresh - react:6.1f}", flush=True)
     return 0
 
 
