@@ -8,7 +8,9 @@ Why
     ``static/js/PlotlyChart.*.js``) and never reads a later spec for the same id, which is why the spec is in
     the id. (Checked in a browser: the plot's DOM node survives the edit, its data and title stay the old
     ones.) Only a chart component of our own could call ``Plotly.react`` on the mounted plot; this measures
-    what that could win before anyone builds it.
+    what the in-place draw itself would win. A remount also draws each chart twice, first before its width is
+    measured, then at it (``browser_latency.py --breakdown`` counts the draws): an own component would save
+    that first draw too.
 
 What it measures
     For each figure of the pages whose scenario inputs the latency suite drives, the spec Streamlit sends for
@@ -16,7 +18,9 @@ What it measures
     on Cost per token, a workload's failure cost on Workloads; the trivial page's number input). In headless
     chromium, inside the page as the app serves it (``--in-page`` of ``plotly_draw_cost.py``), the figure is
     drawn A, B, A, B, ... either from scratch (``Plotly.purge`` and ``Plotly.newPlot``, what a remount does)
-    or with ``Plotly.react`` on the mounted plot, each followed by a forced style and layout pass. Main-thread
+    or with ``Plotly.react`` on the mounted plot, each followed by a forced style and layout pass. The Plotly
+    is the page's own (Streamlit's bundle sets ``window.Plotly`` once a chart has loaded): a fresh plot also
+    pays for copying that bundle's default config into the new div's context. Main-thread
     CPU per draw (``/proc``, as in ``plotly_draw_cost.py``), median over ``-n`` batches, both modes in turn.
 
 Usage
@@ -45,7 +49,6 @@ from benchmarks.plotly_draw_cost import (  # noqa: E402
     APP,
     APP_WIDTH_PX,
     CONFIG,
-    PLOTLY_JS,
     TRIVIAL_APP,
     TRIVIAL_WIDTH_PX,
     MainThreadClock,
@@ -127,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 url = servers.enter_context(running_server(app)).url
                 goto_app(tab, f"{url}/{'' if page is None else page.split('_', 1)[1]}", 120_000)
                 tab.evaluate(_HOST_JS)
-                tab.add_script_tag(path=str(PLOTLY_JS))
+                tab.wait_for_function("() => window.Plotly !== undefined")  # Streamlit's own bundle
         clock = MainThreadClock(browser)
         samples: list[dict[bool, list[float]]] = [{False: [], True: []} for _ in plan]
         for r in range(args.rounds + 1):
