@@ -50,8 +50,10 @@ html`` also catches changes that do not show in the text, such as a moved line. 
 ``{value}``. ``--trivial-widget`` picks the trivial page's widget for a single target (default: "select"
 when a ``--keys`` entry ends in Enter, "slider" for other ``--keys``, else "number"). ``--json FILE``
 writes all samples. ``--breakdown`` also times, per change, the websocket send, the first and last server
-message before the charts were drawn, and the main thread's long tasks. A target whose update never arrives
-is reported as failed (the others are still measured); the exit code is then 1.
+message before the charts were drawn, the main thread's long tasks, and the Plotly draws (``Plotly.react``
+calls: their number and synchronous time before the charts were drawn, then all of the change's: Streamlit
+1.67 draws a changed chart twice, first before its width is measured, then at it). A target whose update
+never arrives is reported as failed (the others are still measured); the exit code is then 1.
 
 The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
 keyboard) watch every chart the input changes, not only the one beside it.
@@ -127,11 +129,27 @@ _INSTALL_JS = """
 """
 
 #: ``--breakdown``: added to every tab before the app loads. Records when the page sends on its websocket (the
-#: widget change reaching the wire), when each message from the server arrives, and every long task (> 50 ms of
-#: the main thread), all in ``performance.now()`` time, so a latency splits into send, server, render.
+#: widget change reaching the wire), when each message from the server arrives, every long task (> 50 ms of
+#: the main thread) and every ``Plotly.react`` call (its start and synchronous time: Streamlit's chart draws
+#: with it, also on an empty div), all in ``performance.now()`` time, so a latency splits into send, server,
+#: render. Streamlit's chart bundle sets ``window.Plotly`` when it loads; the setter wraps ``react`` then.
 _PROBE_JS = """
 (() => {
-  window.__probe = { sent: [], received: [], long: [] };
+  window.__probe = { sent: [], received: [], long: [], draws: [] };
+  let plotly;
+  Object.defineProperty(window, "Plotly", {
+    configurable: true,
+    get: () => plotly,
+    set: (value) => {
+      plotly = value;
+      const react = value.react;
+      value.react = function (...args) {
+        const start = performance.now();
+        try { return react.apply(this, args); }
+        finally { window.__probe.draws.push([start, performance.now() - start]); }
+      };
+    },
+  });
   const Native = window.WebSocket;
   class Probed extends Native {
     constructor(...args) {
@@ -153,7 +171,8 @@ _PROBE_JS = """
 """
 
 #: Reads the probe for one change from t0 to t1: [ms after t0 of the first send, of the first and the last
-#: message received before t1, main-thread time in long tasks between t0 and t1].
+#: message received before t1, main-thread time in long tasks between t0 and t1, Plotly draws started between
+#: t0 and t1 and their time [count, ms], then (read once the app is idle) every draw since t0 [count, ms]].
 _PROBE_READ_JS = """
 ([t0, t1]) => {
   const p = window.__probe;
@@ -162,8 +181,18 @@ _PROBE_READ_JS = """
   const got = p.received.filter((t) => t >= t0 && t <= t1);
   const long = p.long.filter(([s, d]) => s + d >= t0 && s <= t1)
     .reduce((acc, [s, d]) => acc + Math.min(s + d, t1) - Math.max(s, t0), 0);
+  const draws = p.draws.filter(([s]) => s >= t0 && s <= t1);
   return [sent.length ? sent[0] - t0 : null, got.length ? got[0] - t0 : null,
-          got.length ? got[got.length - 1] - t0 : null, long];
+          got.length ? got[got.length - 1] - t0 : null, long,
+          draws.length, draws.reduce((acc, [, d]) => acc + d, 0)];
+}
+"""
+
+#: Every Plotly draw since t0 [count, ms], read once the app has finished the change.
+_DRAWS_SINCE_JS = """
+(t0) => {
+  const draws = window.__probe ? window.__probe.draws.filter(([s]) => s >= t0) : [];
+  return [draws.length, draws.reduce((acc, [, d]) => acc + d, 0)];
 }
 """
 
@@ -436,6 +465,9 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tupl
     t0, t1 = page.evaluate("[window.__latency.t0, window.__latency.t1]")
     phases = page.evaluate(_PROBE_READ_JS, [t0, t1])
     wait_for_app(page, timeout_ms)
+    if phases is not None:
+        page.wait_for_timeout(300)  # a chart's second draw follows its width's measurement (throttled 100 ms)
+        phases += page.evaluate(_DRAWS_SINCE_JS, t0)
     return float(t1) - float(t0), phases
 
 
@@ -533,7 +565,7 @@ def report(results: list[Result], reps: int) -> str:
         lines.append("")
         lines.append(
             f"{'breakdown, median ms after the key press':<50} {'send':>8} {'1st msg':>8} {'last msg':>8} "
-            f"{'long tsk':>8}"
+            f"{'long tsk':>8} {'draws':>8} {'draw ms':>8} {'all drws':>8} {'all ms':>8}"
         )
         for r in results:
             if r.error is not None:
@@ -580,7 +612,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--breakdown",
         action="store_true",
         help="also time, per change, the websocket send, the server's first and last message before the chart "
-        "was drawn, and the main thread's long tasks (where the time goes)",
+        "was drawn, the main thread's long tasks and the Plotly draws (where the time goes)",
     )
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
