@@ -627,6 +627,12 @@ def evaluate(scenario: Scenario, *, flips: bool = True) -> Result:
     >>> result.plan.solver_status, result.plan.nodes_to_buy
     ('optimal', 0)
     """
+    return evaluate_with_plan(scenario, flips=flips)[0]
+
+
+def evaluate_with_plan(scenario: Scenario, *, flips: bool = True) -> tuple[Result, FleetPlan]:
+    """:func:`evaluate`, and the solved fleet plan it read (its problem, solution and accounts), for views that
+    hold the plan fixed (:func:`evaluate_grid`'s ``fleet``): a caller that keeps both solves the plan once."""
     ev = evaluate_arrays(scenario)
     fp = plan_fleet(ev)
     co = coordinates(ev, fp.main)
@@ -645,7 +651,7 @@ def evaluate(scenario: Scenario, *, flips: bool = True) -> Result:
     from economics.route_bands import with_bands  # bands read the calibration report (pandas): loaded on first use
 
     options, decisions = with_bands(ev, fp, _option_results(ev), decisions)
-    return Result(
+    result = Result(
         scenario_name=scenario.name,
         review_date=scenario.review_date,
         options=options,
@@ -654,6 +660,7 @@ def evaluate(scenario: Scenario, *, flips: bool = True) -> Result:
         warnings=tuple(warnings),
         plan=fp.plan,
     )
+    return result, fp
 
 
 # ---- the two-axis grid ---------------------------------------------------------------------------------------

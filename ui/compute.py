@@ -25,7 +25,7 @@ import streamlit as st
 
 from economics.argument import Claim
 from economics.argument import argument as argument_claims
-from economics.evaluate import evaluate as evaluate_scenario
+from economics.evaluate import FleetPlan, evaluate_with_plan
 from economics.io.scenarios import canonical_json
 from economics.result import Result
 from economics.scenario import Scenario
@@ -93,14 +93,19 @@ def scenario_key(scenario: Scenario) -> str:
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
-def _evaluate(scenario_json: str, flips: bool, _scenario: Scenario) -> Result:
-    return evaluate_scenario(_scenario, flips=flips)
+def _evaluate(scenario_json: str, flips: bool, _scenario: Scenario) -> tuple[Result, FleetPlan]:
+    return evaluate_with_plan(_scenario, flips=flips)
 
 
 def evaluate(scenario: Scenario, *, flips: bool = False) -> Result:
     """:func:`economics.evaluate.evaluate`, cached per scenario; the decisions' ``flips`` are empty unless
     ``flips=True`` (the Reviews page and a saved review: the only places that show or store them)."""
-    return _evaluate(scenario_key(scenario), flips, scenario)
+    return _evaluate(scenario_key(scenario), flips, scenario)[0]
+
+
+def fleet_plan(scenario: Scenario) -> FleetPlan:
+    """The scenario's solved fleet plan (arrays), from the same cache entry as :func:`evaluate`'s result."""
+    return _evaluate(scenario_key(scenario), False, scenario)[1]
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
@@ -177,7 +182,8 @@ def break_even(scenario: Scenario, inputs: BreakEvenInputs) -> BreakEvenAnalysis
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
 def _quadrant(scenario_json: str, region: str, _scenario: Scenario, _result: Result) -> Quadrant:
-    return quadrant_analysis(_scenario, _result, region)
+    # the plan is the one evaluate() solved for this scenario: a workloads edit solves it once, not twice
+    return quadrant_analysis(_scenario, _result, region, fleet=fleet_plan(_scenario))
 
 
 def quadrant(scenario: Scenario, result: Result, region_workload_id: str) -> Quadrant:

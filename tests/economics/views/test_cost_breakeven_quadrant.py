@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from economics.evaluate import evaluate
+from economics.evaluate import evaluate, evaluate_with_plan
 from economics.io.scenarios import default_scenario
 from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, cost_at, node_costs, variant_capacities
@@ -65,3 +65,16 @@ def test_break_even_capacity_limit_is_target_over_peak_to_average() -> None:
     # issue 10: the preset's onboarding follows Singapore business hours (90% of the day's volume in 9 hours),
     # so replicas are sized for the busiest hour, 0.05·24·0.9/9 = 0.12 req/s, not the 0.3 burst
     assert a.max_utilization == pytest.approx(0.8 * 0.05 / (0.05 * 24 * 0.9 / 9), rel=1e-12)
+
+
+def test_quadrant_on_the_evaluated_plan_equals_one_that_solves_it_again() -> None:
+    # the app passes the plan evaluate() solved (one solve per edit); the regions must be the very same
+    s = default_scenario()
+    result, fleet = evaluate_with_plan(s)
+    for w in s.workloads:
+        again = quadrant(s, result, w.id)
+        reused = quadrant(s, result, w.id, fleet=fleet)
+        np.testing.assert_array_equal(reused.labels, again.labels)
+        assert reused.label_names == again.label_names
+    alone = evaluate(s)
+    assert (alone.decisions, alone.options, alone.fleet) == (result.decisions, result.options, result.fleet)
