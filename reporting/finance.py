@@ -72,7 +72,7 @@ def finance_frames(data: dict[str, Any]) -> dict[str, pd.DataFrame]:
     books = pd.DataFrame(
         [
             {
-                "Owned node": b["node_id"],
+                "Owned node": b.get("node_name") or b["node_id"],
                 f"Book: straight-line depreciation [{code}/year]": round(_amount(b["book_per_year"], code)),
                 f"Economic: capital recovery [{code}/year]": round(_amount(b["economic_per_year"], code)),
                 f"Maintenance [{code}/year]": round(_amount(b["maintenance_per_year"], code)),

@@ -10,6 +10,9 @@ from cli.main import main
 from economics.io.scenarios import PRESET_DIR
 from tests.ui.helpers import run_page
 
+#: The bank preset's owned node, as the books table heads its column.
+NODE = "Owned 8×H100 node (Singapore)"
+
 
 def _text(at: object) -> str:
     parts = [str(x.value) for x in (*at.caption, *at.warning, *at.success, *at.markdown)]  # type: ignore[attr-defined]
@@ -25,9 +28,10 @@ def test_horizon_page_on_the_bank() -> None:
     assert npv["Plan"].iloc[0] == "Own the nodes"
     assert "NPV [SGD]" in npv.columns
     books = at.dataframe[1].value
-    assert list(books.columns) == ["Measure", "sg-h100-node"]  # one owned node, both views one above the other
+    # one owned node, both views one above the other, headed by its name (it read "sg-h100-node", an id)
+    assert list(books.columns) == ["Measure", NODE]
     # book view: 280,000/4 = 70,000 USD/year → SGD 91,000 at 1.3
-    assert books["sg-h100-node"].iloc[0] == 91_000
+    assert books[NODE].iloc[0] == 91_000
     # the inputs left at their defaults give the CLI's numbers (the page and the CLI agree on the 2028 bill)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -63,6 +67,6 @@ def test_resale_value_lowers_both_views() -> None:
     assert not at.exception
     books = at.dataframe[1].value
     # book: (280,000 − 56,000)/4 = 56,000 USD/year → SGD 72,800
-    assert books["sg-h100-node"].iloc[0] == 72_800
+    assert books[NODE].iloc[0] == 72_800
     # economic: 224,000 · CRF(8%, 4) + 56,000 · 0.08 = 67,630.3 + 4,480 = 72,110.3 USD → SGD 93,743
-    assert abs(books["sg-h100-node"].iloc[1] - 93_743) <= 1
+    assert abs(books[NODE].iloc[1] - 93_743) <= 1

@@ -3,10 +3,16 @@ at the builders and widgets. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import math
+
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io.scenarios import default_scenario
+from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from ui.charts.batching import concurrency_figure, roofline_figure
+from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import option_cost_figure
+from ui.horizon import compute as horizon_compute
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
 
@@ -17,3 +23,51 @@ def test_a_money_log_axis_groups_its_thousands() -> None:
     fig = option_cost_figure(evaluate(s), s, SGD)
     assert fig.layout.xaxis.tickprefix == "S$"
     assert fig.layout.xaxis.tickformat == ",~g"
+
+
+def _batching() -> BatchingAnalysis:
+    s = default_scenario()
+    inputs = BatchingInputs(
+        ar_option_id="owned-8b-ar",
+        speculation_option_id="owned-8b-ar",
+        diffusion_option_id="owned-8b-diffusion",
+        workload_id="kyc-overnight",
+    )
+    return batching_analysis(s, inputs)
+
+
+def test_b_roofline_axes_do_not_run_out_for_the_labels() -> None:
+    # at 1,024 px plotly padded the log axis for the points' text until it reached 1e+7 FLOP/byte; the drawn
+    # lines span 0.3 (or less) to 3,000 FLOP/byte, so the axis is fixed to them, labelled at powers of ten
+    fig = roofline_figure(_batching())
+    lo, hi = fig.layout.xaxis.range
+    assert lo <= math.log10(0.3)
+    assert hi <= math.log10(10_000)
+    assert fig.layout.xaxis.dtick == 1
+    assert fig.layout.yaxis.range is not None
+    labels = [t for tr in fig.data if tr.text is not None for t in tr.text if t]
+    assert labels
+    assert all(t.startswith("batch ") for t in labels)
+    ridge = [a.text for a in fig.layout.annotations if "ridge" in a.text]
+    assert ridge
+    assert all(a.xanchor == "right" for a in fig.layout.annotations if "ridge" in a.text)
+
+
+def test_c_concurrency_panels_are_stacked_on_one_axis() -> None:
+    # side by side, each panel had a quarter of a 1,024 px column: the two x titles printed over each other
+    fig = concurrency_figure(_batching())
+    top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    assert bottom[1] < top[0]  # one above the other
+    assert "xaxis2" not in fig.layout.to_plotly_json()  # one concurrency axis for both
+    assert {tr.xaxis or "x" for tr in fig.data} == {"x"}
+
+
+def test_d_horizon_bills_axis_is_money_and_the_legend_fits() -> None:
+    s = default_scenario()
+    h, _ = horizon_compute(s)
+    fig = bills_figure(h, SGD)
+    assert fig.layout.yaxis.tickprefix == "S$"  # it read "700k"
+    assert fig.layout.yaxis.tickformat == ",.0f"
+    lines = [line for tr in fig.data for line in str(tr.name).split("<br>")]
+    assert max(len(line) for line in lines) <= LEGEND_LINE_CHARS
+    assert any("GCP a3-highgpu-8g" in str(tr.name).replace("<br>", " ") for tr in fig.data)  # wrapped, not cut
