@@ -7,11 +7,11 @@ import math
 
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
-from economics.io.scenarios import default_scenario
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
-from ui.charts.overview import option_cost_figure
+from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.horizon import compute as horizon_compute
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -71,3 +71,18 @@ def test_d_horizon_bills_axis_is_money_and_the_legend_fits() -> None:
     lines = [line for tr in fig.data for line in str(tr.name).split("<br>")]
     assert max(len(line) for line in lines) <= LEGEND_LINE_CHARS
     assert any("GCP a3-highgpu-8g" in str(tr.name).replace("<br>", " ") for tr in fig.data)  # wrapped, not cut
+
+
+def test_e_overview_axes_on_an_api_only_scenario() -> None:
+    # API only (data/scenarios/api-only.json): costs from about S$3 to S$70 per Mtok read "S$10" and nothing
+    # else at powers of ten; the monthly axis read "S$10k"; the empty fleet chart named bars it did not draw
+    s = load_scenario(PRESET_DIR / "api-only.json")
+    r = evaluate(s)
+    costs = option_cost_figure(r, s, SGD)
+    assert costs.layout.xaxis.dtick is None  # plotly's 1-2-5 labels, each with S$ (ui.axes)
+    assert len(costs.layout.xaxis.ticktext) >= 3
+    assert all(str(t).startswith("S$") for t in costs.layout.xaxis.ticktext)
+    assert monthly_figure(r, SGD).layout.xaxis.tickformat == ",.7~g"
+    assert fleet_figure(r, SGD).layout.showlegend is False
+    bank = default_scenario()  # over three decades the powers of ten stay
+    assert option_cost_figure(evaluate(bank), bank, SGD).layout.xaxis.dtick == 1
