@@ -95,7 +95,7 @@ def finance_frames(data: dict[str, Any]) -> dict[str, pd.DataFrame]:
             {
                 "Workload": e["workload"],
                 "Route": e["option"],
-                "Energy [J/output token]": e["j_per_output_token"],
+                "Energy [joules per output token]": e["j_per_output_token"],
                 "Energy [kWh/Mtok output]": e["kwh_per_mtok_output"],
                 "Emissions [kg CO2e/Mtok output]": e["kg_co2e_per_mtok_output"],
                 "Basis": e["basis"],

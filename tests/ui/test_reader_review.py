@@ -7,11 +7,13 @@ import math
 
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
-from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
+from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from tests.ui.helpers import run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
+from ui.energy import ENERGY_PER_TOKEN, energy_frame
 from ui.horizon import compute as horizon_compute
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -86,3 +88,28 @@ def test_e_overview_axes_on_an_api_only_scenario() -> None:
     assert fleet_figure(r, SGD).layout.showlegend is False
     bank = default_scenario()  # over three decades the powers of ten stay
     assert option_cost_figure(evaluate(bank), bank, SGD).layout.xaxis.dtick == 1
+
+
+def _link(preset: str) -> dict[str, str]:
+    return {"s": encode(load_scenario(PRESET_DIR / f"{preset}.json"))}
+
+
+def test_f_cost_per_token_on_api_only_shows_no_none_and_no_empty_table() -> None:
+    # the energy table listed the three APIs with "None" in every energy column, and the owned options' table
+    # was an empty grid reading "empty" with a "CSV, 0 rows" download
+    at = run_page("2_cost_per_token", _link("api-only"))
+    frames = [d.value for d in at.dataframe]
+    assert all(len(f) for f in frames)
+    assert not any(f.isna().any().any() for f in frames)
+    assert "there is no energy of our own to show" in " ".join(str(c.value) for c in at.caption)
+
+
+def test_f_energy_table_in_words_and_cents() -> None:
+    # the bank: "Energy [J/output token]" (a symbol) and costs to four decimals (17.2284)
+    s = default_scenario()
+    r = evaluate(s)
+    frame = energy_frame(s, r, s.workloads[0].id, SGD)
+    assert ENERGY_PER_TOKEN in frame.columns
+    assert "Energy [J/output token]" not in frame.columns
+    cost = frame["Cost [SGD/Mtok output]"]
+    assert (cost == cost.round(2)).all()
