@@ -9,7 +9,7 @@ from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
-from tests.ui.helpers import run_page
+from tests.ui.helpers import plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
@@ -113,3 +113,10 @@ def test_f_energy_table_in_words_and_cents() -> None:
     assert "Energy [J/output token]" not in frame.columns
     cost = frame["Cost [SGD/Mtok output]"]
     assert (cost == cost.round(2)).all()
+
+
+def test_g_horizon_without_owned_nodes_draws_no_crossover_chart() -> None:
+    at = run_page("8_horizon", _link("api-only"))
+    titles = [spec["layout"]["title"]["text"] for spec in plotly_specs(at)]
+    assert not any("owning stops paying" in t for t in titles), titles
+    assert any("What each plan costs" in t for t in titles)
