@@ -9,12 +9,14 @@ from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from economics.views.kinds import option_kinds
 from tests.ui.helpers import plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.energy import ENERGY_PER_TOKEN, energy_frame
 from ui.horizon import compute as horizon_compute
+from ui.palette import option_styles
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
 
@@ -120,3 +122,13 @@ def test_g_horizon_without_owned_nodes_draws_no_crossover_chart() -> None:
     titles = [spec["layout"]["title"]["text"] for spec in plotly_specs(at)]
     assert not any("owning stops paying" in t for t in titles), titles
     assert any("What each plan costs" in t for t in titles)
+
+
+def test_h_options_of_one_kind_never_share_a_marker() -> None:
+    # the rented preset has six owned AR + speculation options: its first and sixth were both circles, in sky blue
+    # and cyan, which read as one option on the Overview's dot plot
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    styles, kinds = option_styles(s), option_kinds(s)
+    for kind in set(kinds.values()):
+        mine = [styles[o] for o, k in kinds.items() if k == kind]
+        assert len({symbol for _, _, symbol in mine}) == len(mine), (kind, mine)
