@@ -17,6 +17,7 @@ from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.energy import ENERGY_PER_TOKEN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
+from ui.widgets.price_book import price_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
 
@@ -132,3 +133,12 @@ def test_h_options_of_one_kind_never_share_a_marker() -> None:
     for kind in set(kinds.values()):
         mine = [styles[o] for o, k in kinds.items() if k == kind]
         assert len({symbol for _, _, symbol in mine}) == len(mine), (kind, mine)
+
+
+def test_i_price_book_names_every_price_in_words() -> None:
+    # the bank's Frontier API rows read "api cache write", "api long context input" and "api long context output"
+    s = default_scenario()
+    shown = price_frame(s, evaluate(s))
+    assert not [p for p in shown["Price"] if "_" in p or p.startswith("api ")]
+    assert "Cache writes, per million tokens" in set(shown["Price"])
+    assert not [u for u in shown["Unit"] if "USD" in u]

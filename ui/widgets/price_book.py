@@ -77,8 +77,20 @@ ITEM_WORDS: dict[str, tuple[str, str]] = {
     "api_input": ("Input tokens, per million", "input_usd_per_mtok"),
     "api_cached_input": ("Cached input tokens, per million", "cached_input_usd_per_mtok"),
     "api_output": ("Output tokens, per million", "output_usd_per_mtok"),
+    # the API's priced tiers (data/prices/api_tiers.csv) read "api cache write" before (screenshots)
+    "api_cache_write": ("Cache writes, per million tokens", "cache_write_usd_per_mtok"),
+    "api_long_context_input": ("Long-context input tokens, per million", "long_context_input_usd_per_mtok"),
+    "api_long_context_output": ("Long-context output tokens, per million", "long_context_output_usd_per_mtok"),
 }
-_UNIT_WORDS = {"USD/GPU-h": "$ per GPU-hour", "USD": "$", "USD/kWh": "$ per kWh", "USD/(kW·month)": "$ per kW-month"}
+#: Prices shown in words but not typed over here (a reserved rental's up-front payment sits in its billing terms).
+_SHOWN_WORDS = {"reserved_upfront": "Reserved: paid up front, per GPU"}
+_UNIT_WORDS = {
+    "USD/GPU-h": "$ per GPU-hour",
+    "USD": "$",
+    "USD/kWh": "$ per kWh",
+    "USD/(kW·month)": "$ per kW-month",
+    "USD/GPU": "$ per GPU",
+}
 _LIST = "List price (type to change)"
 
 
@@ -95,7 +107,9 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "Offer": f["offer_name"],
-            "Price": [ITEM_WORDS.get(i, (i.replace("_", " "), ""))[0] for i in f["item"]],
+            "Price": [
+                ITEM_WORDS[i][0] if i in ITEM_WORDS else _SHOWN_WORDS.get(i, i.replace("_", " ")) for i in f["item"]
+            ],
             _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
             "In use": f["value"],
