@@ -7,6 +7,7 @@ import math
 
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
+from economics.io import MAX_FILE_BYTES
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
 from economics.views.kinds import option_kinds
@@ -142,3 +143,15 @@ def test_i_price_book_names_every_price_in_words() -> None:
     assert not [p for p in shown["Price"] if "_" in p or p.startswith("api ")]
     assert "Cache writes, per million tokens" in set(shown["Price"])
     assert not [u for u in shown["Unit"] if "USD" in u]
+
+
+def test_j_accuracy_page_names_models_and_states_one_upload_cap() -> None:
+    # the selects showed catalog ids ("llama-3.1-8b", "h100-sxm", "vllm"); the uploader said "16MB per file"
+    # under a caption saying "At most 8 MB"
+    at = run_page("8_accuracy")
+    shown = {s.label: s.format_func(s.value) for s in at.selectbox}
+    assert shown["Model"] == "Llama 3.1 8B"
+    assert shown["GPU"].startswith("NVIDIA")
+    assert "vLLM" in shown["Engine"]
+    uploader = at.get("file_uploader")[0]
+    assert uploader.proto.max_upload_size_mb == MAX_FILE_BYTES // 1_000_000
