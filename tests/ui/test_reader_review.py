@@ -9,6 +9,7 @@ from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io import MAX_FILE_BYTES
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
+from economics.uncertainty import build_surrogate, monte_carlo
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
 from economics.views.kinds import option_kinds
 from tests.ui.helpers import plotly_specs, run_page
@@ -155,3 +156,15 @@ def test_j_accuracy_page_names_models_and_states_one_upload_cap() -> None:
     assert "vLLM" in shown["Engine"]
     uploader = at.get("file_uploader")[0]
     assert uploader.proto.max_upload_size_mb == MAX_FILE_BYTES // 1_000_000
+
+
+def test_k_monte_carlo_shows_no_rounding_noise_for_a_sunk_node() -> None:
+    # the bank's overnight KYC batch runs on the owned node the cash lens treats as sunk: its marginal cost is
+    # zero, but the Reviews page's band table read 9.02e-14 S$/Mtok (the $2 failure cost taken back out of a sum)
+    s = default_scenario()
+    mc = monte_carlo(build_surrogate(s), n=200, seed=0).workloads
+    kyc = mc.set_index("workload_id").loc["kyc-overnight"]
+    assert kyc["base_usd_per_mtok"] == 0.0
+    assert kyc["p05_usd_per_mtok"] == 0.0
+    money = mc[["base_usd_per_mtok", "p05_usd_per_mtok", "p50_usd_per_mtok", "p95_usd_per_mtok"]].to_numpy().ravel()
+    assert not [x for x in money if 0 < abs(x) < 1e-6]
