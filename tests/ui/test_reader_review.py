@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import math
 
+from economics.compare import Snapshot, compare
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io import MAX_FILE_BYTES
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
+from economics.price_book import price_book
 from economics.uncertainty import build_surrogate, monte_carlo
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
 from economics.views.kinds import option_kinds
+from reporting.tables import workload_changes_display
 from tests.ui.helpers import plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
@@ -168,3 +171,14 @@ def test_k_monte_carlo_shows_no_rounding_noise_for_a_sunk_node() -> None:
     assert kyc["p05_usd_per_mtok"] == 0.0
     money = mc[["base_usd_per_mtok", "p05_usd_per_mtok", "p50_usd_per_mtok", "p95_usd_per_mtok"]].to_numpy().ravel()
     assert not [x for x in money if 0 < abs(x) < 1e-6]
+
+
+def test_l_reviews_workload_table_in_cents() -> None:
+    # the Reviews page's per-workload table read "2,664.792" (2,049.84 USD × 1.3) for the analyst workload
+    s = default_scenario()
+    r = evaluate(s)
+    side = Snapshot(label="now", scenario=s, result=r, prices=price_book(s))
+    shown = workload_changes_display(compare(side, side), SGD)
+    month = shown["Before [SGD/month]"]
+    assert (month == month.round(2)).all()
+    assert month.max() > 2_000  # the analyst workload's API bill is in it
