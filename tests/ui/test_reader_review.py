@@ -22,6 +22,7 @@ from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.energy import ENERGY_PER_TOKEN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
+from ui.widgets.breakeven import route_first
 from ui.widgets.price_book import price_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -182,3 +183,14 @@ def test_l_reviews_workload_table_in_cents() -> None:
     month = shown["Before [SGD/month]"]
     assert (month == month.round(2)).all()
     assert month.max() > 2_000  # the analyst workload's API bill is in it
+
+
+def test_m_break_even_opens_on_the_cheapest_api_for_sovereign_work() -> None:
+    # the bank's first workload is sovereign: no API has an expected cost, and the page opened on the frontier API
+    # at S$48.75/Mtok; the cheapest API for its tokens is Mercury 2 at S$3.41 (the Cost per token page's bars)
+    s = default_scenario()
+    owned, apis = route_first(s, "kyc-overnight")
+    assert owned[0] == "owned-70b-ar"  # the chosen route
+    assert apis[0] == "mercury-api"
+    at = run_page("3_break_even")
+    assert at.selectbox(key="v_be_api").value == "mercury-api"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from economics import by_id
+from economics.option_costs import WorkloadArrays, api_option_arrays
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
 from ui import compute, view
@@ -58,7 +59,12 @@ def route_first(s: Scenario, workload_id: str) -> tuple[list[str], list[str]]:
     rows = [o for o in compute.evaluate(s).options if o.workload_id == workload_id]
     cost = {o.option_id: (not o.feasible, o.expected_cost_usd_per_request) for o in rows}
     owned = sorted((o.id for o in s.owned_options), key=lambda i: cost.get(i, (True, float("inf"))))
-    apis = sorted((a.id for a in s.apis), key=lambda i: cost.get(i, (True, float("inf"))))
+    # an API the workload may not use (sovereign data) has no expected cost: those are ordered by their price for
+    # its tokens, so the page compares with the cheapest one (it opened on the dearest, the frontier API)
+    index = [w.id for w in s.workloads].index(workload_id)
+    arrays = WorkloadArrays.of(s)
+    price = {a.id: float(api_option_arrays(a, arrays).cost[index]) for a in s.apis}
+    apis = sorted((a.id for a in s.apis), key=lambda i: (*cost.get(i, (True, float("inf"))), price[i]))
     return owned, apis
 
 
