@@ -4,7 +4,11 @@ at the builders and widgets. Each test failed before its fix."""
 from __future__ import annotations
 
 import math
+import re
 
+import pytest
+
+from economics.argument import argument
 from economics.compare import Snapshot, compare
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
@@ -194,3 +198,14 @@ def test_m_break_even_opens_on_the_cheapest_api_for_sovereign_work() -> None:
     assert apis[0] == "mercury-api"
     at = run_page("3_break_even")
     assert at.selectbox(key="v_be_api").value == "mercury-api"
+
+
+def test_n_the_formula_claim_checks_by_hand() -> None:
+    # "S$22.83/h ÷ (2,100 tok/s × 18%) = S$17.23/Mtok output" on the Argument page: 22.83 / (2,100 × 0.18 × 3,600)
+    # × 1e6 = 16.78, not 17.23; the utilization is 17.5% (the Break-even page's "Utilization today")
+    s = default_scenario()
+    claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Effective cost per token"))
+    m = re.search(r"\$([\d.,]+)/h ÷ \(([\d,]+) tok/s × ([\d.]+)%\) = \$([\d.,]+)/Mtok", claim.figure)
+    assert m, claim.figure
+    per_hour, tok_s, pct, per_mtok = (float(g.replace(",", "")) for g in m.groups())
+    assert per_hour / (tok_s * pct / 100 * 3600) * 1e6 == pytest.approx(per_mtok, rel=0.005)
