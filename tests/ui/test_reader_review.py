@@ -209,3 +209,18 @@ def test_n_the_formula_claim_checks_by_hand() -> None:
     assert m, claim.figure
     per_hour, tok_s, pct, per_mtok = (float(g.replace(",", "")) for g in m.groups())
     assert per_hour / (tok_s * pct / 100 * 3600) * 1e6 == pytest.approx(per_mtok, rel=0.005)
+
+
+def test_o_measured_throughput_caption_says_what_is_in_use() -> None:
+    # typing 1,000 tok/s for the speculative 70B option changed the plan (the banner said one more node to buy) but
+    # the caption under the field still read "in use: the model"; on the next run its "model estimate" showed the
+    # benchmark instead of the model's 2,100 tok/s
+    at = run_page("2_cost_per_token")
+    at.number_input(key="measured_owned-70b-ar_tok_s").set_value(1000.0).run()
+    caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
+    assert "in use: **1,000 tok/s, measured**" in caption
+    assert "**2,100 output tok/s per replica**" in caption
+    at.run()
+    caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
+    assert "**2,100 output tok/s per replica**" in caption
+    assert "1,000 tok/s, measured" in caption
