@@ -31,7 +31,7 @@ def carbon_line(s: Scenario, result: Result, rate: DisplayRate) -> str:
 
 
 #: The energy column's header: the joule written out ("J" read as a symbol to a finance reader).
-ENERGY_PER_TOKEN = "Energy [joules per output token]"
+ENERGY_COLUMN = "Energy [joules per output token]"
 
 
 def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRate) -> pd.DataFrame:
@@ -49,7 +49,7 @@ def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRat
             {
                 "Option": names[r.option_id],
                 f"Cost [{rate.code}/Mtok output]": round(to_display(o.cost_usd_per_mtok_output, rate), 2),
-                ENERGY_PER_TOKEN: round(r.j_per_output_token, 3),
+                ENERGY_COLUMN: round(r.j_per_output_token, 3),
                 "Energy [kWh/Mtok output]": None if r.kwh_per_mtok_output is None else round(r.kwh_per_mtok_output, 3),
                 "Emissions [kg CO2e/Mtok output]": None
                 if r.kg_co2e_per_mtok_output is None

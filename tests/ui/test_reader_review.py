@@ -23,7 +23,7 @@ from tests.ui.helpers import plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
-from ui.energy import ENERGY_PER_TOKEN, energy_frame
+from ui.energy import ENERGY_COLUMN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
 from ui.widgets.breakeven import route_first
@@ -122,7 +122,7 @@ def test_f_energy_table_in_words_and_cents() -> None:
     s = default_scenario()
     r = evaluate(s)
     frame = energy_frame(s, r, s.workloads[0].id, SGD)
-    assert ENERGY_PER_TOKEN in frame.columns
+    assert ENERGY_COLUMN in frame.columns
     assert "Energy [J/output token]" not in frame.columns
     cost = frame["Cost [SGD/Mtok output]"]
     assert (cost == cost.round(2)).all()
