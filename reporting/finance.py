@@ -34,11 +34,12 @@ def finance_data(scenario: Scenario, result: Result, *, years: int | None = None
         return {"problems": list(e.problems)}
     chosen = {(d.workload_id, d.chosen_option_id) for d in result.decisions}
     names = {w.id: w.name for w in scenario.workloads}
+    options = {o.id: o.name for o in (*scenario.owned_options, *scenario.apis)}  # the route read "owned-70b-ar"
     section["carbon"] = carbon_statement(plan_carbon(scenario, result), rate)
     section["energy"] = [
         {
             "workload": names.get(r.workload_id, r.workload_id),
-            "option": r.option_id,
+            "option": options.get(r.option_id, r.option_id),
             "j_per_output_token": r.j_per_output_token,
             "kwh_per_mtok_output": r.kwh_per_mtok_output,
             "kg_co2e_per_mtok_output": r.kg_co2e_per_mtok_output,

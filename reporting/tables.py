@@ -13,7 +13,7 @@ import pandas as pd
 
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
-from economics.price_book import price_book_frame
+from economics.price_book import ITEM_LABEL, price_book_frame
 from economics.uncertainty import MonteCarlo
 from reporting.pack import MeetingPack
 from ui.format import money_text
@@ -126,10 +126,10 @@ def price_book_display(pack: MeetingPack) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Offer": f["offer_name"],
-            "Price": f["item"],
+            "Price": [ITEM_LABEL.get(i, i) for i in f["item"]],  # "node_capex", "api_cache_write" before
             "Unit": f["unit"],
             "List": f["list_value"],
-            "Discount [1]": f["discount_fraction"],
+            "Discount [%]": 100 * f["discount_fraction"],
             "In use": f["value"],
             "Negotiated": f["negotiated"],
             "Source": f["source"],
@@ -153,8 +153,8 @@ def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
                 "Peak [req/s]": w.peak_requests_per_s,
                 "Input [tokens]": w.input_tokens,
                 "Output [tokens]": w.output_tokens,
-                "TTFT SLO [s]": w.ttft_slo_s,
-                "TPOT SLO [s]": w.tpot_slo_s,
+                "First token within [s]": w.ttft_slo_s,  # "TTFT SLO", "TPOT SLO" before: symbols
+                "Each further token within [s]": w.tpot_slo_s,
                 "Deadline [s]": w.deadline_s,
                 "Sovereign": w.sovereign,
                 f"Failure cost [{rate.code}]": w.failure_cost_usd * rate.units_per_usd,
@@ -233,6 +233,10 @@ def price_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFram
 def fleet_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFrame:
     """The fleet figures before and after, money in ``rate``'s currency (both sides at the one rate)."""
     f = in_currency(c.fleet, rate, ("before", "after", "change"))
+    share = f["unit"].astype(str) == "1"  # a fraction (owned utilization) read "1 · 0.2345": as a percentage
+    for column in ("before", "after", "change"):
+        f[column] = f[column].astype(float).where(~share, (100 * f[column].astype(float)).round(1))
+    f["unit"] = f["unit"].astype(str).where(~share, "%")
     return pd.DataFrame(
         {"Figure": f["label"], "Unit": f["unit"], "Before": f["before"], "After": f["after"], "Change": f["change"]}
     )

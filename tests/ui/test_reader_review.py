@@ -18,7 +18,10 @@ from economics.price_book import price_book
 from economics.uncertainty import build_surrogate, monte_carlo
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
 from economics.views.kinds import option_kinds
-from reporting.tables import workload_changes_display
+from reporting.finance import finance_data, finance_frames
+from reporting.pack import build_pack
+from reporting.tables import fleet_changes_display, price_book_display, workload_changes_display
+from reporting.tables import workloads_frame as pack_workloads_frame
 from tests.ui.helpers import plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
@@ -224,3 +227,23 @@ def test_o_measured_throughput_caption_says_what_is_in_use() -> None:
     caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
     assert "**2,100 output tok/s per replica**" in caption
     assert "1,000 tok/s, measured" in caption
+
+
+def test_p_meeting_pack_tables_in_words() -> None:
+    # the downloaded pack's tables read "node_capex" / "api_cache_write" (price items), "Discount [1]", "TTFT SLO",
+    # the energy routes as "owned-70b-ar" and the fleet's utilization as "1 · 0.2345"
+    s = default_scenario()
+    pack = build_pack(s, uncertainty=False)
+    prices = price_book_display(pack)
+    assert not [p for p in prices["Price"] if "_" in p]
+    assert "Discount [%]" in prices.columns
+    workloads = pack_workloads_frame(pack)
+    assert not [c for c in workloads.columns if "SLO" in c or "TTFT" in c or "TPOT" in c]
+    energy = finance_frames(finance_data(s, pack.result))["energy"]
+    assert set(energy["Route"]) <= {o.name for o in (*s.owned_options, *s.apis)}
+    side = Snapshot(label="now", scenario=s, result=pack.result, prices=price_book(s))
+    fleet = fleet_changes_display(compare(side, side), SGD).set_index("Figure")
+    assert "1" not in set(fleet["Unit"])
+    util = fleet.loc["owned utilization"]
+    assert util["Unit"] == "%"
+    assert 1 < util["Before"] <= 100  # 36% in the bank's plan, not 0.36
