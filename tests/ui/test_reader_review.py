@@ -22,7 +22,7 @@ from reporting.finance import finance_data, finance_frames
 from reporting.pack import build_pack
 from reporting.tables import fleet_changes_display, price_book_display, workload_changes_display
 from reporting.tables import workloads_frame as pack_workloads_frame
-from tests.ui.helpers import plotly_specs, run_page
+from tests.ui.helpers import metrics, number, plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
@@ -247,3 +247,25 @@ def test_p_meeting_pack_tables_in_words() -> None:
     util = fleet.loc["owned utilization"]
     assert util["Unit"] == "%"
     assert 1 < util["Before"] <= 100  # 36% in the bank's plan, not 0.36
+
+
+def test_q_money_can_be_shown_in_another_currency() -> None:
+    # the reviewers switch currency: there was no switch, only a scenario file's finance settings. The rented
+    # preset in USD shows its headline in SGD at the catalog's 1.30 (data/prices/fx_rates.csv), the bill unchanged
+    at = run_page(None, _link("startup-rented"))
+    usd = number(metrics(at)["Recommended, $/month"])
+    at.selectbox(key="scenario_currency").set_value("SGD").run()
+    assert not at.exception
+    sgd = metrics(at)["Recommended, SGD/month"]
+    assert sgd.startswith("S$")
+    assert number(sgd) == pytest.approx(1.3 * usd, abs=1.0)
+    assert at.session_state["_scenario"].finance.display_currency == "SGD"  # the link and reviews keep it
+
+
+def test_r_a_preset_opens_from_the_sidebar() -> None:
+    at = run_page()
+    at.selectbox(key="scenario_preset_pick").set_value("api-only").run()
+    at.button(key="scenario_preset_open").click().run()
+    assert not at.exception
+    assert at.session_state["_scenario"].name.startswith("API only")
+    assert any("API only" in str(m.value) for m in at.sidebar.markdown)
