@@ -166,8 +166,8 @@ def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) 
         st.error(f"The review was not saved: {md_escape(str(exc))}")
         return
     _done(
-        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…) to "
-        f"{md_escape(store.store_location())}.",
+        # the server's database path ("to /srv/…/reviews.sqlite3") is not the reader's business
+        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…).",
         subject=summary.id,
     )
 
