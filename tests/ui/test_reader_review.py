@@ -269,3 +269,13 @@ def test_r_a_preset_opens_from_the_sidebar() -> None:
     assert not at.exception
     assert at.session_state["_scenario"].name.startswith("API only")
     assert any("API only" in str(m.value) for m in at.sidebar.markdown)
+
+
+def test_s_reviews_bill_sentence_names_the_overview_idle_figure() -> None:
+    # Reviews said "the owned fleet of 1 node, S$0 (S$0 of it pays for idle GPUs)" while the Overview's card read
+    # "Idle GPUs S$10,624": the same idle GPUs, two numbers, neither named
+    overview = run_page()
+    idle = metrics(overview)["Idle GPUs, SGD/month"]
+    reviews = run_page("7_reviews")
+    sentence = next(str(c.value) for c in reviews.caption if "The bill of" in str(c.value)).replace("\\", "")
+    assert f"the full cost of their idle hours, {idle} a month" in sentence
