@@ -34,7 +34,8 @@ def finance_data(scenario: Scenario, result: Result, *, years: int | None = None
         return {"problems": list(e.problems)}
     chosen = {(d.workload_id, d.chosen_option_id) for d in result.decisions}
     names = {w.id: w.name for w in scenario.workloads}
-    options = {o.id: o.name for o in (*scenario.owned_options, *scenario.apis)}  # the route read "owned-70b-ar"
+    # the energy table named each route by its id ("owned-70b-ar")
+    options = {o.id: o.name for o in scenario.owned_options} | {a.id: a.name for a in scenario.apis}
     section["carbon"] = carbon_statement(plan_carbon(scenario, result), rate)
     section["energy"] = [
         {
