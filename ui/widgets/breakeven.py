@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from economics import by_id
-from economics.option_costs import WorkloadArrays, api_option_arrays
+from economics import api_usd_per_task, by_id
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
 from ui import compute, view
@@ -61,9 +60,7 @@ def route_first(s: Scenario, workload_id: str) -> tuple[list[str], list[str]]:
     owned = sorted((o.id for o in s.owned_options), key=lambda i: cost.get(i, (True, float("inf"))))
     # an API the workload may not use (sovereign data) has no expected cost: those are ordered by their price for
     # its tokens, so the page compares with the cheapest one (it opened on the dearest, the frontier API)
-    index = [w.id for w in s.workloads].index(workload_id)
-    arrays = WorkloadArrays.of(s)
-    price = {a.id: float(api_option_arrays(a, arrays).cost[index]) for a in s.apis}
+    price = api_usd_per_task(s, workload_id)
     apis = sorted((a.id for a in s.apis), key=lambda i: (*cost.get(i, (True, float("inf"))), price[i]))
     return owned, apis
 

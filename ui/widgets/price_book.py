@@ -16,10 +16,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from economics import by_id
+from economics import ITEM_LABEL, by_id
 from economics.io.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
 from economics.price_book import (
-    ITEM_LABEL,
     NEGOTIABLE_ITEMS,
     NegotiatedPrice,
     NegotiatedPriceError,

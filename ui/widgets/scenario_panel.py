@@ -15,8 +15,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from economics.finance.data import fx_rates
-from economics.finance.settings import FinanceSettings
+from economics import FinanceSettings, fx_rates
 from economics.io import scenarios
 from economics.scenario import Scenario
 from ui import state, view
