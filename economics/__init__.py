@@ -85,6 +85,8 @@ _LAZY: dict[str, str] = {
         ("PlanCarbon", "carbon_statement", "energy_table", "grid_factor", "plan_carbon"), "economics.energy"
     ),
     **dict.fromkeys(("finance_pack_section",), "economics.finance.report"),
+    **dict.fromkeys(("fx_rates",), "economics.finance.data"),
+    **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
     **dict.fromkeys(("Horizon", "crossover_sensitivity", "horizon", "price_trends"), "economics.finance.horizon"),
     **dict.fromkeys(("FinanceSettings", "HorizonSettings"), "economics.finance.settings"),
     **dict.fromkeys(("CalibrationProfile", "fit_profile"), "economics.calibration_fit"),
@@ -105,6 +107,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("Comparison", "Snapshot", "compare", "compare_with_prices"), "economics.compare"),
     **dict.fromkeys(
         (
+            "ITEM_LABEL",
             "NEGOTIABLE_ITEMS",
             "NegotiatedPrice",
             "NegotiatedPriceError",
@@ -146,6 +149,7 @@ __all__ = [
     "GPU",
     "GROUP_NAMES",
     "INPUT_LABELS",
+    "ITEM_LABEL",
     "MAX_FILE_BYTES",
     "MS",
     "NEGOTIABLE_ITEMS",
@@ -202,6 +206,7 @@ __all__ = [
     "Workload",
     "WorkloadDecision",
     "api_cost_per_request",
+    "api_usd_per_task",
     "apply_calibration",
     "apply_negotiated",
     "argument",
@@ -236,6 +241,7 @@ __all__ = [
     "finance_pack_section",
     "fit_profile",
     "forward_time",
+    "fx_rates",
     "grid_factor",
     "horizon",
     "http_url",

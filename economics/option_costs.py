@@ -382,6 +382,14 @@ def owned_option_arrays(scenario: Scenario, option: OwnedOption, w: WorkloadArra
     return _pick(plain, spec, better)
 
 
+def api_usd_per_task(scenario: Scenario, workload_id: str) -> dict[str, float]:
+    """Each API's price of one task of ``workload_id`` (cache, negotiated and batch discounts included), whether
+    the workload may use it or not: an API kept out by sovereignty still has a price to compare with [USD]."""
+    arrays = WorkloadArrays.of(scenario)
+    index = [w.id for w in scenario.workloads].index(workload_id)
+    return {a.id: float(api_option_arrays(a, arrays).cost[index]) for a in scenario.apis}
+
+
 def api_option_arrays(api: ApiOffer, w: WorkloadArrays) -> OptionArrays:
     """An API for every workload: list price with cache, negotiated discount and (where the deadline allows)
     the batch tier; feasible iff the provider's typical latency meets the workload's SLOs (docs/routing.md#routing-rule

@@ -28,6 +28,7 @@ from economics.result import Result
 from economics.scenario import Scenario
 
 __all__ = [
+    "ITEM_LABEL",
     "NEGOTIABLE_ITEMS",
     "PRICE_BOOK_COLUMNS",
     "NegotiatedItem",
@@ -59,6 +60,20 @@ PriceItem = Literal[
     "api_long_context_output",
     "reserved_upfront",
 ]
+#: Each price item in words, for tables a person reads (the app's price book and the meeting pack's).
+ITEM_LABEL: dict[str, str] = {
+    "gpu_hour": "Rental price per GPU-hour",
+    "node_capex": "Purchase price per node",
+    "electricity": "Electricity per kWh",
+    "colocation": "Colocation per kW-month",
+    "api_input": "Input tokens, per million",
+    "api_cached_input": "Cached input tokens, per million",
+    "api_output": "Output tokens, per million",
+    "api_cache_write": "Cache writes, per million tokens",
+    "api_long_context_input": "Long-context input tokens, per million",
+    "api_long_context_output": "Long-context output tokens, per million",
+    "reserved_upfront": "Reserved: paid up front, per GPU",
+}
 NegotiatedItem = Literal[
     "gpu_hour_price",
     "reserved_discount",

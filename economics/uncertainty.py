@@ -235,6 +235,10 @@ def build_surrogate(
 _PLAN_ROWS = 20_000
 
 
+#: A difference smaller than this share of the amounts it came from is floating-point rounding [1].
+_RELATIVE_NOISE = 1e-9
+
+
 def _plan_cost(fp: FleetPlan, ev: Evaluation, scale: FloatArray) -> FloatArray:
     """(N, W, O) each workload's marginal cost per attempt in the base plan on each owned option, the rest of
     the plan held fixed, when that option's SLO capacity for it is ``scale`` (N, W, O) times the base
@@ -254,7 +258,11 @@ def _plan_cost(fp: FleetPlan, ev: Evaluation, scale: FloatArray) -> FloatArray:
             hi - lo, w_count, -1
         )
         with np.errstate(divide="ignore", invalid="ignore"):
-            c = (m / vol[None, :, None] - p.failure_usd[None]) / p.attempts[None]
+            per_task = m / vol[None, :, None]
+            c = (per_task - p.failure_usd[None]) / p.attempts[None]
+            # the failure cost comes back out of a sum that held it: on a sunk node the difference is rounding
+            # noise (the Reviews page showed S$9.02e-14/Mtok and a log axis down to 1e-13), so it is zero
+            c = np.where(np.abs(c * p.attempts[None]) <= _RELATIVE_NOISE * np.abs(per_task), 0.0, c)
         out[lo:hi] = np.where(np.isfinite(m) & p.allowed[None], np.maximum(c, 0.0), np.inf)
     return out
 

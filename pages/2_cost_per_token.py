@@ -104,8 +104,11 @@ def effective_cost(workload_id: str) -> None:
             "what sovereignty costs.",
             icon=":material/lock:",
         )
+    curves = tables.cost_curves_frame(a, likely, rate)
+    if curves.empty:  # an API-only scenario: the chart shows the APIs; an empty grid said "empty"
+        return
     table(
-        tables.cost_curves_frame(a, likely, rate),
+        curves,
         key="cost_curves",
         file_name="cost_per_token.csv",
         column_config={
@@ -144,7 +147,11 @@ def energy(workload_id: str) -> None:
             + carbon_line(s, compute.evaluate(s), rate)
         )
     )
-    table(energy_frame(s, compute.evaluate(s), workload_id, rate), key="energy_carbon", file_name="energy_carbon.csv")
+    frame = energy_frame(s, compute.evaluate(s), workload_id, rate)
+    if frame.empty:
+        st.caption("No owned or rented option serves this workload: there is no energy of our own to show.")
+    else:
+        table(frame, key="energy_carbon", file_name="energy_carbon.csv")
 
 
 energy(workload_id)

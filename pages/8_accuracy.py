@@ -68,12 +68,16 @@ st.caption(
 calibration_in_use()
 catalog = load_catalog()
 cols = st.columns(5)
-model_id = cols[0].selectbox("Model", list(catalog.models), index=0)
-gpu_id = cols[1].selectbox("GPU", list(catalog.gpus), index=0)
+engines = load_engines()
+# names, not catalog ids ("llama-3.1-8b", "h100-sxm", "vllm"); the uploader states the page's own size cap
+model_id = cols[0].selectbox("Model", list(catalog.models), index=0, format_func=lambda i: catalog.models[i].name)
+gpu_id = cols[1].selectbox("GPU", list(catalog.gpus), index=0, format_func=lambda i: catalog.gpus[i].name)
 gpus = int(cols[2].number_input("GPUs", min_value=1, max_value=64, value=1, step=1))
-precision = cols[3].selectbox("Precision", list(PRECISIONS), index=1)
-engine = cols[4].selectbox("Engine", list(load_engines()), index=1)
-upload = st.file_uploader("Benchmark result file", type=["json", "jsonl", "csv"])
+precision = cols[3].selectbox("Precision", list(PRECISIONS), index=1, format_func=str.upper)
+engine = cols[4].selectbox("Engine", list(engines), index=1, format_func=lambda i: engines[i].name)
+upload = st.file_uploader(
+    "Benchmark result file", type=["json", "jsonl", "csv"], max_upload_size=max(1, MAX_FILE_BYTES // 1_000_000)
+)
 if upload is not None:
     data = upload.getvalue()
     try:

@@ -48,7 +48,8 @@ table(
 )
 left, right = st.columns(2)
 ui_compute.chart(charts.bills_figure, h, rate, key="chart_horizon_bills", where=left)
-ui_compute.chart(charts.sensitivity_figure, h, sensitivity, key="chart_horizon_sensitivity", where=right)
+if h.books:  # with no owned node the crossover chart was a flat line at "never" (API-only preset)
+    ui_compute.chart(charts.sensitivity_figure, h, sensitivity, key="chart_horizon_sensitivity", where=right)
 
 if h.books:
     st.subheader("The owned node in the books and in the decision")

@@ -34,15 +34,13 @@ def finance_data(scenario: Scenario, result: Result, *, years: int | None = None
         return {"problems": list(e.problems)}
     chosen = {(d.workload_id, d.chosen_option_id) for d in result.decisions}
     names = {w.id: w.name for w in scenario.workloads}
-    option_names = {o.option_id: o.option_name for o in result.options}
-    node_names = {n.id: n.name for n in scenario.nodes}
-    books = section["owned_books"]
-    section["owned_books"] = [{**b, "node_name": node_names.get(b["node_id"], b["node_id"])} for b in books]
+    # the energy table named each route by its id ("owned-70b-ar")
+    options = {o.id: o.name for o in scenario.owned_options} | {a.id: a.name for a in scenario.apis}
     section["carbon"] = carbon_statement(plan_carbon(scenario, result), rate)
     section["energy"] = [
         {
             "workload": names.get(r.workload_id, r.workload_id),
-            "option": option_names.get(r.option_id, r.option_id),
+            "option": options.get(r.option_id, r.option_id),
             "j_per_output_token": r.j_per_output_token,
             "kwh_per_mtok_output": r.kwh_per_mtok_output,
             "kg_co2e_per_mtok_output": r.kg_co2e_per_mtok_output,
@@ -76,7 +74,7 @@ def finance_frames(data: dict[str, Any]) -> dict[str, pd.DataFrame]:
     books = pd.DataFrame(
         [
             {
-                "Owned node": b.get("node_name", b["node_id"]),
+                "Owned node": b.get("node_name") or b["node_id"],
                 f"Book: straight-line depreciation [{code}/year]": round(_amount(b["book_per_year"], code)),
                 f"Economic: capital recovery [{code}/year]": round(_amount(b["economic_per_year"], code)),
                 f"Maintenance [{code}/year]": round(_amount(b["maintenance_per_year"], code)),
@@ -99,7 +97,7 @@ def finance_frames(data: dict[str, Any]) -> dict[str, pd.DataFrame]:
             {
                 "Workload": e["workload"],
                 "Route": e["option"],
-                "Energy [J/output token]": e["j_per_output_token"],
+                "Energy [joules per output token]": e["j_per_output_token"],
                 "Energy [kWh/Mtok output]": e["kwh_per_mtok_output"],
                 "Emissions [kg CO2e/Mtok output]": e["kg_co2e_per_mtok_output"],
                 "Basis": e["basis"],

@@ -289,11 +289,12 @@ def workload_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataF
             "Route before": w["route_before_name"],
             "Route after": w["route_after_name"],
             "Flipped": w["flipped"],
-            f"Before [{code}/month]": w["monthly_cost_before_usd"] * k,
-            f"After [{code}/month]": w["monthly_cost_after_usd"] * k,
-            f"Change [{code}/month]": w["monthly_cost_change_usd"] * k,
-            f"Before [{code}/Mtok]": w["cost_per_mtok_before_usd"] * k,
-            f"After [{code}/Mtok]": w["cost_per_mtok_after_usd"] * k,
+            # to the cent: 2,049.84 USD × 1.3 read "2,664.792" on the Reviews page
+            f"Before [{code}/month]": (w["monthly_cost_before_usd"] * k).round(2),
+            f"After [{code}/month]": (w["monthly_cost_after_usd"] * k).round(2),
+            f"Change [{code}/month]": (w["monthly_cost_change_usd"] * k).round(2),
+            f"Before [{code}/Mtok]": (w["cost_per_mtok_before_usd"] * k).round(4),
+            f"After [{code}/Mtok]": (w["cost_per_mtok_after_usd"] * k).round(4),
             "Status": w["status"],
         }
     )

@@ -91,7 +91,7 @@ def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[st
         return []
     if log:
         ticks = log_ticks(lo, hi) or [lo, hi]
-        return [f"{prefix}{t:g}{suffix}".replace("e+0", "e+").replace("e-0", "e-") for t in ticks]
+        return [f"{prefix}{t:,g}{suffix}".replace("e+0", "e+").replace("e-0", "e-") for t in ticks]
     if hi == lo:
         return [f"{prefix}{lo:,.6g}{suffix}"]
     step = _nice_step(hi - lo)
@@ -117,6 +117,13 @@ def dollars_on_every_log_tick(axis: dict[str, object]) -> None:
     if all(axis.get(k) == v for k, v in wanted.items()):
         axis.pop("tickprefix")
         axis["tickformat"] = "$,~g"  # ",": $1,000 not $1000
+
+
+def thousands_on_log_ticks(axis: dict[str, object]) -> None:
+    """A log axis still labelled by plotly's ``~g`` (no money prefix, or one on every label already) groups its
+    thousands: "1,000" and "S$1,000", not "1000" (read on the Overview's and the Batching page's axes)."""
+    if axis.get("type") == "log" and axis.get("tickformat") == "~g":
+        axis["tickformat"] = ",~g"
 
 
 def prefix_on_every_log_tick(axis: dict[str, object], values: Sequence[object]) -> None:

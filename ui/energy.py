@@ -30,20 +30,26 @@ def carbon_line(s: Scenario, result: Result, rate: DisplayRate) -> str:
     return carbon_statement(plan_carbon(s, result), rate)
 
 
+#: The energy column's header: the joule written out ("J" read as a symbol to a finance reader).
+ENERGY_COLUMN = "Energy [joules per output token]"
+
+
 def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRate) -> pd.DataFrame:
-    """One row per feasible option of ``workload_id``: money, energy and emissions per million output tokens."""
+    """One row per feasible owned or rented option of ``workload_id``: money, energy and emissions per million
+    output tokens. APIs are left out: providers publish no energy per token (the page's caption says so), and their
+    rows showed "None" in every energy column."""
     cost = {(o.workload_id, o.option_id): o for o in result.options}
     names = {o.option_id: o.option_name for o in result.options}
     rows = []
     for r in energy_table(s, result):
-        if r.workload_id != workload_id:
+        if r.workload_id != workload_id or r.j_per_output_token is None:
             continue
         o = cost[(r.workload_id, r.option_id)]
         rows.append(
             {
                 "Option": names[r.option_id],
-                f"Cost [{rate.code}/Mtok output]": round(to_display(o.cost_usd_per_mtok_output, rate), 4),
-                "Energy [J/output token]": None if r.j_per_output_token is None else round(r.j_per_output_token, 3),
+                f"Cost [{rate.code}/Mtok output]": round(to_display(o.cost_usd_per_mtok_output, rate), 2),
+                ENERGY_COLUMN: round(r.j_per_output_token, 3),
                 "Energy [kWh/Mtok output]": None if r.kwh_per_mtok_output is None else round(r.kwh_per_mtok_output, 3),
                 "Emissions [kg CO2e/Mtok output]": None
                 if r.kg_co2e_per_mtok_output is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+from economics.price_book import ITEM_LABEL
 from economics.units import GB
 
 DASH = "—"
@@ -147,21 +148,6 @@ def duration(seconds: float | None) -> str:
     return f"{seconds * 1000:.3g} ms"
 
 
-#: The price book's items (``economics.price_book.PriceItem``) in words, for the Price book page and the pack.
-PRICE_ITEM_WORDS: dict[str, str] = {
-    "gpu_hour": "Rental price per GPU-hour",
-    "node_capex": "Purchase price per node",
-    "electricity": "Electricity per kWh",
-    "colocation": "Colocation per kW-month",
-    "api_input": "Input tokens, per million",
-    "api_cached_input": "Cached input tokens, per million",
-    "api_output": "Output tokens, per million",
-    "api_cache_write": "Writing input to the cache, per million tokens",
-    "api_long_context_input": "Input tokens of long prompts, per million",
-    "api_long_context_output": "Output tokens of long prompts, per million",
-    "reserved_upfront": "Reservation paid up front",
-}
-
 #: Units of the price book in words ("USD" is replaced by the display currency's prefix where shown).
 PRICE_UNIT_WORDS: dict[str, str] = {
     "USD/GPU-h": "$ per GPU-hour",
@@ -173,8 +159,9 @@ PRICE_UNIT_WORDS: dict[str, str] = {
 
 
 def price_item_words(item: str) -> str:
-    """A price book item in words; an item this table does not know is written with spaces."""
-    return PRICE_ITEM_WORDS.get(item, item.replace("_", " "))
+    """A price book item in words (:data:`economics.price_book.ITEM_LABEL`, the app's and the pack's one list);
+    an item it does not know is written with spaces."""
+    return ITEM_LABEL.get(item, item.replace("_", " "))
 
 
 #: Symbols and code words in texts the economics package writes, and the words a finance reader uses.

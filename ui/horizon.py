@@ -153,6 +153,6 @@ def books_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
     for label, per, field in measures:
         row: dict[str, object] = {"Measure": f"{label} [{rate.code}{per}]"}
         for b in h.books:
-            row[b.node_id] = round(to_display(float(getattr(b, field)), rate))
+            row[b.node_name or b.node_id] = round(to_display(float(getattr(b, field)), rate))
         rows.append(row)
     return pd.DataFrame(rows)

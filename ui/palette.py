@@ -45,7 +45,9 @@ LIMIT_COLOR = "#444444"
 GRID_COLOR = "#E5E5E5"
 #: Distinguishes options of the same kind.
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x")
+#: Eight markers, so up to eight options of one kind each get their own: with five, the sixth owned option of the
+#: rented preset was a cyan circle beside the first one's sky-blue circle, which read as one option.
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "hexagon", "triangle-down")
 #: Discrete decision-region fills for heat maps: owned wins / API wins / infeasible.
 OWNED_WINS_COLOR = KIND_COLOR["owned-ar"]
 API_WINS_COLOR = KIND_COLOR["api-frontier"]

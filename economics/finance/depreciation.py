@@ -92,6 +92,7 @@ class OwnedBooks:
     residual_usd: float
     schedule: tuple[BookYear, ...]
     decision_view: str = DECISION_VIEW
+    node_name: str = ""  # what a person reads ("Owned 8×H100 node (Singapore)"); "" = the id
 
     @property
     def interest_usd_per_year(self) -> float:
@@ -109,4 +110,4 @@ def owned_books(node: OwnedNode) -> OwnedBooks:
         economic_annual_cost_usd(node.capex_usd, residual, node.economic_life_years, node.cost_of_capital_per_year)
         + node.maintenance_usd_per_year
     )
-    return OwnedBooks(node.id, book, economic, node.maintenance_usd_per_year, residual, schedule)
+    return OwnedBooks(node.id, book, economic, node.maintenance_usd_per_year, residual, schedule, node_name=node.name)

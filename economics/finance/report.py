@@ -79,6 +79,7 @@ def horizon_dict(
         "owned_books": [
             {
                 "node_id": b.node_id,
+                "node_name": b.node_name or b.node_id,
                 "book_per_year": amount(b.book_usd_per_year),
                 "economic_per_year": amount(b.economic_usd_per_year),
                 "maintenance_per_year": amount(b.maintenance_usd_per_year),
@@ -127,7 +128,7 @@ def horizon_table(h: Horizon, rate: DisplayRate, sensitivity: tuple[tuple[float,
     for b in h.books:
         lines += [
             "",
-            f"Owned node {b.node_id}: book (straight-line) {money_text(b.book_usd_per_year, rate)}/year, economic "
+            f"{b.node_name or b.node_id}: book (straight-line) {money_text(b.book_usd_per_year, rate)}/year, economic "
             f"(capital recovery) {money_text(b.economic_usd_per_year, rate)}/year, "
             f"resale {money_text(b.residual_usd, rate)}.",
         ]

@@ -110,6 +110,7 @@ def test_save_then_reopen_a_review_exactly_as_saved(data_dir: Path) -> None:
     at.button(key="FormSubmitter:rv_save-Save review").click().run()
     _no_exception(at)
     assert "Saved review #1" in at.success[0].body
+    assert "sqlite3" not in at.success[0].body  # no server path in what a finance reader reads
     (saved,) = store.list_reviews()
     assert (saved.name, saved.notes) == ("Q4 2026 review", "Renegotiate the diffusion API")
     assert (data_dir / "reviews.sqlite3").is_file()

@@ -148,3 +148,18 @@ def test_the_banner_keeps_its_evaluated_reference_when_the_shared_cache_drops_it
     assert "the preset" in _banner(at)
     assert evaluated  # the edited scenarios were evaluated (the cache was emptied)…
     assert not any(evaluated)  # …but not the preset again
+
+
+def test_an_edit_with_no_effect_says_so() -> None:
+    # a new purchase price for the bought node changes no cash figure: the banner used to stay away, so the reader
+    # who typed it saw nothing happen
+    at = run_page()
+    headline = metrics(at)["Recommended, SGD/month"]
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key=CAPEX).set_value("$350,000").run()
+    at.switch_page("app.py").run()
+    assert not at.exception
+    text = _banner(at).replace("\\", "")
+    assert f"The monthly bill is unchanged at {headline}." in text
+    assert "No route moved." in text
+    assert "sunk" in text

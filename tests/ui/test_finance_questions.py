@@ -68,7 +68,7 @@ def test_q1_reserved_or_spot_against_our_own_node(horizon_page: object, bank_pac
 def test_q2_books_and_economics(horizon_page: object, bank_pack: str) -> None:
     # straight-line book depreciation: 280,000 / 4 years = USD 70,000 a year = SGD 91,000 at 1.3
     books = horizon_page.dataframe[1].value  # type: ignore[attr-defined]
-    assert books["sg-h100-node"].iloc[0] == 91_000
+    assert books["Owned 8×H100 node (Singapore)"].iloc[0] == 91_000
     assert "book (straight-line) SGD 91,000/year" in cli("horizon", BANK, "--years", "1")
     assert "Book: straight-line depreciation [SGD/year]" in bank_pack
     assert "91,000" in bank_pack

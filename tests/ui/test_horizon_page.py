@@ -10,6 +10,9 @@ from cli.main import main
 from economics.io.scenarios import PRESET_DIR
 from tests.ui.helpers import run_page
 
+#: The bank preset's owned node, as the books table heads its column.
+NODE = "Owned 8×H100 node (Singapore)"
+
 
 def _text(at: object) -> str:
     parts = [str(x.value) for x in (*at.caption, *at.warning, *at.success, *at.markdown)]  # type: ignore[attr-defined]
@@ -25,9 +28,10 @@ def test_horizon_page_on_the_bank() -> None:
     assert npv["Plan"].iloc[0] == "Own the nodes"
     assert "NPV [SGD]" in npv.columns
     books = at.dataframe[1].value
-    assert list(books.columns) == ["Measure", "sg-h100-node"]  # one owned node, both views one above the other
+    # one owned node, both views one above the other, headed by its name (it read "sg-h100-node", an id)
+    assert list(books.columns) == ["Measure", NODE]
     # book view: 280,000/4 = 70,000 USD/year → SGD 91,000 at 1.3
-    assert books["sg-h100-node"].iloc[0] == 91_000
+    assert books[NODE].iloc[0] == 91_000
     # the inputs left at their defaults give the CLI's numbers (the page and the CLI agree on the 2028 bill)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -47,9 +51,9 @@ def test_horizon_page_follows_the_years() -> None:
 
 def test_cost_per_token_shows_energy_and_carbon_in_sgd() -> None:
     at = run_page("2_cost_per_token")
-    frame = next(d.value for d in at.dataframe if "Energy [J/output token]" in d.value.columns)
+    frame = next(d.value for d in at.dataframe if "Energy [joules per output token]" in d.value.columns)
     assert "Cost [SGD/Mtok output]" in frame.columns
-    owned = frame[frame["Energy [J/output token]"].notna()]
+    owned = frame[frame["Energy [joules per output token]"].notna()]
     assert len(owned) > 0
     # Singapore grid 0.42 kg/kWh: emissions = kWh · 0.42 (rounded to 3 digits each)
     row = owned.iloc[0]
@@ -63,6 +67,6 @@ def test_resale_value_lowers_both_views() -> None:
     assert not at.exception
     books = at.dataframe[1].value
     # book: (280,000 − 56,000)/4 = 56,000 USD/year → SGD 72,800
-    assert books["sg-h100-node"].iloc[0] == 72_800
+    assert books[NODE].iloc[0] == 72_800
     # economic: 224,000 · CRF(8%, 4) + 56,000 · 0.08 = 67,630.3 + 4,480 = 72,110.3 USD → SGD 93,743
-    assert abs(books["sg-h100-node"].iloc[1] - 93_743) <= 1
+    assert abs(books[NODE].iloc[1] - 93_743) <= 1

@@ -104,6 +104,7 @@ def test_an_old_link_with_a_measured_view_setting_moves_it_into_the_scenario() -
 
 def test_break_even_page_prices_the_api_for_the_workload() -> None:
     at = run_page("3_break_even")
+    at.selectbox(key="v_be_api").set_value("frontier-api").run()  # it opens on the cheapest, Mercury 2
     # KYC batch: 6000 in / 800 out on the frontier API at $3/$15 per Mtok: (6000·3 + 800·15)/1e6 = $0.030
     # per task = $37.50 per Mtok output; the default (Singapore bank) shows SGD at 1.30: S$48.75.
     assert metrics(at)["API [SGD/Mtok output]"] == "S$48.75"

@@ -11,7 +11,7 @@ from economics.currency import USD, DisplayRate
 from economics.units import GB, TFLOPS
 from economics.views.batching import BatchingAnalysis, BatchPoint
 from ui.format import currency_prefix
-from ui.theme import KIND_COLOR, LIMIT_COLOR, LOG_AXIS, Chart
+from ui.theme import KIND_COLOR, LIMIT_COLOR, LOG_AXIS, Chart, left_margin, tick_labels
 
 
 def roofline_figure(a: BatchingAnalysis) -> go.Figure:
@@ -28,6 +28,7 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
     )
     intensities = [p.intensity_flop_per_byte for p in a.points] or [1.0]
     x = np.geomspace(min(0.3, 0.5 * min(intensities)), max(3000.0, 2 * max(intensities)), 120)
+    _fixed_log_ranges(c, a, x)
     for i, roof in enumerate(a.roofs):
         c.add(
             x=x,
@@ -51,8 +52,9 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             color="#888888",
             dash="dot",
             width=1,
-            text=f"{roof.gpu_name} ridge point: {roof.ridge_flop_per_byte:,.0f} FLOP/B",
-            position="bottom right",
+            # left of the line: to its right the label ran past the chart's edge at both widths (screenshots)
+            text=f"{roof.gpu_name} ridge point: {roof.ridge_flop_per_byte:,.0f} FLOP/byte",
+            position="bottom left",
         )
     # each series labels its points on its own side, so AR, AR + speculation and diffusion at similar
     # intensities do not write over each other
@@ -65,7 +67,7 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             y=[p.attained_flops_per_s / TFLOPS for p in pts],
             mode="markers+text",
             marker={"color": color, "size": 12, "line": {"color": "white", "width": 1}},
-            text=[f"B={p.batch}" if i in (0, len(pts) - 1) else "" for i, p in enumerate(pts)],
+            text=[f"batch {p.batch}" if i in (0, len(pts) - 1) else "" for i, p in enumerate(pts)],
             textposition=sides[rank % len(sides)],
             textfont={"color": color, "size": 12},
             name=label,
@@ -76,6 +78,19 @@ def roofline_figure(a: BatchingAnalysis) -> go.Figure:
             ),
         )
     return c.figure()
+
+
+def _fixed_log_ranges(c: Chart, a: BatchingAnalysis, x: np.ndarray) -> None:
+    """Both roofline axes over the drawn lines and points: plotly's autorange pads a log axis for the points' text
+    labels, and in a 1,024 px window that padding ran the intensity axis out to 10 million FLOP/byte (its labels
+    printed over each other)."""
+    ys = [p.attained_flops_per_s / TFLOPS for p in a.points]
+    for roof in a.roofs:
+        ys += [roof.peak_flops_per_s / TFLOPS, float(x[0]) * roof.effective_bandwidth_bytes_per_s / TFLOPS]
+    positive = [y for y in ys if y > 0] or [1.0]
+    # powers of ten only: at 1,024 px the 1-2-5 labels over four decades ("1,000" "2,000") touched
+    c.axis("xaxis", range=[math.log10(float(x[0])), math.log10(float(x[-1]))], dtick=1)
+    c.axis("yaxis", range=[math.log10(0.7 * min(positive)), math.log10(1.5 * max(positive))])
 
 
 def _kv_caps(c: Chart, a: BatchingAnalysis) -> None:
@@ -153,22 +168,28 @@ def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint, rate: DisplayRate = US
     return c.figure()
 
 
+#: The concurrency chart's two panels, stacked (top, then bottom) as fractions of the plot height [1].
+_TOP_PANEL, _BOTTOM_PANEL = (0.58, 1.0), (0.0, 0.42)
+
+
 def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
-    """Per-stream speed and aggregate throughput per GPU against closed-loop concurrency, crossover marked."""
+    """Per-stream speed (top) and aggregate throughput per GPU (bottom) against closed-loop concurrency, on one
+    concurrency axis, crossover marked. Stacked, not side by side: at 1,024 px two panels of a half-width column
+    each printed their axis titles over the other's and over the tick labels (screenshots)."""
     c = Chart(
         "Speed against concurrency (closed loop)",
         "concurrent clients per replica [count] (log)",
-        "output speed [tok/s per stream] (log)",
-        height=420,
+        "per stream [tok/s] (log)",
+        height=620,
+        legend_rows=len(a.concurrency_series),  # long names: one per row in a narrow window
         x_log=True,
         y_log=True,
     )
     lo = min(float(s.concurrency[0]) for s in a.concurrency_series)
     hi = max(float(s.concurrency[-1]) for s in a.concurrency_series)
-    c.axis("xaxis", domain=[0, 0.44], range=[math.log10(lo), math.log10(hi)])
-    c.axis("xaxis2", domain=[0.56, 1], anchor="y2", title={"text": "concurrent clients per replica [count] (log)"})
-    c.axis("xaxis2", range=[math.log10(lo), math.log10(hi)], **LOG_AXIS)
-    c.axis("yaxis2", anchor="x2", title={"text": "aggregate throughput [tok/s per GPU] (log)"}, **LOG_AXIS)
+    c.axis("xaxis", range=[math.log10(lo), math.log10(hi)], anchor="y2")
+    c.axis("yaxis", domain=list(_TOP_PANEL), anchor="x")
+    c.axis("yaxis2", domain=list(_BOTTOM_PANEL), anchor="x", title={"text": "per GPU [tok/s] (log)"}, **LOG_AXIS)
     for s in a.concurrency_series:
         style = {"color": KIND_COLOR[s.kind], "width": 3}
         c.add(
@@ -183,7 +204,6 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
         c.add(
             x=s.concurrency,
             y=s.aggregate_tokens_per_s_per_gpu,
-            xaxis="x2",
             yaxis="y2",
             mode="lines",
             line=style,
@@ -192,19 +212,28 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
             showlegend=False,
             hovertemplate="%{x:,.0f} clients<br>%{y:,.0f} tok/s per GPU<extra>%{fullData.name}</extra>",
         )
-    for text, xref in (("Per-stream speed (what one user sees)", "x"), ("Aggregate throughput per GPU", "x2")):
+    for text, (_, top) in (
+        ("Per-stream speed (what one user sees)", _TOP_PANEL),
+        ("Aggregate throughput per GPU", _BOTTOM_PANEL),
+    ):
         c.annotations.append(
             {
                 "text": text,
-                "x": 0.5,
-                "xref": f"{xref} domain",
-                "y": 1.02,
-                "yref": "y domain",
+                "x": 0,
+                "xref": "paper",
+                "xanchor": "left",
+                "y": top,
+                "yref": "paper",
                 "yanchor": "bottom",
                 "showarrow": False,
                 "font": {"size": 14},
             }
         )
+    # both panels' tick labels (the house Chart sizes the margin from the first y axis only)
+    speeds = [
+        float(v) for s in a.concurrency_series for v in (*s.per_stream_tokens_per_s, *s.aggregate_tokens_per_s_per_gpu)
+    ]
+    c.axis("margin", l=left_margin(tick_labels(speeds, LOG_AXIS), has_title=True))
     if math.isfinite(a.crossover_concurrency):
         c.vline(a.crossover_concurrency, log_x=True)
         c.vline(
@@ -212,7 +241,6 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
             log_x=True,
             text=f"AR overtakes diffusion at {a.crossover_concurrency:,.0f} clients",
             position="bottom right",
-            xref="x2",
             yref="y2",
         )
     return c.figure()

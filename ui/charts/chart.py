@@ -19,6 +19,7 @@ from ui.axes import (
     left_margin,
     legend_margin,
     prefix_on_every_log_tick,
+    thousands_on_log_ticks,
     tick_labels,
 )
 from ui.palette import LIMIT_COLOR, TEMPLATE_JSON
@@ -183,6 +184,7 @@ class Chart:
                 axis.setdefault("automargin", False)
                 dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
                 prefix_on_every_log_tick(axis, _axis_values(self.data, name))  # S$, €: issue 14
+                thousands_on_log_ticks(axis)  # after both: they read the plain "~g"
         # Not validated again here: plotly's validation of the assembled dicts was about half a rerun's chart cost
         # and changes nothing in them; tests/ui/test_chart_specs.py validates every chart every page draws.
         return go.Figure(data=self.data, layout=layout, _validate=False)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import plotly.graph_objects as go
 
 from economics.currency import DisplayRate, to_display
 from economics.finance.horizon import Horizon
+from ui.format import currency_prefix
 from ui.theme import DASHES, KIND_COLOR, LIMIT_COLOR, Chart
 
 _PLAN_COLOR = {
@@ -18,13 +21,19 @@ _PLAN_COLOR = {
 
 def bills_figure(h: Horizon, rate: DisplayRate) -> go.Figure:
     """Each plan's bill per year, in the display currency, re-planned every year."""
-    c = Chart(f"What each plan costs per year [{rate.code}]", "year", f"bill [{rate.code} per year]", legend_rows=2)
-    for i, p in enumerate(h.plans):
+    names = [_legend_name(p.name if p.serves_everything else f"{p.name} (leaves workloads unserved)") for p in h.plans]
+    c = Chart(
+        f"What each plan costs per year [{rate.code}]",
+        "year",
+        f"bill [{rate.code} per year]",
+        legend_rows=sum(1 + n.count("<br>") for n in names),
+    )
+    for i, (p, name) in enumerate(zip(h.plans, names, strict=True)):
         c.add(
             x=[str(b.year) for b in p.bills],
             y=[to_display(b.total_usd, rate) for b in p.bills],
             mode="lines+markers",
-            name=p.name if p.serves_everything else f"{p.name} (leaves workloads unserved)",
+            name=name,
             line={
                 "color": _PLAN_COLOR.get(p.plan_id.split("-")[0], LIMIT_COLOR),
                 "dash": DASHES[i % len(DASHES)],
@@ -32,7 +41,19 @@ def bills_figure(h: Horizon, rate: DisplayRate) -> go.Figure:
             },
             hovertemplate=f"%{{x}}: {rate.code} %{{y:,.0f}}<extra>{p.name}</extra>",
         )
+    # money on the axis as on every other page ("S$700,000", not "700k")
+    c.axis("yaxis", tickprefix=currency_prefix(rate.code), tickformat=",.0f")
     return c.figure()
+
+
+#: Longest legend line the half-width bills chart shows whole at 1,440 px [characters].
+LEGEND_LINE_CHARS = 45
+
+
+def _legend_name(name: str) -> str:
+    """A plan's name on legend lines of at most :data:`LEGEND_LINE_CHARS`, broken between words: the rented plan's
+    "Rent reserved instead of owning (GCP a3-highgpu-8g reserved-1y, in-country)" ran past the chart's edge."""
+    return "<br>".join(textwrap.wrap(name, LEGEND_LINE_CHARS, break_long_words=False)) or name
 
 
 def sensitivity_figure(h: Horizon, sensitivity: tuple[tuple[float, int | None], ...]) -> go.Figure:

@@ -91,10 +91,17 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
                 "quality %{customdata[2]:.0f}%<br><b>%{customdata[3]}</b><extra></extra>"
             ),
         )
-    c.axis("xaxis", tickprefix=cur, dtick=1)
+    c.axis("xaxis", tickprefix=cur, **_decades(c))
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)))
     c.axis("margin", t=90)
     return c.figure()
+
+
+def _decades(c: Chart) -> dict[str, object]:
+    """Powers of ten only when the costs span more than two decades; over a narrower span (an API-only
+    scenario's options from S$3 to S$70) that left one labelled tick, "S$10", on the whole axis."""
+    xs = [float(x) for t in c.data for x in t.get("x", []) if isinstance(x, int | float) and x > 0]  # type: ignore[attr-defined]
+    return {"dtick": 1} if xs and max(xs) / min(xs) > 100 else {}
 
 
 def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
@@ -130,7 +137,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         hovertemplate=f"<b>%{{y}}</b><br>best API: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     c.layout["barmode"] = "group"
-    c.axis("xaxis", tickprefix=cur, separatethousands=True)
+    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g")  # "S$10,000", not plotly's "S$10k"
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)))
     return c.figure()
 
@@ -159,11 +166,12 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
             textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
-    c.axis("xaxis", tickprefix=cur, separatethousands=True, rangemode="nonnegative")
+    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", rangemode="nonnegative")
     c.axis("margin", t=50)
     if f.owned_cost_usd_per_month <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
         c.axis("xaxis", visible=False)
         c.axis("yaxis", visible=False)  # the GPU-count label would sit under the note
+        c.layout["showlegend"] = False  # "used (0% of GPU-hours)" named bars that are not drawn
         c.annotations.append(
             {
                 "text": f"{f.owned_gpus} owned GPUs, no owned-fleet cost in this lens:<br>"

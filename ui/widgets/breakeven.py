@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from economics import by_id
+from economics import api_usd_per_task, by_id
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
 from ui import compute, view
@@ -58,7 +58,10 @@ def route_first(s: Scenario, workload_id: str) -> tuple[list[str], list[str]]:
     rows = [o for o in compute.evaluate(s).options if o.workload_id == workload_id]
     cost = {o.option_id: (not o.feasible, o.expected_cost_usd_per_request) for o in rows}
     owned = sorted((o.id for o in s.owned_options), key=lambda i: cost.get(i, (True, float("inf"))))
-    apis = sorted((a.id for a in s.apis), key=lambda i: cost.get(i, (True, float("inf"))))
+    # an API the workload may not use (sovereign data) has no expected cost: those are ordered by their price for
+    # its tokens, so the page compares with the cheapest one (it opened on the dearest, the frontier API)
+    price = api_usd_per_task(s, workload_id)
+    apis = sorted((a.id for a in s.apis), key=lambda i: (*cost.get(i, (True, float("inf"))), price[i]))
     return owned, apis
 
 

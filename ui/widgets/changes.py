@@ -118,12 +118,13 @@ def sentences(c: WhatChanged, rate: DisplayRate = USD) -> list[str]:
 def banner(current: Scenario, where: Any) -> None:
     """Draw the banner in ``where`` (a placeholder at the top of the page) when the scenario differs."""
     c = effect(current)
-    if c is None or c.unchanged:
+    if c is None or (c.unchanged and state.origin()[0] == current):
         return
-    where.info(
-        f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(sentences(c, page_rate(current)[0])),
-        icon=":material/compare_arrows:",
-    )
+    said = sentences(c, page_rate(current)[0])
+    if c.unchanged and current.policy.lens == "cash" and any(getattr(n, "nodes_owned", 0) for n in current.nodes):
+        # an edit with no effect said nothing at all: a typed node price left the reader looking for the change
+        said.append("In the cash lens the nodes already bought are sunk: their price does not change what is spent.")
+    where.info(f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said), icon=":material/compare_arrows:")
 
 
 def modified_from(current: Scenario) -> str | None:

@@ -87,15 +87,6 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
         key=state.key(f"measured_{option_id}_out"),
         help="Output length of the benchmark's requests.",
     )
-    estimate = max(
-        (v.output_tokens_per_s for v in compute.capacities(s, workload_id) if v.option_id == option_id and v.feasible),
-        default=0.0,
-    )
-    st.caption(
-        f"Model estimate for this workload: **{fmt.count(estimate)} output tok/s per replica** "
-        + ("(the model finds no feasible setting)" if estimate == 0 else "")
-        + (f" · in use: **{fmt.count(m.output_tokens_per_s)} tok/s, measured**" if m else " · in use: the model")
-    )
     new = (
         MeasuredThroughput(
             output_tokens_per_s=float(tok_s),
@@ -106,6 +97,22 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
         )
         if tok_s > 0
         else None
+    )
+    # the model's own figure (the scenario's capacities carry the measured one once it is set) and what is in use
+    # after this edit: the caption said "in use: the model" on the run that applied a typed benchmark
+    model_only = state.with_item(s, "owned_options", option.model_copy(update={"measured": None})) if m else s
+    estimate = max(
+        (
+            v.output_tokens_per_s
+            for v in compute.capacities(model_only, workload_id)
+            if v.option_id == option_id and v.feasible
+        ),
+        default=0.0,
+    )
+    st.caption(
+        f"Model estimate for this workload: **{fmt.count(estimate)} output tok/s per replica** "
+        + ("(the model finds no feasible setting)" if estimate == 0 else "")
+        + (f" · in use: **{fmt.count(new.output_tokens_per_s)} tok/s, measured**" if new else " · in use: the model")
     )
     if new == m:
         return s

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from economics import by_id
+from economics import ITEM_LABEL, by_id
 from economics.io.price_csv import CSV_COLUMNS, read_negotiated_csv, template_csv
 from economics.price_book import (
     NEGOTIABLE_ITEMS,
@@ -29,7 +29,7 @@ from economics.price_text import PriceTextError, parse_money, parse_percent, typ
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import md_escape, plain, plural, price_item_words
+from ui.format import md_escape, plain, plural
 from ui.tables import csv_bytes
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
@@ -68,17 +68,30 @@ def stale_policy(s: Scenario, container: Any) -> Scenario:
     return s.model_copy(update={"policy": s.policy.model_copy(update={"stale_after_days": int(days)})})
 
 
-#: Price book items in words, and the offer field each one edits.
+#: Price book items in words, and the offer field each one edits (typed over in the in-use table).
 ITEM_WORDS: dict[str, tuple[str, str]] = {
-    "gpu_hour": ("Rental price per GPU-hour", "price_usd_per_gpu_hour"),
-    "node_capex": ("Purchase price per node", "capex_usd"),
-    "electricity": ("Electricity per kWh", "electricity_usd_per_kwh"),
-    "colocation": ("Colocation per kW-month", "colocation_usd_per_kw_month"),
-    "api_input": ("Input tokens, per million", "input_usd_per_mtok"),
-    "api_cached_input": ("Cached input tokens, per million", "cached_input_usd_per_mtok"),
-    "api_output": ("Output tokens, per million", "output_usd_per_mtok"),
+    item: (ITEM_LABEL[item], field)
+    for item, field in (
+        ("gpu_hour", "price_usd_per_gpu_hour"),
+        ("node_capex", "capex_usd"),
+        ("electricity", "electricity_usd_per_kwh"),
+        ("colocation", "colocation_usd_per_kw_month"),
+        ("api_input", "input_usd_per_mtok"),
+        ("api_cached_input", "cached_input_usd_per_mtok"),
+        ("api_output", "output_usd_per_mtok"),
+        # the API's priced tiers (data/prices/api_tiers.csv) read "api cache write" before (screenshots)
+        ("api_cache_write", "cache_write_usd_per_mtok"),
+        ("api_long_context_input", "long_context_input_usd_per_mtok"),
+        ("api_long_context_output", "long_context_output_usd_per_mtok"),
+    )
 }
-_UNIT_WORDS = {"USD/GPU-h": "$ per GPU-hour", "USD": "$", "USD/kWh": "$ per kWh", "USD/(kW·month)": "$ per kW-month"}
+_UNIT_WORDS = {
+    "USD/GPU-h": "$ per GPU-hour",
+    "USD": "$",
+    "USD/kWh": "$ per kWh",
+    "USD/(kW·month)": "$ per kW-month",
+    "USD/GPU": "$ per GPU",
+}
 _LIST = "List price (type to change)"
 
 
@@ -95,7 +108,7 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "Offer": f["offer_name"],
-            "Price": [price_item_words(str(i)) for i in f["item"]],
+            "Price": [ITEM_LABEL.get(i, i.replace("_", " ")) for i in f["item"]],
             _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
             "In use": f["value"],

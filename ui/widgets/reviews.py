@@ -166,8 +166,8 @@ def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) 
         st.error(f"The review was not saved: {md_escape(str(exc))}")
         return
     _done(
-        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…) to "
-        f"{md_escape(store.store_location())}.",
+        # the server's database path ("to /srv/…/reviews.sqlite3") is not the reader's business
+        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…).",
         subject=summary.id,
     )
 
@@ -308,6 +308,14 @@ def bill_in_words(result: Result, rate: DisplayRate = USD) -> str:
         return money(x, rate.code, rate.units_per_usd)
 
     idle = f" ({shown(f.idle_cost_usd_per_month)} of it pays for idle GPUs)" if f.owned_nodes else ""
+    full_idle = result.plan.idle_owned_full_cost_usd_per_month if result.plan is not None else None
+    if f.owned_nodes and full_idle is not None and abs(full_idle - f.idle_cost_usd_per_month) >= 0.5:
+        # the cash lens books the bought nodes at S$0, so "S$0 of it pays for idle GPUs" stood beside the Overview's
+        # "Idle GPUs S$10,624" (the full cost of the idle hours): both figures, each named
+        idle = (
+            f" ({shown(f.idle_cost_usd_per_month)} of it pays for idle GPUs; the full cost of their idle hours, "
+            f"{shown(full_idle)} a month, is sunk in this lens)"
+        )
     return (
         f"The bill of {shown(f.total_cost_usd_per_month)} a month is the owned fleet of "
         f"{plural(f.owned_nodes, 'node')}, {shown(f.owned_cost_usd_per_month)}{idle}, plus rented nodes "

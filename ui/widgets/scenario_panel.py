@@ -1,4 +1,5 @@
-"""The sidebar's scenario panel: what is loaded, a share dialog (link and JSON), upload and reset.
+"""The sidebar's scenario panel: what is loaded, the currency money is shown in, a share dialog (link and JSON),
+the presets, upload and reset.
 
 The share link is built when the dialog opens, from the session's current scenario and view settings, so
 it holds every edit, including those made inside a fragment (a partial rerun that does not redraw the
@@ -14,6 +15,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from economics import FinanceSettings, fx_rates
 from economics.io import scenarios
 from economics.scenario import Scenario
 from ui import state, view
@@ -92,6 +94,50 @@ def _upload() -> None:
         )
 
 
+@st.cache_resource(show_spinner=False)
+def _preset_list() -> tuple[scenarios.Preset, ...]:
+    return scenarios.list_presets()
+
+
+def _presets() -> None:
+    """Open one of the preset scenarios (data/scenarios): a reviewer could load another one only by downloading
+    its JSON file and uploading it again."""
+    presets = {p.id: p for p in _preset_list()}
+    c = st.columns([3, 1], vertical_alignment="bottom")
+    chosen = c[0].selectbox(
+        "Preset scenario", list(presets), format_func=lambda i: presets[i].name, key="scenario_preset_pick"
+    )
+    if c[1].button("Open", key="scenario_preset_open", icon=":material/file_open:"):
+        preset = scenarios.load_preset(chosen)
+        state.replace(preset, f"the preset “{preset.name}”")
+        st.session_state.pop(_UPLOAD_RESULT, None)
+        st.rerun()
+
+
+def _currency(s: Scenario) -> None:
+    """Which currency money is shown in: US dollars or a currency with a dated rate in the catalog
+    (data/prices/fx_rates.csv). A scenario setting (``finance.display_currency``), so the link and reviews keep it;
+    a rate typed in the scenario is kept only for its own currency."""
+    codes = sorted({row.currency for row in fx_rates()} | {"USD"}, key=lambda c: (c != "USD", c))
+    settings = s.finance or FinanceSettings()
+    current = settings.display_currency
+    if current not in codes:
+        codes.append(current)
+    code = st.selectbox(
+        "Show money in",
+        codes,
+        index=codes.index(current),
+        key=state.key("scenario_currency"),
+        help="The model computes in US dollars; every page converts at the rate named under the headline. "
+        "Prices you type stay in US dollars, as on the invoice.",
+    )
+    if code != current:
+        typed = {"fx_units_per_usd": None, "fx_as_of": None, "fx_source": ""}
+        finance = settings.model_copy(update={"display_currency": code, **typed})
+        state.update(s.model_copy(update={"finance": finance}))
+        st.rerun()
+
+
 def render(default: Callable[[], Scenario]) -> None:
     """Draw the panel in the sidebar (before the page: loading or resetting a scenario applies at once)."""
     s = state.scenario()
@@ -101,7 +147,9 @@ def render(default: Callable[[], Scenario]) -> None:
         st.session_state[_STATUS_SLOT] = st.container()
         if st.button("Share this scenario", key="share_open", icon=":material/link:", width="stretch"):
             share_dialog()
+        _currency(s)
         with st.expander("Load or reset a scenario", icon=":material/upload_file:"):
+            _presets()
             _upload()
             if st.button("Reset to the default scenario", key="scenario_reset", icon=":material/restart_alt:"):
                 preset = default()

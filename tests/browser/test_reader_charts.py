@@ -1,0 +1,50 @@
+"""Issue 12, item 7-8: in a real browser at 1,440 and 1,024 px, no chart prints a tick label, axis title, legend
+entry or annotation over another, or past the chart's edges (found in the screenshots: the roofline's axis ran
+to 1e+7 FLOP/byte, the concurrency panels' titles overlapped, the Horizon legend and the ridge label were cut)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.browser.streamlit_page import goto_app
+
+#: Per chart, every pair of drawn texts whose boxes overlap, and every text past the chart's left or right edge.
+OVERLAPS_JS = """
+() => {
+  const out = [];
+  document.querySelectorAll('.js-plotly-plot').forEach((el) => {
+    const box = (t) => { const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+    const items = [];
+    for (const sel of ['.xtick text', '.ytick text', '.y2tick text', '.g-xtitle text', '.g-ytitle text',
+                       '.g-y2title text', '.legendtext', '.annotation-text', '.gtitle']) {
+      el.querySelectorAll(sel).forEach((t) => {
+        const text = (t.textContent || '').trim();
+        const b = box(t);
+        if (text && b[2] - b[0] >= 1) items.push({ text, box: b });
+      });
+    }
+    const chart = box(el);
+    const title = (el.querySelector('.gtitle') || {}).textContent || '';
+    items.forEach((a, i) => {
+      if (a.box[0] < chart[0] - 1 || a.box[2] > chart[2] + 1) out.push(`${title}: "${a.text}" is cut`);
+      items.slice(i + 1).forEach((b) => {
+        if (a.box[0] < b.box[2] - 1 && b.box[0] < a.box[2] - 1 && a.box[1] < b.box[3] - 1 && b.box[1] < a.box[3] - 1)
+          out.push(`${title}: "${a.text}" over "${b.text}"`);
+      });
+    });
+  });
+  return out;
+}
+"""
+
+
+@pytest.mark.parametrize("width", [1440, 1024])
+@pytest.mark.parametrize("path", ["batching", "horizon", "overview"])
+def test_no_chart_text_overlaps_or_is_cut(page: Page, app_url: str, path: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    goto_app(page, f"{app_url}/{path}")
+    page.wait_for_timeout(600)  # plotly draws after the script run
+    assert page.locator(".js-plotly-plot").count() > 0
+    problems = page.evaluate(OVERLAPS_JS)
+    assert not problems, problems

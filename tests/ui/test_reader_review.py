@@ -1,0 +1,281 @@
+"""Issue 12: what a finance reader tripped on walking through every page at 1,440 and 1,024 px (screenshots), fixed
+at the builders and widgets. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from economics.argument import argument
+from economics.compare import Snapshot, compare
+from economics.currency import DisplayRate
+from economics.evaluate import evaluate
+from economics.io import MAX_FILE_BYTES
+from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
+from economics.price_book import price_book
+from economics.uncertainty import build_surrogate, monte_carlo
+from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from economics.views.kinds import option_kinds
+from reporting.finance import finance_data, finance_frames
+from reporting.pack import build_pack
+from reporting.tables import fleet_changes_display, price_book_display, workload_changes_display
+from reporting.tables import workloads_frame as pack_workloads_frame
+from tests.ui.helpers import metrics, number, plotly_specs, run_page
+from ui.charts.batching import concurrency_figure, roofline_figure
+from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
+from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
+from ui.energy import ENERGY_COLUMN, energy_frame
+from ui.horizon import compute as horizon_compute
+from ui.palette import option_styles
+from ui.widgets.breakeven import route_first
+from ui.widgets.price_book import price_frame
+
+SGD = DisplayRate("SGD", 1.3, None, "test")
+
+
+def test_a_money_log_axis_groups_its_thousands() -> None:
+    # the Overview's cost per Mtok axis read "S$10, S$100, S$1000": d3's ",~g" writes 1000 as "1,000"
+    s = default_scenario()
+    fig = option_cost_figure(evaluate(s), s, SGD)
+    assert fig.layout.xaxis.tickprefix == "S$"
+    assert fig.layout.xaxis.tickformat == ",~g"
+
+
+def _batching() -> BatchingAnalysis:
+    s = default_scenario()
+    inputs = BatchingInputs(
+        ar_option_id="owned-8b-ar",
+        speculation_option_id="owned-8b-ar",
+        diffusion_option_id="owned-8b-diffusion",
+        workload_id="kyc-overnight",
+    )
+    return batching_analysis(s, inputs)
+
+
+def test_b_roofline_axes_do_not_run_out_for_the_labels() -> None:
+    # at 1,024 px plotly padded the log axis for the points' text until it reached 1e+7 FLOP/byte; the drawn
+    # lines span 0.3 (or less) to 3,000 FLOP/byte, so the axis is fixed to them, labelled at powers of ten
+    fig = roofline_figure(_batching())
+    lo, hi = fig.layout.xaxis.range
+    assert lo <= math.log10(0.3)
+    assert hi <= math.log10(10_000)
+    assert fig.layout.xaxis.dtick == 1
+    assert fig.layout.yaxis.range is not None
+    labels = [t for tr in fig.data if tr.text is not None for t in tr.text if t]
+    assert labels
+    assert all(t.startswith("batch ") for t in labels)
+    ridge = [a.text for a in fig.layout.annotations if "ridge" in a.text]
+    assert ridge
+    assert all(a.xanchor == "right" for a in fig.layout.annotations if "ridge" in a.text)
+
+
+def test_c_concurrency_panels_are_stacked_on_one_axis() -> None:
+    # side by side, each panel had a quarter of a 1,024 px column: the two x titles printed over each other
+    fig = concurrency_figure(_batching())
+    top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+    assert bottom[1] < top[0]  # one above the other
+    assert "xaxis2" not in fig.layout.to_plotly_json()  # one concurrency axis for both
+    assert {tr.xaxis or "x" for tr in fig.data} == {"x"}
+
+
+def test_d_horizon_bills_axis_is_money_and_the_legend_fits() -> None:
+    s = default_scenario()
+    h, _ = horizon_compute(s)
+    fig = bills_figure(h, SGD)
+    assert fig.layout.yaxis.tickprefix == "S$"  # it read "700k"
+    assert fig.layout.yaxis.tickformat == ",.0f"
+    lines = [line for tr in fig.data for line in str(tr.name).split("<br>")]
+    assert max(len(line) for line in lines) <= LEGEND_LINE_CHARS
+    assert any("GCP a3-highgpu-8g" in str(tr.name).replace("<br>", " ") for tr in fig.data)  # wrapped, not cut
+
+
+def test_e_overview_axes_on_an_api_only_scenario() -> None:
+    # API only (data/scenarios/api-only.json): costs from about S$3 to S$70 per Mtok read "S$10" and nothing
+    # else at powers of ten; the monthly axis read "S$10k"; the empty fleet chart named bars it did not draw
+    s = load_scenario(PRESET_DIR / "api-only.json")
+    r = evaluate(s)
+    costs = option_cost_figure(r, s, SGD)
+    assert costs.layout.xaxis.dtick is None  # plotly's 1-2-5 labels, each with S$ (ui.axes)
+    assert len(costs.layout.xaxis.ticktext) >= 3
+    assert all(str(t).startswith("S$") for t in costs.layout.xaxis.ticktext)
+    assert monthly_figure(r, SGD).layout.xaxis.tickformat == ",.7~g"
+    assert fleet_figure(r, SGD).layout.showlegend is False
+    bank = default_scenario()  # over three decades the powers of ten stay
+    assert option_cost_figure(evaluate(bank), bank, SGD).layout.xaxis.dtick == 1
+
+
+def _link(preset: str) -> dict[str, str]:
+    return {"s": encode(load_scenario(PRESET_DIR / f"{preset}.json"))}
+
+
+def test_f_cost_per_token_on_api_only_shows_no_none_and_no_empty_table() -> None:
+    # the energy table listed the three APIs with "None" in every energy column, and the owned options' table
+    # was an empty grid reading "empty" with a "CSV, 0 rows" download
+    at = run_page("2_cost_per_token", _link("api-only"))
+    frames = [d.value for d in at.dataframe]
+    assert all(len(f) for f in frames)
+    assert not any(f.isna().any().any() for f in frames)
+    assert "there is no energy of our own to show" in " ".join(str(c.value) for c in at.caption)
+
+
+def test_f_energy_table_in_words_and_cents() -> None:
+    # the bank: "Energy [J/output token]" (a symbol) and costs to four decimals (17.2284)
+    s = default_scenario()
+    r = evaluate(s)
+    frame = energy_frame(s, r, s.workloads[0].id, SGD)
+    assert ENERGY_COLUMN in frame.columns
+    assert "Energy [J/output token]" not in frame.columns
+    cost = frame["Cost [SGD/Mtok output]"]
+    assert (cost == cost.round(2)).all()
+
+
+def test_g_horizon_without_owned_nodes_draws_no_crossover_chart() -> None:
+    at = run_page("8_horizon", _link("api-only"))
+    titles = [spec["layout"]["title"]["text"] for spec in plotly_specs(at)]
+    assert not any("owning stops paying" in t for t in titles), titles
+    assert any("What each plan costs" in t for t in titles)
+
+
+def test_h_options_of_one_kind_never_share_a_marker() -> None:
+    # the rented preset has six owned AR + speculation options: its first and sixth were both circles, in sky blue
+    # and cyan, which read as one option on the Overview's dot plot
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    styles, kinds = option_styles(s), option_kinds(s)
+    for kind in set(kinds.values()):
+        mine = [styles[o] for o, k in kinds.items() if k == kind]
+        assert len({symbol for _, _, symbol in mine}) == len(mine), (kind, mine)
+
+
+def test_i_price_book_names_every_price_in_words() -> None:
+    # the bank's Frontier API rows read "api cache write", "api long context input" and "api long context output"
+    s = default_scenario()
+    shown = price_frame(s, evaluate(s))
+    assert not [p for p in shown["Price"] if "_" in p or p.startswith("api ")]
+    assert "Cache writes, per million tokens" in set(shown["Price"])
+    assert not [u for u in shown["Unit"] if "USD" in u]
+
+
+def test_j_accuracy_page_names_models_and_states_one_upload_cap() -> None:
+    # the selects showed catalog ids ("llama-3.1-8b", "h100-sxm", "vllm"); the uploader said "16MB per file"
+    # under a caption saying "At most 8 MB"
+    at = run_page("8_accuracy")
+    shown = {s.label: s.format_func(s.value) for s in at.selectbox}
+    assert shown["Model"] == "Llama 3.1 8B"
+    assert shown["GPU"].startswith("NVIDIA")
+    assert "vLLM" in shown["Engine"]
+    uploader = at.get("file_uploader")[0]
+    assert uploader.proto.max_upload_size_mb == MAX_FILE_BYTES // 1_000_000
+
+
+def test_k_monte_carlo_shows_no_rounding_noise_for_a_sunk_node() -> None:
+    # the bank's overnight KYC batch runs on the owned node the cash lens treats as sunk: its marginal cost is
+    # zero, but the Reviews page's band table read 9.02e-14 S$/Mtok (the $2 failure cost taken back out of a sum)
+    s = default_scenario()
+    mc = monte_carlo(build_surrogate(s), n=200, seed=0).workloads
+    kyc = mc.set_index("workload_id").loc["kyc-overnight"]
+    assert kyc["base_usd_per_mtok"] == 0.0
+    assert kyc["p05_usd_per_mtok"] == 0.0
+    money = mc[["base_usd_per_mtok", "p05_usd_per_mtok", "p50_usd_per_mtok", "p95_usd_per_mtok"]].to_numpy().ravel()
+    assert not [x for x in money if 0 < abs(x) < 1e-6]
+
+
+def test_l_reviews_workload_table_in_cents() -> None:
+    # the Reviews page's per-workload table read "2,664.792" (2,049.84 USD × 1.3) for the analyst workload
+    s = default_scenario()
+    r = evaluate(s)
+    side = Snapshot(label="now", scenario=s, result=r, prices=price_book(s))
+    shown = workload_changes_display(compare(side, side), SGD)
+    month = shown["Before [SGD/month]"]
+    assert (month == month.round(2)).all()
+    assert month.max() > 2_000  # the analyst workload's API bill is in it
+
+
+def test_m_break_even_opens_on_the_cheapest_api_for_sovereign_work() -> None:
+    # the bank's first workload is sovereign: no API has an expected cost, and the page opened on the frontier API
+    # at S$48.75/Mtok; the cheapest API for its tokens is Mercury 2 at S$3.41 (the Cost per token page's bars)
+    s = default_scenario()
+    owned, apis = route_first(s, "kyc-overnight")
+    assert owned[0] == "owned-70b-ar"  # the chosen route
+    assert apis[0] == "mercury-api"
+    at = run_page("3_break_even")
+    assert at.selectbox(key="v_be_api").value == "mercury-api"
+
+
+def test_n_the_formula_claim_checks_by_hand() -> None:
+    # "S$22.83/h ÷ (2,100 tok/s × 18%) = S$17.23/Mtok output" on the Argument page: 22.83 / (2,100 × 0.18 × 3,600)
+    # × 1e6 = 16.78, not 17.23; the utilization is 17.5% (the Break-even page's "Utilization today")
+    s = default_scenario()
+    claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Effective cost per token"))
+    m = re.search(r"\$([\d.,]+)/h ÷ \(([\d,]+) tok/s × ([\d.]+)%\) = \$([\d.,]+)/Mtok", claim.figure)
+    assert m, claim.figure
+    per_hour, tok_s, pct, per_mtok = (float(g.replace(",", "")) for g in m.groups())
+    assert per_hour / (tok_s * pct / 100 * 3600) * 1e6 == pytest.approx(per_mtok, rel=0.005)
+
+
+def test_o_measured_throughput_caption_says_what_is_in_use() -> None:
+    # typing 1,000 tok/s for the speculative 70B option changed the plan (the banner said one more node to buy) but
+    # the caption under the field still read "in use: the model"; on the next run its "model estimate" showed the
+    # benchmark instead of the model's 2,100 tok/s
+    at = run_page("2_cost_per_token")
+    at.number_input(key="measured_owned-70b-ar_tok_s").set_value(1000.0).run()
+    caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
+    assert "in use: **1,000 tok/s, measured**" in caption
+    assert "**2,100 output tok/s per replica**" in caption
+    at.run()
+    caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
+    assert "**2,100 output tok/s per replica**" in caption
+    assert "1,000 tok/s, measured" in caption
+
+
+def test_p_meeting_pack_tables_in_words() -> None:
+    # the downloaded pack's tables read "node_capex" / "api_cache_write" (price items), "Discount [1]", "TTFT SLO",
+    # the energy routes as "owned-70b-ar" and the fleet's utilization as "1 · 0.2345"
+    s = default_scenario()
+    pack = build_pack(s, uncertainty=False)
+    prices = price_book_display(pack)
+    assert not [p for p in prices["Price"] if "_" in p]
+    assert "Discount [%]" in prices.columns
+    workloads = pack_workloads_frame(pack)
+    assert not [c for c in workloads.columns if "SLO" in c or "TTFT" in c or "TPOT" in c]
+    energy = finance_frames(finance_data(s, pack.result))["energy"]
+    assert set(energy["Route"]) <= {o.name for o in (*s.owned_options, *s.apis)}
+    side = Snapshot(label="now", scenario=s, result=pack.result, prices=price_book(s))
+    fleet = fleet_changes_display(compare(side, side), SGD).set_index("Figure")
+    assert "1" not in set(fleet["Unit"])
+    util = fleet.loc["owned utilization"]
+    assert util["Unit"] == "%"
+    assert 1 < util["Before"] <= 100  # 36% in the bank's plan, not 0.36
+
+
+def test_q_money_can_be_shown_in_another_currency() -> None:
+    # the issue's reviewers switch currency: there was no switch, only a scenario file's finance settings. The rented
+    # preset in USD shows its headline in SGD at the catalog's 1.30 (data/prices/fx_rates.csv), the bill unchanged
+    at = run_page(None, _link("startup-rented"))
+    usd = number(metrics(at)["Recommended, $/month"])
+    at.selectbox(key="scenario_currency").set_value("SGD").run()
+    assert not at.exception
+    sgd = metrics(at)["Recommended, SGD/month"]
+    assert sgd.startswith("S$")
+    assert number(sgd) == pytest.approx(1.3 * usd, abs=1.0)
+    assert at.session_state["_scenario"].finance.display_currency == "SGD"  # the link and reviews keep it
+
+
+def test_r_a_preset_opens_from_the_sidebar() -> None:
+    at = run_page()
+    at.selectbox(key="scenario_preset_pick").set_value("api-only").run()
+    at.button(key="scenario_preset_open").click().run()
+    assert not at.exception
+    assert at.session_state["_scenario"].name.startswith("API only")
+    assert any("API only" in str(m.value) for m in at.sidebar.markdown)
+
+
+def test_s_reviews_bill_sentence_names_the_overview_idle_figure() -> None:
+    # Reviews said "the owned fleet of 1 node, S$0 (S$0 of it pays for idle GPUs)" while the Overview's card read
+    # "Idle GPUs S$10,624": the same idle GPUs, two numbers, neither named
+    overview = run_page()
+    idle = metrics(overview)["Idle GPUs, SGD/month"]
+    reviews = run_page("7_reviews")
+    sentence = next(str(c.value) for c in reviews.caption if "The bill of" in str(c.value)).replace("\\", "")
+    assert f"the full cost of their idle hours, {idle} a month" in sentence
