@@ -27,7 +27,7 @@ from economics.costs import (
     node_cost_usd_per_hour,
     owned_node_cost_breakdown,
 )
-from economics.evaluate import DecisionGrid, evaluate, evaluate_grid
+from economics.evaluate import DecisionGrid, FleetPlan, evaluate, evaluate_grid, evaluate_with_plan
 from economics.hardware import GPU, Deployment, Efficiency
 from economics.io.catalog import load_catalog
 from economics.io.scenarios import (
@@ -174,6 +174,7 @@ __all__ = [
     "DisplayRate",
     "Efficiency",
     "FinanceSettings",
+    "FleetPlan",
     "FleetSummary",
     "FlipThreshold",
     "Horizon",
@@ -236,6 +237,7 @@ __all__ = [
     "error_items",
     "evaluate",
     "evaluate_grid",
+    "evaluate_with_plan",
     "expected_cost_per_task",
     "field_path",
     "finance_pack_section",

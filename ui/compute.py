@@ -23,9 +23,9 @@ from typing import Any, TypeVar, cast
 import plotly.graph_objects as go
 import streamlit as st
 
+from economics import FleetPlan, evaluate_with_plan
 from economics.argument import Claim
 from economics.argument import argument as argument_claims
-from economics.evaluate import FleetPlan, evaluate_with_plan
 from economics.io.scenarios import canonical_json
 from economics.result import Result
 from economics.scenario import Scenario

@@ -133,13 +133,13 @@ def test_the_banner_keeps_its_evaluated_reference_when_the_shared_cache_drops_it
     assert "the preset" in _banner(at)
     preset = default_scenario()
     evaluated: list[bool] = []  # whether each evaluation was of the preset
-    real = ui.compute.evaluate_scenario
+    real = ui.compute.evaluate_with_plan
 
     def counting(scenario, *, flips: bool = True):  # type: ignore[no-untyped-def]
         evaluated.append(scenario == preset)
         return real(scenario, flips=flips)
 
-    monkeypatch.setattr(ui.compute, "evaluate_scenario", counting)
+    monkeypatch.setattr(ui.compute, "evaluate_with_plan", counting)
     ui.compute._evaluate.clear()  # every result gone, the preset's included
     at.switch_page("pages/2_cost_per_token.py").run()
     at.text_input(key="api_frontier-api_output_usd_per_mtok").set_value("$120").run()
