@@ -304,7 +304,10 @@ def forward_time(
         t_comm = (
             2.0
             * L
-            * (efficiency.allreduce_latency_s + 2.0 * (N - 1) / N * msg / deployment.gpu.link_bandwidth_bytes_per_s)
+            * (
+                efficiency.allreduce_latency_s
+                + 2.0 * (N - 1) / N * (msg + efficiency.allreduce_half_bytes) / deployment.gpu.link_bandwidth_bytes_per_s
+            )
         )
     t_comm = (1.0 - efficiency.comm_overlap) * t_comm
     tau0 = np.full_like(n, efficiency.step_overhead_s) + B * efficiency.sequence_overhead_s
