@@ -752,7 +752,7 @@ def evaluate_grid(
     free, extra replicas and nodes are not (:func:`economics.plan_accounts.marginal_usd_per_month`, all
     demands at once, no solve per cell; the plan is solved once, or passed as ``fleet``). The workload
     keeps its day shape, scaled. ``basis="standalone"``: each option on its own dedicated replicas, the peak
-    ``peak_to_average`` × the average (the workload's own ratio by default).
+    ``peak_to_average`` × the average (by default the ratio evaluate sizes the workload by: its sizing peak).
 
     Each owned option is evaluated once over the demand axis (one serving call, SLO capacity solved once
     for the shape); the failure-cost axis only changes ``J``, so the whole ``ny × nx`` grid is routed as
