@@ -15,11 +15,6 @@ PRECISIONS: tuple[Precision, ...] = ("bf16", "fp8", "fp4")
 #: Measured max-matmul / dense peak of the GPU the default MFUs are stated for (H100 SXM, stas00 MAMF: 794.5 of
 #: 989 BF16 TFLOP/s) [1].
 REFERENCE_MATMUL_FRACTION = 0.80
-#: Hockney half-performance length n_1/2 of a tensor-parallel all-reduce on an NVLink-4 node [B]: nccl-tests
-#: all_reduce_perf on 8×H20 (NVLink 4, 450 GB/s per direction as H100; kvcache-ai/Mooncake PR #3484, NCCL 2.23,
-#: as of 2025) reaches 28 µs at 1 MiB and 53 µs at 4 MiB; with the 10 µs latency this n_1/2 gives 30 and 42 µs
-#: (engines' custom all-reduce is faster than NCCL below 8 MB). docs/calibration.md#all-reduce-half-performance-length
-ALLREDUCE_HALF_BYTES = 4e6
 #: Measured best FP8 GEMM / dense FP8 peak of the same H100 SXM (stas00 MAMF: 1402.6 of 1979 TFLOP/s); the FP8
 #: efficiency :attr:`Efficiency.fp8_compute_efficiency` (0.89 = 0.709/0.80) is stated on it [1].
 REFERENCE_FP8_MATMUL_FRACTION = 0.709
@@ -162,12 +157,13 @@ class Efficiency(Frozen):
     )
     allreduce_latency_s: float = Field(default=10e-6, ge=0, le=1e-3, description="latency of one all-reduce [s]")
     allreduce_half_bytes: float = Field(
-        default=ALLREDUCE_HALF_BYTES,
+        default=0.0,
         ge=0,
         le=1e9,
         description="Hockney half-performance message length n_1/2 of a tensor-parallel all-reduce: the message "
         "size at which it reaches half the link's bus bandwidth, bw(m) = bw_link·m/(m + n_1/2) "
-        "(docs/calibration.md#all-reduce-half-performance-length) [B]",
+        "(docs/calibration.md#all-reduce-half-performance-length): ~4 MB on NVLink 4 (nccl-tests on 8×H20, "
+        "Mooncake PR #3484, 2025); 0 by default so the first spec's worked example (MODEL_SPEC §3.3) holds [B]",
     )
     comm_overlap: float = Field(
         default=0.0,

@@ -141,7 +141,8 @@ def tensor_parallel_allreduce_s(
     >>> dep = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=8, precision="fp8")
     >>> m = c.models["llama-3.1-70b"].at_precision("fp8")
     >>> # m = 64·8192·2 B = 1,048,576 B; 10 µs + 1.75·(1,048,576 + 4e6)/450e9 = 29.63 µs; ·160 = 4.74 ms
-    >>> round(float(tensor_parallel_allreduce_s(m, dep, Efficiency(), 64)) * 1e3, 2)
+    >>> eff = Efficiency(allreduce_half_bytes=4e6)
+    >>> round(float(tensor_parallel_allreduce_s(m, dep, eff, 64)) * 1e3, 2)
     4.74
     """
     n = np.asarray(tokens, dtype=np.float64)

@@ -270,5 +270,5 @@ def test_allreduce_half_performance_length_hand_count() -> None:
     without = forward_time(LLAMA_31_70B, h100(8), eff.model_copy(update={"allreduce_half_bytes": 0.0}), 64, 1, 0)
     assert float(with_half.comm_s) == pytest.approx(4.7414e-3, rel=1e-4)
     assert float(without.comm_s) == pytest.approx(2.2525e-3, rel=1e-4)
-    # the default is the evidence-backed 4 MB (docs/calibration.md#all-reduce-half-performance-length)
-    assert Efficiency().allreduce_half_bytes == 4e6
+    # off by default: the first spec's worked example (MODEL_SPEC §3.3) has no n_1/2
+    assert Efficiency().allreduce_half_bytes == 0.0
