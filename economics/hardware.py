@@ -160,10 +160,10 @@ class Efficiency(Frozen):
         default=0.0,
         ge=0,
         le=1e9,
-        description="Hockney half-performance message length n_1/2 of a tensor-parallel all-reduce: the message "
-        "size at which it reaches half the link's bus bandwidth, bw(m) = bw_link·m/(m + n_1/2) "
-        "(docs/calibration.md#all-reduce-half-performance-length): ~4 MB on NVLink 4 (nccl-tests on 8×H20, "
-        "Mooncake PR #3484, 2025); 0 by default so the first spec's worked example (MODEL_SPEC §3.3) holds [B]",
+        description="message size at which a tensor-parallel all-reduce reaches half the link's bandwidth "
+        "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length): about 4 MB "
+        "on NVLink 4 (nccl-tests on 8×H20, Mooncake PR #3484, 2025); 0 by default so that the first spec's "
+        "worked example (MODEL_SPEC 3.3) holds [B]",
     )
     comm_overlap: float = Field(
         default=0.0,
