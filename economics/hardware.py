@@ -163,7 +163,7 @@ class Efficiency(Frozen):
         description="message size at which a tensor-parallel all-reduce reaches half the link's bandwidth "
         "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length): about 4 MB "
         "on NVLink 4 (nccl-tests on 8×H20, Mooncake PR #3484, 2025); 0 by default so that the first spec's "
-        "worked example (MODEL_SPEC 3.3) holds [B]",
+        "worked example (docs/roofline.md#worked-example-70b) holds [B]",
     )
     comm_overlap: float = Field(
         default=0.0,

@@ -270,5 +270,5 @@ def test_allreduce_half_performance_length_hand_count() -> None:
     without = forward_time(LLAMA_31_70B, h100(8), eff.model_copy(update={"allreduce_half_bytes": 0.0}), 64, 1, 0)
     assert float(with_half.comm_s) == pytest.approx(4.7414e-3, rel=1e-4)
     assert float(without.comm_s) == pytest.approx(2.2525e-3, rel=1e-4)
-    # off by default: the first spec's worked example (MODEL_SPEC §3.3) has no n_1/2
+    # off by default: the worked example of docs/roofline.md#worked-example-70b has no n_1/2
     assert Efficiency().allreduce_half_bytes == 0.0
