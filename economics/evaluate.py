@@ -759,7 +759,7 @@ def evaluate_grid(
     free, extra replicas and nodes are not (:func:`economics.plan_accounts.marginal_usd_per_month`, all
     demands at once, no solve per cell; the plan is solved once, or passed as ``fleet``). The workload
     keeps its day shape, scaled. ``basis="standalone"``: each option on its own dedicated replicas, the peak
-    ``peak_to_average`` × the average (the workload's own ratio by default).
+    ``peak_to_average`` × the average (by default the ratio evaluate sizes the workload by: its sizing peak).
 
     Each owned option is evaluated once over the demand axis (one serving call, SLO capacity solved once
     for the shape); the failure-cost axis only changes ``J``, so the whole ``ny × nx`` grid is routed as
@@ -772,7 +772,10 @@ def evaluate_grid(
     y = np.atleast_1d(np.asarray(failure_cost_usd, dtype=np.float64))
     if np.any(~np.isfinite(x)) or np.any(x <= 0) or np.any(~np.isfinite(y)) or np.any(y < 0):
         raise ValueError("avg_requests_per_s must be finite and > 0, failure_cost_usd finite and ≥ 0")
-    p2a = wl.peak_requests_per_s / wl.avg_requests_per_s if peak_to_average is None else peak_to_average
+    # the workload's own ratio is the one evaluate sizes it by (its sizing peak: the declared peak, or its volume
+    # when deferrable), so that the grid's cell at its own point reproduces evaluate's batchability and label
+    own = float(day_demand((wl,)).sizing_peak[0]) / wl.avg_requests_per_s
+    p2a = own if peak_to_average is None else peak_to_average
     w_x = WorkloadArrays.sweep(wl, x, x * p2a)
     arrays = [owned_option_arrays(scenario, o, w_x) for o in scenario.owned_options]
     arrays += [api_option_arrays(a, w_x) for a in scenario.apis]

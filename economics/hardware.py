@@ -126,6 +126,7 @@ NEW_EFFICIENCY_FIELDS = (
     "moe_gemm_half_tokens",
     "moe_load_imbalance",
     "layer_floor_s",
+    "allreduce_half_bytes",
 )
 
 
@@ -155,6 +156,15 @@ class Efficiency(Frozen):
         description="fixed cost per forward pass: launches, sampling, scheduler [s]",
     )
     allreduce_latency_s: float = Field(default=10e-6, ge=0, le=1e-3, description="latency of one all-reduce [s]")
+    allreduce_half_bytes: float = Field(
+        default=0.0,
+        ge=0,
+        le=1e9,
+        description="message size at which a tensor-parallel all-reduce reaches half the link's bandwidth "
+        "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length): about 4 MB "
+        "on NVLink 4 (nccl-tests on 8×H20, Mooncake PR #3484, 2025); 0 by default so that the first spec's "
+        "worked example (docs/roofline.md#worked-example-70b) holds [B]",
+    )
     comm_overlap: float = Field(
         default=0.0,
         ge=0,
@@ -223,6 +233,7 @@ class Efficiency(Frozen):
             mfu_prefill=1.0,
             step_overhead_s=0.0,
             allreduce_latency_s=0.0,
+            allreduce_half_bytes=0.0,
             comm_overlap=0.0,
             kv_mem_util=1.0,
             fp8_compute_efficiency=1.0,

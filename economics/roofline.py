@@ -127,6 +127,33 @@ def expert_all_to_all_s(model: ModelSpec, deployment: Deployment, tokens: ArrayL
     return np.asarray(volume * (N - 1) / N / (N * deployment.gpu.link_bandwidth_bytes_per_s), dtype=np.float64)
 
 
+def tensor_parallel_allreduce_s(
+    model: ModelSpec, deployment: Deployment, efficiency: Efficiency, tokens: ArrayLike
+) -> FloatArray:
+    """Time of the two ring all-reduces per layer of a tensor-parallel pass over ``tokens`` rows [s].
+
+    ``2L·(α + 2(N−1)/N·(m + n½)/BW_link)`` with ``m = n·d·b_act``: Hockney's half-performance length ``n½``
+    makes a message of ``m`` bytes move at ``BW_link·m/(m + n½)`` (a decode step's few-MB messages well below the
+    link rate, a prefill's hundreds of MB near it; docs/calibration.md#all-reduce-half-performance-length).
+
+    >>> from economics.io.catalog import load_catalog
+    >>> c = load_catalog()
+    >>> dep = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=8, precision="fp8")
+    >>> m = c.models["llama-3.1-70b"].at_precision("fp8")
+    >>> # m = 64·8192·2 B = 1,048,576 B; 10 µs + 1.75·(1,048,576 + 4e6)/450e9 = 29.63 µs; ·160 = 4.74 ms
+    >>> eff = Efficiency(allreduce_half_bytes=4e6)
+    >>> round(float(tensor_parallel_allreduce_s(m, dep, eff, 64)) * 1e3, 2)
+    4.74
+    """
+    n = np.asarray(tokens, dtype=np.float64)
+    N = deployment.n_gpus
+    if N == 1:
+        return np.zeros_like(n)
+    msg = n * model.d_model * model.bytes_per_activation + efficiency.allreduce_half_bytes
+    per_ar = efficiency.allreduce_latency_s + 2.0 * (N - 1) / N * msg / deployment.gpu.link_bandwidth_bytes_per_s
+    return np.asarray(2.0 * model.n_layers * per_ar, dtype=np.float64)
+
+
 #: Tensor-core format of the attention matmuls (QKᵀ and AV) whatever the weights' precision [-]. Attention multiplies
 #: activations by cached keys and values, not by weights, so FP8 or FP4 *weights* do not make it low-precision; an
 #: FP8 KV cache halves the bytes read but serving kernels (vLLM/SGLang FlashAttention, FlashInfer) dequantise it to
@@ -300,12 +327,7 @@ def forward_time(
     elif deployment.expert_parallel and model.is_moe:
         t_comm = expert_all_to_all_s(model, deployment, n)
     else:
-        msg = n * d * model.bytes_per_activation
-        t_comm = (
-            2.0
-            * L
-            * (efficiency.allreduce_latency_s + 2.0 * (N - 1) / N * msg / deployment.gpu.link_bandwidth_bytes_per_s)
-        )
+        t_comm = tensor_parallel_allreduce_s(model, deployment, efficiency, n)
     t_comm = (1.0 - efficiency.comm_overlap) * t_comm
     tau0 = np.full_like(n, efficiency.step_overhead_s) + B * efficiency.sequence_overhead_s
 

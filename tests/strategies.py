@@ -54,6 +54,7 @@ def efficiencies(draw: st.DrawFn) -> Efficiency:
         mfu_prefill=draw(st.floats(0.2, 1.0)),
         step_overhead_s=draw(st.floats(0.0, 3e-3)),
         allreduce_latency_s=draw(st.floats(0.0, 30e-6)),
+        allreduce_half_bytes=draw(st.sampled_from([0.0, 4e6])),
         comm_overlap=draw(st.floats(0.0, 0.8)),
         kv_mem_util=draw(st.floats(0.7, 1.0)),
     )

@@ -259,3 +259,16 @@ def test_large_batch_linear_growth() -> None:
     b = np.array([1e6, 2e6])
     t = forward_time(LLAMA_31_70B, h100(8), DEFAULT, b, 1, 4096).time_s
     assert t[1] / b[1] == pytest.approx(t[0] / b[0], rel=1e-3)
+
+
+def test_allreduce_half_performance_length_hand_count() -> None:
+    # Llama-3.1-70B (80 layers, d 8192, BF16 activations) on 8×H100 (450 GB/s link), batch 64 decode, α = 10 µs,
+    # n_1/2 = 4 MB: message m = 64·8192·2 = 1,048,576 B; per all-reduce 10 µs + 2·7/8·(1,048,576 + 4e6)/450e9
+    # = 10 + 19.634 = 29.634 µs; 2·80 all-reduces per pass = 4.7414 ms. Without n_1/2: 10 + 4.078 µs -> 2.2525 ms.
+    eff = DEFAULT.model_copy(update={"allreduce_latency_s": 10e-6, "comm_overlap": 0.0})
+    with_half = forward_time(LLAMA_31_70B, h100(8), eff.model_copy(update={"allreduce_half_bytes": 4e6}), 64, 1, 0)
+    without = forward_time(LLAMA_31_70B, h100(8), eff.model_copy(update={"allreduce_half_bytes": 0.0}), 64, 1, 0)
+    assert float(with_half.comm_s) == pytest.approx(4.7414e-3, rel=1e-4)
+    assert float(without.comm_s) == pytest.approx(2.2525e-3, rel=1e-4)
+    # off by default: the worked example of docs/roofline.md#worked-example-70b has no n_1/2
+    assert Efficiency().allreduce_half_bytes == 0.0
