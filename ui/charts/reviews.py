@@ -219,7 +219,8 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
         tornado.bars,
         key=lambda b: -(b.swing_usd_per_month if savings else b.cost_swing_usd_per_month),
     )
-    labels = [f"{b.label} ({b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]})" for b in bars]
+    # the range on a second line: one line left a ~90 px plot in a 1,024 px window, its ticks on end
+    labels = [f"{b.label}<br>{b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]}" for b in bars]
     low = [k * (b.savings_at_low_usd_per_month if savings else b.cost_at_low_usd_per_month) for b in bars]
     high = [k * (b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month) for b in bars]
     what = "savings vs the best allowed API" if savings else "monthly cost of the chosen routes"
@@ -228,7 +229,7 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
         f"What moves the {what}<br>"
         f'<span style="font-size:12px">each input at its range ends · base '
         f"{money(base_usd, rate.code, k, cents=False)}/month; workloads priced stand-alone</span>",
-        f"{what} [{rate.code}/month]",
+        f"{'savings' if savings else 'monthly cost'} [{rate.code}/month]",
         len(bars),
         rate=rate,
     )
@@ -262,6 +263,12 @@ def _panel_domains(counts: list[int], gap: float) -> list[tuple[float, float]]:
     return domains
 
 
+def _option_label(name: str, *, allowed: bool, chosen: bool) -> str:
+    """An option's row label: its name, then on a second line whether it is not allowed and chosen."""
+    notes = " ".join(note for note, on in (("not allowed", not allowed), ("◀ chosen", chosen)) if on)
+    return f"{name}<br>{notes}" if notes else name
+
+
 def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: DisplayRate = USD) -> go.Figure:
     """One panel per workload: the 5–95 % band of $/Mtok of every option able to serve it (median marked,
     the chosen route flagged), with P(owned beats API) in the panel title. Log axis: options differ by orders.
@@ -286,12 +293,12 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
         "nothing) is drawn at the left edge</span>",
         f"cost [{rate.code}/Mtok output, log]",
         "",
-        height=80 + 34 * sum(counts) + 60 * len(counts),
+        height=80 + 42 * sum(counts) + 70 * len(counts),  # rows of two-line labels
         legend_rows=0,
         x_log=True,
     )
     chart.axis("xaxis", tickprefix=cur)  # money: the prefix on every log tick (axes.dollars_on_every_log_tick)
-    every_label = [f"{n} (not allowed) ◀ chosen" for n in opts["option_name"]]
+    every_label = [f"{n}<br>not allowed ◀ chosen" for n in opts["option_name"]]
     chart.layout["margin"] = {"l": left_margin(every_label, has_title=False), "t": 100, "b": 60}
     chart.layout["showlegend"] = False
     domains = _panel_domains(counts, min(0.3 / max(1, len(counts)), 0.08))
@@ -300,8 +307,9 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
         chart.axis(axis, domain=[bottom, top], autorange="reversed", anchor="x")
         mine = drawn[drawn["workload_id"] == w["workload_id"]]
         true = opts[opts["workload_id"] == w["workload_id"]]
+        # what is said of the option on a second line: one line left a ~150 px plot in a 1,024 px window
         labels = [
-            f"{n}{'' if a else ' (not allowed)'}{' ◀ chosen' if o == w['base_option_id'] else ''}"
+            _option_label(n, allowed=bool(a), chosen=o == w["base_option_id"])
             for n, a, o in zip(mine["option_name"], mine["allowed"], mine["option_id"], strict=True)
         ]
         chart.add(
@@ -340,9 +348,10 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
                 "text": f"{w['workload_name']}{prob}",
                 "xref": "paper",
                 "yref": "paper",
-                "x": 0,
+                # right-aligned over the plot: a long title runs left over the labels, not past the edge
+                "x": 1,
                 "y": top,
-                "xanchor": "left",
+                "xanchor": "right",
                 "yanchor": "bottom",
                 "showarrow": False,
                 "font": {"size": 14},
