@@ -8,7 +8,8 @@ does not retry strict-mode violations, so select through :func:`fresh`. After an
 
 from __future__ import annotations
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Download, Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 #: A leaf element container that belongs to the current script run.
 FRESH_CONTAINER = '[data-testid="stElementContainer"][data-stale="false"]'
@@ -62,3 +63,23 @@ def set_number_input(page: Page, value: float | int | str, *, key: str | None = 
     field = number_input(page, key=key, label=label)
     field.fill(str(value))
     field.press("Enter")
+
+
+def download(page: Page, button: Locator, attempts: int = 3, timeout_ms: float = 15_000) -> Download:
+    """Click a download button and return the download, clicking again (after the app is idle) when none starts.
+
+    A click that lands while the script is still running can reach the button of the run before, whose file
+    the server has already dropped: the browser then gets no file and fires no download event (seen once in
+    ~4 CI runs on a loaded 2-core machine, never locally). A person would click again; so does this helper,
+    up to ``attempts`` times, and fails as before when no click downloads anything.
+    """
+    for attempt in range(attempts):
+        wait_for_app(page)
+        try:
+            with page.expect_download(timeout=timeout_ms) as info:
+                button.click()
+            return info.value
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")

@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from economics.io.scenarios import default_scenario
 from economics.scenario import Scenario
-from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, set_number_input, wait_for_app
+from tests.browser.streamlit_page import FRESH_CONTAINER, download, fresh, goto_app, set_number_input, wait_for_app
 
 #: Sidebar label → the page's heading, to know the new page (not the previous one) is on screen.
 HEADINGS = {
@@ -132,19 +132,15 @@ def test_tampered_link_explains_itself_and_shows_the_default(page: Page, app_url
 def test_downloads_parse_and_uploads_are_checked(page: Page, app_url: str, tmp_path: Path) -> None:
     goto_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_text("Share this scenario").click()
-    wait_for_app(page)  # a click during the dialog's run can hit the button of the run before, whose file is gone
-    with page.expect_download() as info:
-        page.get_by_test_id("stDialog").get_by_text("Download scenario [JSON]").click()
+    got = download(page, page.get_by_test_id("stDialog").get_by_text("Download scenario [JSON]"))
     page.keyboard.press("Escape")
     page.get_by_test_id("stSidebar").get_by_text("Load or reset a scenario").click()
-    downloaded = Scenario.model_validate(json.loads(Path(info.value.path()).read_text(encoding="utf-8")))
+    downloaded = Scenario.model_validate(json.loads(Path(got.path()).read_text(encoding="utf-8")))
     assert downloaded == default_scenario()
 
     page.get_by_text("Routes as a table").click()
-    wait_for_app(page)
-    with page.expect_download() as info:
-        fresh(page, "stDownloadButton").filter(has_text="CSV").first.click()
-    table = pd.read_csv(io.BytesIO(Path(info.value.path()).read_bytes()))
+    got = download(page, fresh(page, "stDownloadButton").filter(has_text="CSV").first)
+    table = pd.read_csv(io.BytesIO(Path(got.path()).read_bytes()))
     assert list(table["Workload"]) == [w.name for w in default_scenario().workloads]
     assert "Cost of route [SGD/month]" in table.columns
 
