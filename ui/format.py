@@ -211,12 +211,83 @@ def plain(text: str) -> str:
 
 
 _FIELD = re.compile(r"⟨([a-z_]+)⟩")
-_UNIT_WORDS = {"usd": "$", "mtok": "Mtok", "per": "per", "s": "seconds", "kwh": "kWh", "kw": "kW", "gpu": "GPU"}
+_UNIT_WORDS = {
+    "avg": "average",
+    "usd": "$",
+    "mtok": "Mtok",
+    "per": "per",
+    "s": "seconds",
+    "kwh": "kWh",
+    "kw": "kW",
+    "gpu": "GPU",
+}
 
 
 def _field_words(name: str) -> str:
-    """A model field name in words: ``output_usd_per_mtok`` → "output $ per Mtok"."""
-    return " ".join(_UNIT_WORDS.get(part, part) for part in name.split("_"))
+    """A model field name in words: ``output_usd_per_mtok`` → "output $ per Mtok", ``peak_requests_per_s`` →
+    "peak requests per second"."""
+    words = [_UNIT_WORDS.get(part, part) for part in name.split("_")]
+    return " ".join("second" if w == "seconds" and i and words[i - 1] == "per" else w for i, w in enumerate(words))
+
+
+#: The scenario's list sections in words, for problems found in a file.
+_SECTION_WORDS = {
+    "nodes": "Node offer",
+    "apis": "API",
+    "owned_options": "Owned option",
+    "workloads": "Workload",
+    "gpus": "GPU",
+    "models": "Model",
+}
+_PROBLEM = re.compile(r"^(?P<path>[a-z_]+(?:\.[a-z0-9_]+)*|\(scenario\)): (?P<msg>.*)$", re.DOTALL)
+_PYDANTIC_WORDS = (
+    (re.compile(r"^Field required$"), "missing"),
+    (re.compile(r"^Input should be greater than or equal to "), "must be at least "),
+    (re.compile(r"^Input should be greater than "), "must be more than "),
+    (re.compile(r"^Input should be less than or equal to "), "must be at most "),
+    (re.compile(r"^Input should be less than "), "must be less than "),
+    (re.compile(r"^Input should be a valid number.*"), "must be a number"),
+    (re.compile(r"^Input should be a valid (\w+).*"), r"must be a \1"),
+)
+
+
+def file_problem(message: str, data: object = None) -> str:
+    """One problem found in an uploaded scenario file, in a reader's words: the item by its number and name
+    (read from the file's own ``data`` when given), the field in words, the pydantic message in words.
+
+    >>> file_problem("workloads.0: peak_requests_per_s must be at least avg_requests_per_s",
+    ...              {"workloads": [{"name": "Code completion"}]})
+    'Workload 1 “Code completion”: peak requests per second must be at least average requests per second'
+    >>> file_problem("apis.1.output_usd_per_mtok: Input should be greater than or equal to 0")
+    'API 2, output $ per Mtok: must be at least 0'
+    >>> file_problem("review_date: Field required")
+    'Review date: missing'
+    """
+    m = _PROBLEM.match(message)
+    if m is None:
+        return plain(message)
+    msg = m["msg"]
+    for pattern, repl in _PYDANTIC_WORDS:
+        msg = pattern.sub(repl, msg)
+    msg = plain(msg)
+    parts = m["path"].split(".")
+    where: list[str] = []
+    if parts[0] in _SECTION_WORDS and len(parts) > 1 and parts[1].isdigit():
+        index = int(parts[1])
+        item = f"{_SECTION_WORDS[parts[0]]} {index + 1}"
+        section = data.get(parts[0]) if isinstance(data, dict) else None
+        if isinstance(section, list) and index < len(section) and isinstance(section[index], dict):
+            name = section[index].get("name")
+            if isinstance(name, str) and name.strip():
+                item += f" “{name.strip()[:80]}”"
+        where.append(item)
+        parts = parts[2:]
+    elif parts[0] == "(scenario)":
+        parts = []
+    fields = " › ".join(_field_words(p) if not p.isdigit() else f"item {int(p) + 1}" for p in parts)
+    if fields:
+        where.append(fields if where else fields[:1].upper() + fields[1:])
+    return f"{', '.join(where) or 'The scenario'}: {msg}"
 
 
 #: The symbols engineers use, in words: for the glossary expanders (pages keep symbols out of labels).

@@ -150,7 +150,9 @@ def test_downloads_parse_and_uploads_are_checked(page: Page, app_url: str, tmp_p
     bad.write_text(json.dumps(data), encoding="utf-8")
     page.get_by_test_id("stSidebar").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(bad))
     expect(page.get_by_test_id("stSidebar").get_by_test_id("stAlert")).to_contain_text("nothing changed")
-    expect(page.get_by_test_id("stSidebar")).to_contain_text("workloads.0")
+    first = default_scenario().workloads[0].name
+    expect(page.get_by_test_id("stSidebar")).to_contain_text(f"Workload 1 “{first}”: peak requests per second")
+    expect(page.get_by_test_id("stSidebar")).not_to_contain_text("workloads.0")
 
     good = tmp_path / "renamed.json"
     good.write_text(downloaded.model_copy(update={"name": "Renamed bank"}).model_dump_json(), encoding="utf-8")

@@ -8,6 +8,7 @@ sidebar).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ from economics import FinanceSettings, fx_rates
 from economics.io import scenarios
 from economics.scenario import Scenario
 from ui import state, view
-from ui.format import md_escape, plural
+from ui.format import file_problem, md_escape, plural
 from ui.widgets.changes import modified_from
 
 _APPLIED_UPLOAD = "_applied_upload"
@@ -65,6 +66,14 @@ def share_dialog() -> None:
     )
 
 
+def _json_or_none(raw: bytes) -> object:
+    """The file's JSON (to name the items its problems are in), or None when it is not JSON."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _upload() -> None:
     uploaded = st.file_uploader(
         "Load a scenario [JSON file]",
@@ -78,9 +87,12 @@ def _upload() -> None:
         st.session_state.pop(_APPLIED_UPLOAD, None)
     elif st.session_state.get(_APPLIED_UPLOAD) != uploaded.file_id:
         st.session_state[_APPLIED_UPLOAD] = uploaded.file_id
-        parsed, messages = scenarios.parse_json(uploaded.getvalue())
+        raw = uploaded.getvalue()
+        parsed, messages = scenarios.parse_json(raw)
         if parsed is None:
-            st.session_state[_UPLOAD_RESULT] = ("error", uploaded.name, messages)
+            data = _json_or_none(raw) if len(raw) <= scenarios.MAX_SCENARIO_BYTES else None
+            words = tuple(file_problem(m, data) for m in messages)
+            st.session_state[_UPLOAD_RESULT] = ("error", uploaded.name, words)
         else:
             state.replace(parsed, f"the file “{uploaded.name}”")
             st.session_state[_UPLOAD_RESULT] = ("success", uploaded.name, ())
