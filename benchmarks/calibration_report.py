@@ -1,6 +1,6 @@
 """Predicted vs measured AR throughput on both calibration sets (192 rows; docs/calibration.md#golden-values extension).
 
-Usage: ``.venv/bin/python benchmarks/calibration_report.py [--rows] [--excluded]``
+Usage: ``.venv/bin/python benchmarks/calibration_report.py [--rows] [--excluded] [--worst N]``
 
 Reads ``tests/data/calibration_ar_throughput.csv`` (74 rows) and ``tests/data/measured_throughput_2026-12.csv``
 (118 rows), copies of ``shared/reference/`` with their source columns, predicts every representable row with
@@ -33,6 +33,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also print the split-by-source check (rows whose source set no parameter)",
     )
     parser.add_argument("--excluded", action="store_true", help="also print every excluded row with its reason")
+    parser.add_argument(
+        "--worst",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print the N rows with the largest absolute error, worst first (docs/calibration.md#rows-above-35)",
+    )
     args = parser.parse_args(argv)
     report = calibration_report()
     pd.set_option("display.width", 220)
@@ -51,6 +58,12 @@ def main(argv: list[str] | None = None) -> int:
         cols = ["dataset", "row", "label", "regime", "measured_tokens_per_s", "predicted_tokens_per_s", "error_pct"]
         print("\nRows")
         print(report.table[cols].round(1).to_string(index=False))
+    if args.worst > 0:
+        cols = ["dataset", "row", "label", "regime", "engine", "measured_tokens_per_s", "predicted_tokens_per_s",
+                "error_pct"]  # fmt: skip
+        worst = report.table.assign(size=report.table["error_pct"].abs()).nlargest(args.worst, "size")
+        print(f"\nWorst {len(worst)} rows (error > 0 = model optimistic)")
+        print(worst[cols].round(1).to_string(index=False))
     if args.excluded:
         print("\nExcluded")
         for dataset, e in report.excluded:
