@@ -14,8 +14,15 @@ from economics._base import Frozen
 from economics.costs import cost_per_mtok_capacity_form, hourly_cost_usd
 from economics.lookup import by_id
 from economics.result import Result
-from economics.scenario import OwnedOption, Scenario
-from economics.views.batching import BatchingAnalysis, BatchingInputs, batch_point, batching_analysis
+from economics.scenario import Scenario
+from economics.views.batching import (
+    BatchingAnalysis,
+    BatchingInputs,
+    batch_point,
+    batching_analysis,
+    catch_up_words,
+    default_study,
+)
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
 
 __all__ = ["Claim", "argument"]
@@ -51,27 +58,6 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.2g}%"
 
 
-def _study(s: Scenario) -> BatchingInputs | None:
-    """The Batching page's default study: the AR option closest in size to the first diffusion option."""
-    ar = [o for o in s.owned_options if o.scheme.kind == "ar"]
-    diff = [o for o in s.owned_options if o.scheme.kind == "diffusion"]
-    if not ar:
-        return None
-    if diff:
-        ref = s.model(diff[0].model_id).params_total
-        ar.sort(key=lambda o: abs(s.model(o.model_id).params_total - ref))
-    first: OwnedOption = ar[0]
-    spec = first if first.speculation is not None else None
-    spec = spec or next((o for o in ar if o.speculation is not None and o.model_id == first.model_id), None)
-    latency = [w for w in s.workloads if w.tpot_slo_s is not None or w.ttft_slo_s is not None]
-    return BatchingInputs(
-        ar_option_id=first.id,
-        speculation_option_id=None if spec is None else spec.id,
-        diffusion_option_id=diff[0].id if diff else None,
-        workload_id=(latency or list(s.workloads))[0].id,
-    )
-
-
 def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
     p1 = batch_point(s, inputs, 1, a)
     ridge = a.roofs[0].effective_flops_per_s / a.roofs[0].effective_bandwidth_bytes_per_s
@@ -90,8 +76,8 @@ def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
     workload = by_id(s.workloads, inputs.workload_id, "workload").name
     return Claim(
         claim=f"Cost per token swings {lo:.0f}–{hi:.0f}× with batch size.",
-        # the study is named: the Batching page opens on the first workload's requests, this reads the first
-        # latency-bound one's, so the page linked may show another swing until the same study is picked there
+        # the study is named: the Batching page opens on this same study (economics.views.batching.default_study)
+        # and shows another swing once the reader picks other options or requests there
         figure=f"÷{p.cost_swing:,.1f} from batch 1 to batch {SWING_BATCH} "
         f"({_money(p.cost_usd_per_mtok)}/Mtok while busy) on {option}, with the requests of {workload}",
         holds=p.cost_swing >= lo,  # a larger swing makes the point more strongly
@@ -142,7 +128,7 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
         + ("compute-bound" if point.compute_bound else "still memory-bound")
     )
     cross = a.crossover_concurrency
-    narrow = f"; AR catches up at {cross:,.0f} clients" if cross != float("inf") else "; AR never catches up here"
+    narrow = f"; {catch_up_words(cross)}, with the requests of {a.workload_name}"
     efficient = Claim(
         claim="Text diffusion stays efficient at batch one: a narrow fix for latency-bound work.",
         figure=f"{diff.per_stream_tokens_per_s[0]:,.0f} tok/s per stream at one client, {edge:,.1f}× plain AR"
@@ -254,12 +240,12 @@ def argument(scenario: Scenario, result: Result) -> tuple[Claim, ...]:
     diffusion option, the request shape of the first latency-bound workload); the others read ``result``.
     """
     claims: list[Claim] = []
-    inputs = _study(scenario)
+    inputs = default_study(scenario)
     if inputs is not None:
         a = batching_analysis(scenario, inputs)
         claims += [_memory_wall(scenario, inputs, a), _swing(scenario, inputs, a)]
     claims.append(_latency_bound(scenario, result))
     if inputs is not None:
-        claims += list(_diffusion(batching_analysis(scenario, inputs)))
+        claims += list(_diffusion(a))
     claims += [_formula(scenario, result), _routing(result), _sovereignty(scenario, result), _idle(result)]
     return tuple(claims)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from economics.currency import currency_statement
+from economics.views.batching import catch_up_words
 from ui import bands, compute, state
 from ui import format as fmt
 from ui.charts import batching as charts
@@ -67,6 +68,8 @@ if inputs is not None:
         compute.chart(charts.memory_figure, a, key="chart_memory")
     compute.chart(charts.roofline_figure, a, key="chart_roofline")
     compute.chart(charts.concurrency_figure, a, key="chart_concurrency")
+    if chosen.diffusion_option_id is not None:
+        st.caption(f"{catch_up_words(a.crossover_concurrency)} (output per GPU, these requests).")
     st.caption(
         "Roofline limits: kernel-level effects (tile quantization, cache reuse, softmax traffic) are folded into "
         "MBU, MFU and the per-pass overhead. Diffusion speeds of closed models are vendor claims at low "

@@ -175,6 +175,78 @@ class BatchingInputs(BaseModel):
     workload_id: str = Field(description="workload giving T_in and T_out [-]")
 
 
+def ar_options_in_study_order(scenario: Scenario) -> list[OwnedOption]:
+    """The owned AR options, the one closest in model size to the first diffusion option first (like with like)."""
+    ar = [o for o in scenario.owned_options if o.scheme.kind == "ar"]
+    diff = [o for o in scenario.owned_options if o.scheme.kind == "diffusion"]
+    if diff:
+        ref = scenario.model(diff[0].model_id).params_total
+        ar.sort(key=lambda o: abs(scenario.model(o.model_id).params_total - ref))
+    return ar
+
+
+def speculation_option(scenario: Scenario, ar: OwnedOption) -> OwnedOption | None:
+    """The option whose speculative decoding is drawn beside ``ar``: its own, else another AR option of the model."""
+    if ar.speculation is not None:
+        return ar
+    return next(
+        (
+            o
+            for o in scenario.owned_options
+            if o.scheme.kind == "ar" and o.speculation is not None and o.model_id == ar.model_id
+        ),
+        None,
+    )
+
+
+def workloads_in_study_order(scenario: Scenario) -> list[str]:
+    """Workload ids, the first latency-bound one (a TTFT or TPOT target) first: the request shape the study
+    opens on, on the Batching page and in the Argument page's claims."""
+    ids = [w.id for w in scenario.workloads]
+    latency = [w.id for w in scenario.workloads if w.tpot_slo_s is not None or w.ttft_slo_s is not None]
+    return ids if not latency else [latency[0], *(i for i in ids if i != latency[0])]
+
+
+def default_study(scenario: Scenario) -> BatchingInputs | None:
+    """The study the Batching page opens on and the Argument page reads; None without an owned AR option."""
+    ar = ar_options_in_study_order(scenario)
+    if not ar:
+        return None
+    spec = speculation_option(scenario, ar[0])
+    diff = next((o for o in scenario.owned_options if o.scheme.kind == "diffusion"), None)
+    return BatchingInputs(
+        ar_option_id=ar[0].id,
+        speculation_option_id=None if spec is None else spec.id,
+        diffusion_option_id=None if diff is None else diff.id,
+        workload_id=workloads_in_study_order(scenario)[0],
+    )
+
+
+def ar_catches_up_clients(series: tuple[ConcurrencySeries, ...]) -> float:
+    """Fewest closed-loop clients per replica at which AR's output per GPU reaches diffusion's [count].
+
+    AR is the best of every AR curve drawn, plain and with speculative decoding (the essay's fair baseline),
+    read at each client count; ``inf`` when AR never catches up on the grid or no diffusion curve is drawn.
+    The one definition behind the Batching page's mark and the Argument page's figure.
+    """
+    diff = next((s for s in series if s.kind == "owned-diffusion"), None)
+    ars = [s for s in series if s.kind in ("owned-ar", "owned-ar-spec")]
+    if diff is None or not ars:
+        return float("inf")
+    grid = diff.concurrency  # each AR curve read on diffusion's grid, only where that curve is drawn
+    d = diff.aggregate_tokens_per_s_per_gpu
+    a = np.max([np.interp(grid, s.concurrency, s.aggregate_tokens_per_s_per_gpu, right=-np.inf) for s in ars], axis=0)
+    ahead = a >= d
+    return float(grid[np.argmax(ahead)]) if ahead.any() else float("inf")
+
+
+def catch_up_words(clients: float) -> str:
+    """The crossover in words, the same on every page."""
+    if not np.isfinite(clients):
+        return "AR (best of plain and speculative decoding) never catches up with diffusion here"
+    return f"AR (best of plain and speculative decoding) catches up with diffusion at {clients:,.0f} clients"
+
+
 def _short(name: str) -> str:
     """A model's display name without its parenthetical ("Llama 3.1 70B (also 3.3 70B)" → "Llama 3.1 70B")."""
     return name.split(" (")[0]
@@ -264,16 +336,7 @@ def batching_analysis(scenario: Scenario, inputs: BatchingInputs) -> BatchingAna
         label = f"diffusion · {_short(scenario.model(diffusion.model_id).name)}, {diffusion.gpus_per_replica} GPU"
         add_batch(diffusion, label, "owned-diffusion", diffusion.scheme, best_of_ar=False)
 
-    crossover = float("inf")
-    if diffusion is not None:
-        diff = next(s for s in conc if s.kind == "owned-diffusion")
-        best_ar = next(s for s in reversed(conc) if s.kind in ("owned-ar", "owned-ar-spec"))
-        common = np.intersect1d(diff.concurrency, best_ar.concurrency)
-        d = np.interp(common, diff.concurrency, diff.aggregate_tokens_per_s_per_gpu)
-        a = np.interp(common, best_ar.concurrency, best_ar.aggregate_tokens_per_s_per_gpu)
-        ahead = a >= d
-        if ahead.any():
-            crossover = float(common[np.argmax(ahead)])
+    crossover = ar_catches_up_clients(tuple(conc))
 
     cost_1 = float(cost_per_mtok_capacity_form(ar_cost_h, plain.output_tokens_per_s, 1.0))
     roofs = {_roof(scenario, ar).gpu_name: _roof(scenario, ar)}

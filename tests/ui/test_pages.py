@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import zlib
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from economics.io import scenarios
 from economics.io.scenarios import default_scenario
@@ -226,3 +228,16 @@ def test_argument_page_states_every_claim_with_a_verdict_and_a_link() -> None:
     assert "memory-bound" in text
     assert text.count("**holds**") == 9
     assert len(at.get("page_link")) == 9
+
+
+def _catch_up(at: AppTest) -> list[str]:
+    """Every 'AR … catches up with diffusion at N clients' figure in the page's text."""
+    text = " ".join(str(e.value) for e in (*at.markdown, *at.caption))
+    return re.findall(r"catches up with diffusion at ([\d,]+) clients", text)
+
+
+def test_argument_and_batching_pages_state_the_same_catch_up_figure() -> None:
+    argument = _catch_up(run_page("8_argument"))
+    batching = _catch_up(run_page("4_batching"))
+    assert len(argument) == 1
+    assert batching == argument

@@ -239,7 +239,7 @@ def concurrency_figure(a: BatchingAnalysis) -> go.Figure:
         c.vline(
             a.crossover_concurrency,
             log_x=True,
-            text=f"AR overtakes diffusion at {a.crossover_concurrency:,.0f} clients",
+            text=f"AR catches up at {a.crossover_concurrency:,.0f} clients",
             position="bottom right",
             yref="y2",
         )

@@ -6,20 +6,23 @@ import streamlit as st
 
 from economics import by_id
 from economics.scenario import Scenario
-from economics.views.batching import BatchingInputs
+from economics.views.batching import (
+    BatchingInputs,
+    ar_options_in_study_order,
+    speculation_option,
+    workloads_in_study_order,
+)
 from ui.widgets.common import view_number, view_select
 
 
 def batching_inputs(s: Scenario) -> BatchingInputs | None:
     """Draw the inputs; None (with an info box) when the scenario has no owned AR option."""
-    ar_options = [o for o in s.owned_options if o.scheme.kind == "ar"]
+    # the first choice of each box is economics.views.batching.default_study, the study the Argument page reads
+    ar_options = ar_options_in_study_order(s)
     diff_options = [o for o in s.owned_options if o.scheme.kind == "diffusion"]
     if not ar_options:
         st.info("The scenario has no owned autoregressive option to study. Add one to the scenario JSON.")
         return None
-    if diff_options:  # compare like with like: the AR option whose model is closest in size comes first
-        ref = s.model(diff_options[0].model_id).params_total
-        ar_options.sort(key=lambda o: abs(s.model(o.model_id).params_total - ref))
     names = {o.id: f"{o.name} ({o.gpus_per_replica} × {s.gpu(s.node(o.node_id).gpu_id).name})" for o in s.owned_options}
     cols = st.columns(3)
     ar_id = view_select(
@@ -32,9 +35,7 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
         container=cols[0],
     )
     ar = by_id(ar_options, ar_id, "owned option")
-    spec = ar if ar.speculation is not None else None
-    if spec is None:
-        spec = next((o for o in ar_options if o.speculation is not None and o.model_id == ar.model_id), None)
+    spec = speculation_option(s, ar)
     diff_id = None
     if diff_options:
         diff_id = view_select(
@@ -51,7 +52,7 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
     workload_id = view_select(
         "Request shape from workload",
         "bt_workload",
-        list(wl_names),
+        workloads_in_study_order(s),
         wl_names.__getitem__,
         help_text="Prompt and output lengths [tokens] of this workload set the KV cache per sequence and the "
         "prefill share. Edit them on the Workloads page.",
