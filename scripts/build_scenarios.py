@@ -307,6 +307,13 @@ def bank(catalog: Catalog) -> dict[str, Any]:
     }
 
 
+#: The rented nodes' display names: GPU count, GPU, provider and how it is paid for, no instance codes.
+RUNPOD = "Rented 8× H100 (RunPod Secure Cloud, per GPU-hour)"
+AWS_ON_DEMAND = "Rented 8× H100 (AWS, on demand)"
+AWS_SPOT = "Rented 1× H100 (AWS spot, no on-demand fallback)"
+GCP_1Y = "Rented 8× H100 (Google Cloud, 1-year commitment)"
+
+
 def rented_node(catalog: Catalog, node_id: str, name: str, price_id: str, gpus_per_node: int = 8) -> dict[str, Any]:
     row = catalog.instance_price_as_of(price_id, REVIEW_DATE)
     return {
@@ -324,12 +331,14 @@ def rented_node(catalog: Catalog, node_id: str, name: str, price_id: str, gpus_p
     }
 
 
-def owned_models(catalog: Catalog, node_id: str, gpus_70b: int = 8) -> list[dict[str, Any]]:
-    """The three owned options every preset offers: 70B and 8B AR with speculation, and LLaDA-8B diffusion."""
+def owned_models(catalog: Catalog, node_id: str, where: str, gpus_70b: int = 8) -> list[dict[str, Any]]:
+    """The three owned options every preset offers: 70B and 8B AR with speculation, and LLaDA-8B diffusion, on
+    node ``node_id``. ``where`` names that node in a finance reader's words (e.g. "rented, AWS on demand"): the
+    option's display name carries it, its id and node_id keep the node's id for traceability."""
     return [
         {
             "id": f"{node_id}-70b-ar",
-            "name": f"70B, AR + EAGLE ({gpus_70b} GPUs, {node_id})",
+            "name": f"70B, AR + EAGLE ({gpus_70b} GPUs, {where})",
             "node_id": node_id,
             "model_id": "llama-3.1-70b",
             "gpus_per_replica": gpus_70b,
@@ -339,7 +348,7 @@ def owned_models(catalog: Catalog, node_id: str, gpus_70b: int = 8) -> list[dict
         },
         {
             "id": f"{node_id}-8b-ar",
-            "name": f"8B, AR + EAGLE-3 (1 GPU, {node_id})",
+            "name": f"8B, AR + EAGLE-3 (1 GPU, {where})",
             "node_id": node_id,
             "model_id": "llama-3.1-8b",
             "gpus_per_replica": 1,
@@ -349,7 +358,7 @@ def owned_models(catalog: Catalog, node_id: str, gpus_70b: int = 8) -> list[dict
         },
         {
             "id": f"{node_id}-8b-diffusion",
-            "name": f"LLaDA-8B diffusion (1 GPU, {node_id})",
+            "name": f"LLaDA-8B diffusion (1 GPU, {where})",
             "node_id": node_id,
             "model_id": "llada-8b",
             "gpus_per_replica": 1,
@@ -378,17 +387,17 @@ def startup(catalog: Catalog) -> dict[str, Any]:
         "gpus": [catalog.gpus["h100-sxm"].model_dump()],
         "models": [catalog.models[m].model_dump() for m in ("llama-3.1-70b", "llama-3.1-8b", "llada-8b")],
         "nodes": [
-            rented_node(catalog, "runpod", "RunPod Secure H100 (per GPU-hour)", "runpod-h100-secure"),
-            rented_node(catalog, "aws-p5", "AWS p5.48xlarge on demand", "aws-p5.48xlarge-on-demand"),
-            rented_node(catalog, "aws-spot", "AWS p5.4xlarge spot (1 GPU, no fallback)", "aws-p5.4xlarge-spot", 1),
-            rented_node(
-                catalog, "gcp-reserved", "GCP a3-highgpu-8g 1-year commitment", "gcp-a3-highgpu-8g-reserved-1y"
-            ),
+            # display names in plain words (GPU count, GPU, provider, how it is paid for); the instance type
+            # and the marketplace offer stay in the node's id, price_id and source
+            rented_node(catalog, "runpod", RUNPOD, "runpod-h100-secure", gpus_per_node=8),
+            rented_node(catalog, "aws-p5", AWS_ON_DEMAND, "aws-p5.48xlarge-on-demand"),
+            rented_node(catalog, "aws-spot", AWS_SPOT, "aws-p5.4xlarge-spot", 1),
+            rented_node(catalog, "gcp-reserved", GCP_1Y, "gcp-a3-highgpu-8g-reserved-1y"),
         ],
-        "owned_options": owned_models(catalog, "runpod")
-        + owned_models(catalog, "aws-p5")[:1]
-        + owned_models(catalog, "aws-spot")[1:2]
-        + owned_models(catalog, "gcp-reserved")[:2],
+        "owned_options": owned_models(catalog, "runpod", "rented, RunPod by the GPU-hour")
+        + owned_models(catalog, "aws-p5", "rented, AWS on demand")[:1]
+        + owned_models(catalog, "aws-spot", "rented, AWS spot")[1:2]
+        + owned_models(catalog, "gcp-reserved", "rented, Google Cloud 1-year commitment")[:2],
         "apis": [
             api(
                 catalog,
@@ -485,7 +494,7 @@ def batch_shop(catalog: Catalog) -> dict[str, Any]:
         "gpus": [catalog.gpus["h100-sxm"].model_dump()],
         "models": [catalog.models[m].model_dump() for m in ("llama-3.1-70b", "llama-3.1-8b", "llada-8b")],
         "nodes": [owned_node("dc", "Owned 8×H100 nodes", 2)],
-        "owned_options": owned_models(catalog, "dc"),
+        "owned_options": owned_models(catalog, "dc", "owned node"),
         "apis": [
             api(
                 catalog,

@@ -167,4 +167,7 @@ def test_a_rented_offer_the_plan_leaves_is_not_said_to_be_rented() -> None:
     assert not [n for n in result.plan.nodes if n.kind == "rented" and n.nodes_used]
     text = _text(narrative(startup, result))
     assert "is rented at" not in text
-    assert "“RunPod Secure H100 (per GPU-hour)” would rent at $3.49 per GPU-hour; the plan rents none of it." in text
+    assert (
+        "“Rented 8× H100 (RunPod Secure Cloud, per GPU-hour)” would rent at $3.49 per GPU-hour; "
+        "the plan rents none of it." in text
+    )
