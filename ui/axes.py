@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 
 #: A log axis labelled at 1, 2 and 5 of each decade only (plotly's default labels every digit when the
@@ -97,6 +98,16 @@ def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[st
     step = _nice_step(hi - lo)
     ticks = [k * step for k in range(math.ceil(lo / step), math.floor(hi / step) + 1)]
     return [f"{prefix}{round(t, 12):,.6g}{suffix}" for t in ticks]
+
+
+def wrap_label(label: str, chars: int) -> str:
+    """``label`` on lines of at most ``chars`` characters, broken between words with plotly's ``<br>`` (a word
+    longer than ``chars`` keeps its line).
+
+    >>> wrap_label("Analyst research (frontier quality, batch overnight)", 24)
+    'Analyst research<br>(frontier quality, batch<br>overnight)'
+    """
+    return "<br>".join(textwrap.wrap(label, chars, break_long_words=False)) or label
 
 
 def left_margin(labels: Sequence[str], *, has_title: bool) -> int:

@@ -146,7 +146,9 @@ def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint, rate: DisplayRate = US
     ``rate``'s currency (issue 14: converted here, at the display edge)."""
     cur = currency_prefix(rate.code)
     c = Chart(
-        f"Cost per token while busy: ÷{p.cost_swing:,.0f} from batch 1 to batch {p.batch}",
+        # two lines: on one the title ran past a half-width chart's edge at 1,440 px
+        f'Cost per token while busy<br><span style="font-size:12px">÷{p.cost_swing:,.0f} from batch 1 to batch '
+        f"{p.batch}</span>",
         "batch size [concurrent sequences] (log)",
         f"cost while busy [{rate.code} per Mtok output] (log)",
         legend_rows=len(a.batch_series),
@@ -251,8 +253,8 @@ def memory_figure(a: BatchingAnalysis) -> go.Figure:
     m = a.memory
     room = max(0.0, m.usable_bytes - m.weight_bytes)
     c = Chart(
-        f"AR replica memory: {m.usable_bytes / GB:,.0f} GB usable, "
-        f"{m.kv_bytes_per_sequence / GB:,.2f} GB KV per sequence",
+        f'AR replica memory<br><span style="font-size:12px">{m.usable_bytes / GB:,.0f} GB usable, '
+        f"{m.kv_bytes_per_sequence / GB:,.2f} GB KV per sequence</span>",
         "memory [GB, decimal]",
         "",
         height=190,

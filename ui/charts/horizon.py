@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import plotly.graph_objects as go
 
 from economics.currency import DisplayRate, to_display
 from economics.finance.horizon import Horizon
+from ui.axes import wrap_label
 from ui.format import currency_prefix
 from ui.theme import DASHES, KIND_COLOR, LIMIT_COLOR, Chart
 
@@ -53,7 +52,7 @@ LEGEND_LINE_CHARS = 45
 def _legend_name(name: str) -> str:
     """A plan's name on legend lines of at most :data:`LEGEND_LINE_CHARS`, broken between words: the rented plan's
     "Rent reserved instead of owning (GCP a3-highgpu-8g reserved-1y, in-country)" ran past the chart's edge."""
-    return "<br>".join(textwrap.wrap(name, LEGEND_LINE_CHARS, break_long_words=False)) or name
+    return wrap_label(name, LEGEND_LINE_CHARS)
 
 
 def sensitivity_figure(h: Horizon, sensitivity: tuple[tuple[float, int | None], ...]) -> go.Figure:

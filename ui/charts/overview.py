@@ -13,6 +13,7 @@ from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
+from ui.axes import wrap_label
 from ui.bands import cost_error_bars, cost_range
 from ui.format import CURRENCY_PREFIX, money_text
 from ui.tables import option_names
@@ -22,6 +23,17 @@ from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, LIMIT_COLOR, Chart,
 def _prefix(rate: DisplayRate) -> str:
     """How the display currency is written before an amount: $, S$, or its code and a space."""
     return CURRENCY_PREFIX.get(rate.code, f"{rate.code} ")
+
+
+#: Longest line of a workload's name on a chart's y axis [characters]: a long name on one line took half the
+#: chart's width as margin at 1,024 px, and the x-axis title centred on what was left ran past the edge.
+WORKLOAD_LINE_CHARS = 26
+
+
+def _wrapped_ticks(names: list[str]) -> dict[str, object]:
+    """Tick labels that show each workload's name on lines of :data:`WORKLOAD_LINE_CHARS` (the data and the hover
+    keep the name whole)."""
+    return {"tickvals": names, "ticktext": [wrap_label(n, WORKLOAD_LINE_CHARS) for n in names]}
 
 
 def _scaled_bars(bars: dict[str, object], k: float) -> dict[str, object]:
@@ -92,7 +104,7 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
             ),
         )
     c.axis("xaxis", tickprefix=cur, **_decades(c))
-    c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)))
+    c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)), **_wrapped_ticks(workloads))
     c.axis("margin", t=90)
     return c.figure()
 
@@ -138,7 +150,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     )
     c.layout["barmode"] = "group"
     c.axis("xaxis", tickprefix=cur, tickformat=",.7~g")  # "S$10,000", not plotly's "S$10k"
-    c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)))
+    c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)), **_wrapped_ticks(names))
     return c.figure()
 
 
@@ -172,10 +184,10 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         c.axis("xaxis", visible=False)
         c.axis("yaxis", visible=False)  # the GPU-count label would sit under the note
         c.layout["showlegend"] = False  # "used (0% of GPU-hours)" named bars that are not drawn
+        c.axis("margin", l=10, r=10)  # no axis labels to hold: the note is centred on the whole chart
         c.annotations.append(
             {
-                "text": f"{f.owned_gpus} owned GPUs, no owned-fleet cost in this lens:<br>"
-                "in the cash lens, bought nodes are sunk"
+                "text": f"{f.owned_gpus} owned GPUs, no cost this month:<br>in the cash lens a bought node is sunk"
                 if f.owned_gpus
                 else "no owned GPUs in the plan",
                 "xref": "paper",
