@@ -67,7 +67,18 @@ KNOWN_BYPASSES: dict[tuple[str, str], str] = {
     **{
         ("economics.views." + module, name): "page view models: views/ is being rewritten onto the core (issue 10)"
         for module, names in {
-            "batching": ("BatchPoint", "BatchingAnalysis", "BatchingInputs", "batch_point", "batching_analysis"),
+            "batching": (
+                "BatchPoint",
+                "BatchingAnalysis",
+                "BatchingInputs",
+                "batch_point",
+                "batching_analysis",
+                # the Batching page's study and its crossover in words, shared with the Argument page (s14-2)
+                "ar_options_in_study_order",
+                "catch_up_words",
+                "speculation_option",
+                "workloads_in_study_order",
+            ),
             "breakeven": (
                 "AXIS_LABEL",
                 "AXIS_NAME",
