@@ -457,6 +457,9 @@ WORKLOAD_BAND_COLUMNS: dict[str, str] = {
     "prob_owned_beats_api": "share of draws where the best owned option has a lower J than the best API "
     "(for sovereign workloads: the API it may not use); NaN without both [1]",
     "prob_route_unchanged": "share of draws that choose the base route [1]",
+    "prob_fleet_short": "for a base route on owned capacity that costs nothing at the base values (a bought node "
+    "in the cash lens): share of draws in which it costs more, because the draw's slower GPUs need capacity beyond "
+    "the plan's fleet, charged at its full price; NaN for other routes [1]",
 }
 
 #: Columns of :attr:`MonteCarlo.options`: options able to serve the workload (APIs of sovereign workloads
@@ -528,6 +531,7 @@ def monte_carlo(surrogate: Surrogate, n: int = 10_000, seed: int = 0) -> MonteCa
     rows = []
     for w, wl in enumerate(sc.workloads):
         ch = int(base_chosen[w])
+        sunk = ch >= 0 and not t.is_api[ch] and base.chosen_cost[0, w] == 0.0
         rows.append(
             {
                 "workload_id": wl.id,
@@ -540,6 +544,7 @@ def monte_carlo(surrogate: Surrogate, n: int = 10_000, seed: int = 0) -> MonteCa
                 "api_allowed": bool(api_allowed[w]),
                 "prob_owned_beats_api": float(out.owned_beats_api[:, w].mean()) if has_both[w] else math.nan,
                 "prob_route_unchanged": float((out.chosen[:, w] == ch).mean()),
+                "prob_fleet_short": float((out.cost[:, w, ch] > 0.0).mean()) if sunk else math.nan,
             }
         )
     option_rows = []

@@ -128,8 +128,15 @@ table(
         **rv.money_columns(bands, rate),
         "Chance owned beats the API": st.column_config.NumberColumn(format="percent"),
         "Chance the route holds": st.column_config.NumberColumn(format="percent"),
+        "Chance the bought GPUs run short": st.column_config.NumberColumn(format="percent"),
     },
 )
+if (mc.workloads["prob_fleet_short"] > 0).any():  # a sunk route's median above its S$0: say why, in words
+    st.caption(
+        "A route on GPUs already bought costs nothing at the scenario's values, yet its band can reach above zero: "
+        "in a draw where the GPUs do less than assumed (the efficiency ranges above), a fleet sized exactly for the "
+        "scenario runs short, and the extra capacity is charged at its full price. The last column says how often."
+    )
 st.caption(
     f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point, each routed by the fleet "
     "plan (the workload's marginal cost in it, the rest of the plan held fixed); "

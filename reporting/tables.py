@@ -433,5 +433,6 @@ def bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
             "API allowed": w["api_allowed"],
             "Chance owned beats the API": w["prob_owned_beats_api"],
             "Chance the route holds": w["prob_route_unchanged"],
+            "Chance the bought GPUs run short": w["prob_fleet_short"],
         }
     )

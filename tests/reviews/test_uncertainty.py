@@ -214,3 +214,36 @@ def test_a_range_must_be_ordered() -> None:
     with pytest.raises(ValueError, match="low ≤ high"):
         Range(low=1.2, high=1.1)
     assert math.isclose(Range(low=0.85, base=0.9, high=0.95).multipliers[0], 0.85 / 0.9)
+
+
+def test_a_bought_route_runs_short_only_when_the_gpus_do_less_than_assumed() -> None:
+    # The bank's fleet is one bought 8×H100 node, sized exactly for its sovereign routes: those routes cost nothing
+    # in the cash lens. Price draws alone cannot change that (the node is sunk); draws of slower GPUs can, because
+    # the plan then needs capacity beyond the node it has, charged at its full price.
+    point = Range(low=1.0, high=1.0)
+    prices_only = UncertaintyRanges(mbu=point, mfu=point, diffusion_throughput=point)
+    faster_only = UncertaintyRanges(mbu=Range(low=1.0, high=1.2), mfu=Range(low=1.0, high=1.2))
+    slower_only = UncertaintyRanges(mbu=Range(low=0.75, high=0.9), mfu=Range(low=0.75, high=0.9))
+    runs = {
+        name: monte_carlo(build_surrogate(BANK, r), n=400, seed=3).workloads
+        for name, r in (
+            ("prices", prices_only),
+            ("faster", faster_only),
+            ("slower", slower_only),
+            ("default", UncertaintyRanges()),
+        )
+    }
+    base = runs["default"]
+    sunk = base["prob_fleet_short"].notna()
+    assert (base.loc[sunk, "base_usd_per_mtok"] == 0).all()
+    assert sunk.sum() >= 3  # the bank's sovereign routes on the bought node
+    for name in ("prices", "faster"):
+        w = runs[name]
+        assert (w.loc[sunk, "prob_fleet_short"] == 0).all(), name
+        assert (w.loc[sunk, "p95_usd_per_mtok"] == 0).all(), name
+    assert runs["slower"].loc[sunk, "prob_fleet_short"].sum() > base.loc[sunk, "prob_fleet_short"].sum() > 0
+    # what the Reviews page says of a median above S$0: the GPUs ran short in at least half the draws
+    above = sunk & (base["p50_usd_per_mtok"] > 0)
+    assert above.any()
+    assert (base.loc[above, "prob_fleet_short"] >= 0.5).all()
+    assert (base.loc[sunk & (base["p50_usd_per_mtok"] == 0), "prob_fleet_short"] <= 0.5).all()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from economics.compare import Comparison
@@ -269,6 +270,24 @@ def _option_label(name: str, *, allowed: bool, chosen: bool) -> str:
     return f"{name}<br>{notes}" if notes else name
 
 
+#: The height of one line of a Monte Carlo panel's title (14 px text) [px].
+PANEL_TITLE_LINE_PX = 19
+
+
+def _panel_title(w: pd.Series) -> str:
+    """A Monte Carlo panel's title: the workload, then the chance owned beats the API, then how often the bought
+    GPUs run short (why a route that costs nothing at the scenario's values has a band above zero), a line each."""
+    lines = [str(w["workload_name"])]
+    p = w["prob_owned_beats_api"]
+    if math.isfinite(p):
+        vs = "the API it may not use" if not w["api_allowed"] else "the best API"
+        lines.append(f"chance owned beats {vs}: {100 * p:.0f}%")
+    short = w["prob_fleet_short"]
+    if math.isfinite(short) and short > 0:
+        lines.append(f"bought GPUs run short in {100 * short:.0f}% of draws")
+    return "<br>".join(lines)
+
+
 def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: DisplayRate = USD) -> go.Figure:
     """One panel per workload: the 5–95 % band of $/Mtok of every option able to serve it (median marked,
     the chosen route flagged), with P(owned beats API) in the panel title. Log axis: options differ by orders.
@@ -287,21 +306,29 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     floor = top_value * 1e-4
     drawn = opts.assign(**{c: opts[c].clip(lower=floor) for c in money_columns})
     counts = [max(1, int((opts["workload_id"] == w).sum())) for w in wl["workload_id"]]
+    # each panel's title on lines of its own, right-aligned over the plot: on one line it ran past the chart's
+    # left edge at 1,024 px ("al-time onboarding checks · chance owned beats …")
+    titles = [_panel_title(w) for _, w in wl.iterrows()]
+    title_px = PANEL_TITLE_LINE_PX * max((t.count("<br>") + 1 for t in titles), default=1)
+    plot_px = 42 * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20  # rows of two-line labels
+    top_px = 92 + title_px  # the chart's three-line title from 14 px down, then the first panel's
     chart = Chart(
         f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws<br>"
-        f'<span style="font-size:12px">a cost under {cur}{floor:,.2g} (a bought node in the cash view costs '
-        "nothing) is drawn at the left edge</span>",
+        f'<span style="font-size:12px">a cost under {cur}{floor:,.2g} (a bought node in the cash lens costs '
+        "nothing)<br>is drawn at the left edge</span>",
         f"cost [{rate.code}/Mtok output, log]",
         "",
-        height=80 + 42 * sum(counts) + 70 * len(counts),  # rows of two-line labels
+        height=plot_px + top_px + 60,
         legend_rows=0,
         x_log=True,
     )
+    height = float(plot_px + top_px + 60)
+    chart.layout["title"] = {**chart.layout["title"], "y": 1 - 14 / height, "yanchor": "top"}  # type: ignore[dict-item]
     chart.axis("xaxis", tickprefix=cur)  # money: the prefix on every log tick (axes.dollars_on_every_log_tick)
     every_label = [f"{n}<br>not allowed ◀ chosen" for n in opts["option_name"]]
-    chart.layout["margin"] = {"l": left_margin(every_label, has_title=False), "t": 100, "b": 60}
+    chart.layout["margin"] = {"l": left_margin(every_label, has_title=False), "t": top_px, "b": 60}
     chart.layout["showlegend"] = False
-    domains = _panel_domains(counts, min(0.3 / max(1, len(counts)), 0.08))
+    domains = _panel_domains(counts, (title_px + 16) / plot_px)
     for row, ((_, w), (bottom, top)) in enumerate(zip(wl.iterrows(), domains, strict=True), start=1):
         axis = "yaxis" if row == 1 else f"yaxis{row}"
         chart.axis(axis, domain=[bottom, top], autorange="reversed", anchor="x")
@@ -340,12 +367,10 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
                 f"{cur}%{{customdata[1]:,.3g}}<br>at the scenario's values {cur}%{{customdata[2]:,.3g}}<extra></extra>"
             ),
         )
-        p = w["prob_owned_beats_api"]
-        vs = "the API it may not use" if not w["api_allowed"] else "the best API"
-        prob = "" if not math.isfinite(p) else f" · chance owned beats {vs}: {100 * p:.0f}%"
         chart.annotations.append(
             {
-                "text": f"{w['workload_name']}{prob}",
+                "text": titles[row - 1],
+                "align": "right",
                 "xref": "paper",
                 "yref": "paper",
                 # right-aligned over the plot: a long title runs left over the labels, not past the edge
