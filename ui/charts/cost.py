@@ -35,10 +35,10 @@ def cost_curve_figure(
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
         f"Effective cost per token vs utilization<br>{a.workload_name}" + (" (shaded: likely range)" if ratios else ""),
-        "utilization: busy share of the replica's capacity within latency targets [%]",
+        "utilization [% of capacity within latency targets]",  # the longer title was cut at 1,024 px
         f"effective cost [{rate.code} per Mtok output] (log)",
         height=520,
-        legend_rows=len(a.curves) + len(a.apis) + 1,  # long names: plotly puts one per row
+        legend_rows=len(a.curves) + len(a.apis) + 2,  # long names: plotly puts one per row; "you are here" takes two
         y_log=True,
     )
     option_rank: dict[str, int] = {}
@@ -147,7 +147,8 @@ def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float,
         text=[f"you are here: {100 * utilization:.0f}%"],
         textposition="top right",
         textfont={"size": 13, "color": "#111111"},
-        name=f"you are here: {curve.label} at {100 * utilization:.0f}% utilization",
+        # on two lines: on one, the legend entry ran past the chart's edge at 1,024 px
+        name=f"you are here: {curve.label}<br>at {100 * utilization:.0f}% utilization",
         hovertemplate=f"{curve.label}<br>actual utilization %{{x:.1f}}%<br>{currency_prefix(rate.code)}%{{y:,.3g}} "
         "per Mtok output<extra></extra>",
     )
@@ -168,7 +169,7 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
         f"At {100 * at.utilization:.0f}% utilization: cost per Mtok output, cheapest first",
         f"effective cost [{rate.code} per Mtok output] (log)",
         "",
-        height=max(260, 70 + 38 * len(rows)),
+        height=max(260, 140 + 44 * len(rows)),  # two-line names: at 38 px a row they ran into each other
         legend_rows=0,
         x_log=True,
     )
