@@ -29,14 +29,15 @@ def log_ticks(lo: float, hi: float, mantissas: tuple[int, ...] = (1, 2, 5)) -> l
     ]
 
 
-def log10_axis(lo: float, hi: float, *, prefix: str = "") -> dict[str, object]:
+def log10_axis(lo: float, hi: float, *, prefix: str = "", labelled: tuple[int, ...] = (1, 2, 5)) -> dict[str, object]:
     """A linear axis over log10 values that reads like :data:`LOG_AXIS`: ticks at 1, 2 and 5 of each decade
     (at the powers of ten only beyond four decades) labelled with the value itself, range ``lo``..``hi``.
 
     For heat maps: plotly draws a heat map on linear axes as one pixel per cell, scaled by the browser
     (``image-rendering: pixelated``), but on log axes as one filled rectangle per cell on a canvas the size
     of the plot, then encoded to PNG, the slowest part of redrawing the routing quadrant. Plot
-    ``np.log10(values)`` on this axis.
+    ``np.log10(values)`` on this axis. Only ticks whose mantissa is in ``labelled`` carry a label (the others
+    keep their grid line): on a narrow plot plotly turns crowded labels on end, over the axis title.
     """
     # over more than four decades, 1-2-5 labels crowd a projector
     ticks = log_ticks(lo, hi, (1, 2, 5) if math.log10(hi / lo) <= 4 else (1,))
@@ -44,8 +45,13 @@ def log10_axis(lo: float, hi: float, *, prefix: str = "") -> dict[str, object]:
         "type": "linear",
         "range": [math.log10(lo), math.log10(hi)],
         "tickvals": [math.log10(t) for t in ticks],
-        "ticktext": [f"{prefix}{t:,.10g}" for t in ticks],
+        "ticktext": [f"{prefix}{t:,.10g}" if _mantissa(t) in labelled else "" for t in ticks],
     }
+
+
+def _mantissa(value: float) -> int:
+    """The leading digit of ``value`` (a 1-2-5 tick): 5 for 0.05, 2 for 200."""
+    return round(value / 10.0 ** math.floor(math.log10(value) + 1e-9))
 
 
 #: Width of one tick-label character at the template's 14 px font [px]: Source Sans digits are ~0.5 em and
