@@ -1,6 +1,8 @@
-"""Issue 12, item 7-8: in a real browser at 1,440 and 1,024 px, no chart prints a tick label, axis title, legend
-entry or annotation over another, or past the chart's edges (found in the screenshots: the roofline's axis ran
-to 1e+7 FLOP/byte, the concurrency panels' titles overlapped, the Horizon legend and the ridge label were cut)."""
+"""Issue 12, items 7-8: in a real browser at 1,440 and 1,024 px, on every page that draws charts, no chart prints
+a tick label, axis title, legend entry or annotation over another, or past the chart's edges (found in the
+screenshots: the roofline's axis ran to 1e+7 FLOP/byte, the concurrency panels' titles overlapped, the Horizon
+legend and the ridge label were cut; later the Reviews Monte Carlo panel titles, the Cost per token bar labels
+and the quadrant's axis labels standing on end over its title)."""
 
 from __future__ import annotations
 
@@ -40,7 +42,10 @@ OVERLAPS_JS = """
 
 
 @pytest.mark.parametrize("width", [1440, 1024])
-@pytest.mark.parametrize("path", ["batching", "horizon", "overview"])
+@pytest.mark.parametrize(
+    "path",
+    ["overview", "cost_per_token", "break_even", "batching", "workloads", "accuracy", "horizon", "reviews"],
+)
 def test_no_chart_text_overlaps_or_is_cut(page: Page, app_url: str, path: str, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 900})
     goto_app(page, f"{app_url}/{path}")
