@@ -113,7 +113,7 @@ def wrap_label(label: str, chars: int) -> str:
     >>> wrap_label("Analyst research (frontier quality, batch overnight)", 24)
     'Analyst research<br>(frontier quality, batch<br>overnight)'
     """
-    return "<br>".join(textwrap.wrap(label, chars, break_long_words=False)) or label
+    return "<br>".join(textwrap.wrap(label, chars, break_long_words=False, break_on_hyphens=False)) or label
 
 
 def left_margin(labels: Sequence[str], *, has_title: bool) -> int:
@@ -125,6 +125,22 @@ def left_margin(labels: Sequence[str], *, has_title: bool) -> int:
 def legend_margin(rows: int) -> int:
     """Bottom margin that fits the x-axis title and a legend of ``rows`` rows under the plot [px]."""
     return 78 + 22 * rows
+
+
+#: Most ticks on a linear money axis along x: beside long row names the plot can be ~250 px wide at 1,024 px,
+#: where plotly's own choice ("S$10,000" every 10,000) put the labels on a slant, over each other and the title.
+MONEY_X_TICKS = 4
+
+
+def level_money_ticks(name: str, axis: dict[str, object]) -> None:
+    """A linear x axis with a money prefix gets at most :data:`MONEY_X_TICKS` ticks, level, unless its ticks are
+    set otherwise."""
+    if not name.startswith("xaxis") or axis.get("type") == "log" or not axis.get("tickprefix"):
+        return
+    if any(k in axis for k in ("tickvals", "dtick", "nticks")):
+        return
+    axis.setdefault("tickangle", 0)
+    axis["nticks"] = MONEY_X_TICKS
 
 
 def dollars_on_every_log_tick(axis: dict[str, object]) -> None:

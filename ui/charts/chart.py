@@ -18,6 +18,7 @@ from ui.axes import (
     dollars_on_every_log_tick,
     left_margin,
     legend_margin,
+    level_money_ticks,
     prefix_on_every_log_tick,
     thousands_on_log_ticks,
     tick_labels,
@@ -57,6 +58,22 @@ class Chart:
             "xaxis": {"title": {"text": x_title}, **(LOG_AXIS if x_log else {})},
             "yaxis": {"title": {"text": y_title}, **(LOG_AXIS if y_log else {})},
         }
+
+    def fit_legend(self) -> None:
+        """Size the bottom margin (and grow the figure) for the legend the traces make: one row per named trace
+        shown in the legend and one more per ``<br>`` in its name (the worst case, a narrow window, where
+        plotly stacks the entries one per row)."""
+        rows = sum(
+            1 + str(t.get("name", "")).count("<br>")
+            for t in self.data
+            if t.get("name") and t.get("showlegend", True) is not False
+        )
+        margin = self.layout["margin"]
+        assert isinstance(margin, dict)
+        height = self.layout["height"]
+        assert isinstance(height, int)
+        self.layout["height"] = height - int(margin["b"]) + legend_margin(rows)
+        margin["b"] = legend_margin(rows)
 
     def add(self, trace_type: str = "scatter", **trace: object) -> None:
         """Append a trace given as keyword arguments (``x``, ``y``, ``mode``, ``line``, ``name``…)."""
@@ -182,6 +199,7 @@ class Chart:
         for name, axis in layout.items():
             if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
                 axis.setdefault("automargin", False)
+                level_money_ticks(name, axis)
                 dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
                 prefix_on_every_log_tick(axis, _axis_values(self.data, name))  # S$, €: issue 14
                 thousands_on_log_ticks(axis)  # after both: they read the plain "~g"
