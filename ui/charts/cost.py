@@ -15,8 +15,16 @@ import plotly.graph_objects as go
 from economics.currency import USD, DisplayRate
 from economics.views.cost import CostAnalysis, CostAtUtilization, NodeCost
 from economics.views.kinds import DisplayKind
+from ui.axes import wrap_label
 from ui.format import currency_prefix
 from ui.theme import DASHES, KIND_COLOR, KIND_SHADES, LIMIT_COLOR, Chart
+
+#: Longest legend line a chart shows whole at 1,024 px [characters]: a rented option's name with its offer ran
+#: past the chart's edge on one line.
+LEGEND_LINE_CHARS = 64
+MEASURED_NOTE = "(measured throughput)"
+#: Longest line of an option's name beside a bar [characters].
+BAR_LINE_CHARS = 32
 
 BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
 
@@ -38,7 +46,7 @@ def cost_curve_figure(
         "utilization [% of capacity within latency targets]",  # the longer title was cut at 1,024 px
         f"effective cost [{rate.code} per Mtok output] (log)",
         height=520,
-        legend_rows=len(a.curves) + len(a.apis) + 2,  # long names: plotly puts one per row; "you are here" takes two
+        legend_rows=len(a.curves) + len(a.apis) + 1,  # sized again from the names once drawn (Chart.fit_legend)
         y_log=True,
     )
     option_rank: dict[str, int] = {}
@@ -56,7 +64,10 @@ def cost_curve_figure(
             y=k * curve.cost_usd_per_mtok,
             mode="lines",
             line={"color": shade(curve.kind, rank), "width": 3, "dash": DASHES[rank % len(DASHES)]},
-            name=f"{curve.label}{' (measured throughput)' if curve.source == 'measured' else ''}",
+            name=_with_note(
+                wrap_label(curve.label, LEGEND_LINE_CHARS),
+                "(measured throughput)" if curve.source == "measured" else "",
+            ),
             customdata=np.full(len(curve.utilization), curve.capacity_tokens_per_s),
             hovertemplate=(
                 f"utilization %{{x:.0f}}%<br>{cur}%{{y:,.3g}} per Mtok output"
@@ -74,7 +85,7 @@ def cost_curve_figure(
             y=[price, price],
             mode="lines",
             line={"color": KIND_COLOR[api.kind], "width": 2, "dash": "solid" if api.allowed else "dot"},
-            name=f"{api.label}: {cur}{price:,.3g}/Mtok{note}",
+            name=_with_note(wrap_label(f"{api.label}: {cur}{price:,.3g}/Mtok", LEGEND_LINE_CHARS), note.strip()),
             hovertemplate=f"{api.label}<br>{cur}%{{y:,.3g}} per Mtok output at any utilization{note}<extra></extra>",
         )
     if a.cheapest_api is not None:
@@ -96,6 +107,7 @@ def cost_curve_figure(
         c.axis("yaxis", range=[math.log10(lo), math.log10(min(hi * 20, max(lo * 1e4, hi)))])
     c.axis("yaxis", tickprefix=cur)
     c.axis("xaxis", range=[0, 100], ticksuffix="%")
+    c.fit_legend()
     return c.figure()
 
 
@@ -123,6 +135,15 @@ def _likely_range(c: Chart, x: np.ndarray, cost: np.ndarray, ratio: tuple[float,
     )
 
 
+def _with_note(name: str, note: str) -> str:
+    """A legend name, then ``note`` ("(measured throughput)", "at 18% utilization"; none when empty): on the last
+    line when it fits in :data:`LEGEND_LINE_CHARS`, else on a line of its own (never split)."""
+    if not note:
+        return name
+    last = name.rsplit("<br>", 1)[-1]
+    return f"{name} {note}" if len(last) + 1 + len(note) <= LEGEND_LINE_CHARS else f"{name}<br>{note}"
+
+
 def _translucent(color: str, alpha: float) -> str:
     """``#RRGGBB`` → ``rgba(r, g, b, alpha)`` (a fill the curves show through); other colours as given."""
     if len(color) == 7 and color.startswith("#"):
@@ -148,7 +169,9 @@ def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float,
         textposition="top right",
         textfont={"size": 13, "color": "#111111"},
         # on two lines: on one, the legend entry ran past the chart's edge at 1,024 px
-        name=f"you are here: {curve.label}<br>at {100 * utilization:.0f}% utilization",
+        name=_with_note(
+            wrap_label(f"you are here: {curve.label}", LEGEND_LINE_CHARS), f"at {100 * utilization:.0f}% utilization"
+        ),
         hovertemplate=f"{curve.label}<br>actual utilization %{{x:.1f}}%<br>{currency_prefix(rate.code)}%{{y:,.3g}} "
         "per Mtok output<extra></extra>",
     )
@@ -165,19 +188,21 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
     ``rate``'s currency."""
     rows = at.rows
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
+    # an option's name on lines of BAR_LINE_CHARS, the variant ("with speculation") on its own: on one line the
+    # plot was ~120 px wide at 1,024 px; rows sized by their lines (at 38 px a row two-line names ran together)
+    labels = ["<br>".join(wrap_label(part, BAR_LINE_CHARS) for part in r[0].split(" · ", 1)) for r in rows]
     c = Chart(
         f"At {100 * at.utilization:.0f}% utilization: cost per Mtok output, cheapest first",
         f"effective cost [{rate.code} per Mtok output] (log)",
         "",
-        height=max(260, 140 + 44 * len(rows)),  # two-line names: at 38 px a row they ran into each other
+        # every row as tall as the tallest label (plotly spaces categories evenly)
+        height=max(260, 140 + len(labels) * (14 + 16 * max((lb.count("<br>") + 1 for lb in labels), default=1))),
         legend_rows=0,
         x_log=True,
     )
     c.add(
         "bar",
-        # a variant's name on two lines ("Owned 70B … (8 GPUs)" / "with speculation"): on one line the plot was
-        # ~120 px wide at 1,024 px, too narrow for its ticks, value labels and axis title
-        y=[r[0].replace(" · ", "<br>", 1) for r in rows],
+        y=labels,
         x=[k * r[2] for r in rows],
         orientation="h",
         marker={

@@ -28,6 +28,8 @@ def _prefix(rate: DisplayRate) -> str:
 #: Longest line of a workload's name on a chart's y axis [characters]: a long name on one line took half the
 #: chart's width as margin at 1,024 px, and the x-axis title centred on what was left ran past the edge.
 WORKLOAD_LINE_CHARS = 26
+#: Longest legend line a chart shows whole at 1,024 px [characters].
+LEGEND_LINE_CHARS = 64
 
 
 def _wrapped_ticks(names: list[str]) -> dict[str, object]:
@@ -52,17 +54,20 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
     left out (the options table says why)."""
     workloads = [d.workload_name for d in result.decisions]
     styles = option_styles(scenario)
+    kinds = option_kinds(scenario)
+    names = option_names(scenario)
+    # a long name on lines of its own: a rented option's "70B, AR + EAGLE (8 GPUs, rented, Google Cloud 1-year
+    # commitment) (owned AR + speculation)" ran past the chart's edge at 1,024 px
+    legend_names = {o: wrap_label(f"{names[o]} ({KIND_LABEL[kinds[o]]})", LEGEND_LINE_CHARS) for o in styles}
     c = Chart(  # two short lines: one long title was cut at the right edge in a 1,024 px window
         "Cost per million output tokens on every option<br>"
         '<span style="font-size:12px">ringed: the recommended route · prefill and idle time included</span>',
         f"all-in cost [{rate.code} per Mtok output] (log)",
         "",
         height=max(320, 80 + 62 * len(workloads)),
-        legend_rows=len(styles),  # long names: plotly puts one per row
+        legend_rows=len(styles),  # sized again from the names once drawn (Chart.fit_legend)
         x_log=True,
     )
-    kinds = option_kinds(scenario)
-    names = option_names(scenario)
     k, cur = rate.units_per_usd, _prefix(rate)
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
     wl_name = {d.workload_id: d.workload_name for d in result.decisions}
@@ -77,7 +82,7 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
             y=[wl_name[o.workload_id] for o in rows],
             mode="markers",
             error_x=_scaled_bars(cost_error_bars(rows), k),  # issue 13: the likely range from the model's accuracy
-            name=f"{names[oid]} ({KIND_LABEL[kinds[oid]]})",
+            name=legend_names[oid],
             marker={
                 "color": color,
                 "symbol": symbol,
@@ -106,6 +111,7 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
     c.axis("xaxis", tickprefix=cur, **_decades(c))
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(workloads)), **_wrapped_ticks(workloads))
     c.axis("margin", t=90)
+    c.fit_legend()
     return c.figure()
 
 

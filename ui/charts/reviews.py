@@ -18,7 +18,7 @@ from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado
-from ui.axes import left_margin
+from ui.axes import left_margin, wrap_label
 from ui.charts.chart import Chart
 from ui.format import CURRENCY_PREFIX, money, price_item_words
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
@@ -264,9 +264,17 @@ def _panel_domains(counts: list[int], gap: float) -> list[tuple[float, float]]:
     return domains
 
 
+#: Longest line of an option's name beside a Monte Carlo row [characters]: a rented option's name with its offer
+#: ("70B, AR + EAGLE (8 GPUs, rented, Google Cloud 1-year commitment)") on one line took all but ~10 px of the
+#: chart for the margin at 1,024 px.
+OPTION_LINE_CHARS = 30
+
+
 def _option_label(name: str, *, allowed: bool, chosen: bool) -> str:
-    """An option's row label: its name, then on a second line whether it is not allowed and chosen."""
+    """An option's row label: its name on lines of :data:`OPTION_LINE_CHARS`, then on a line of its own whether
+    it is not allowed and chosen."""
     notes = " ".join(note for note, on in (("not allowed", not allowed), ("◀ chosen", chosen)) if on)
+    name = wrap_label(name, OPTION_LINE_CHARS)
     return f"{name}<br>{notes}" if notes else name
 
 
@@ -310,7 +318,9 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     # left edge at 1,024 px ("al-time onboarding checks · chance owned beats …")
     titles = [_panel_title(w) for _, w in wl.iterrows()]
     title_px = PANEL_TITLE_LINE_PX * max((t.count("<br>") + 1 for t in titles), default=1)
-    plot_px = 42 * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20  # rows of two-line labels
+    every_label = [_option_label(n, allowed=False, chosen=True) for n in opts["option_name"]]
+    row_px = 14 + 16 * max((lb.count("<br>") + 1 for lb in every_label), default=2)  # the tallest label's lines
+    plot_px = row_px * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20
     top_px = 92 + title_px  # the chart's three-line title from 14 px down, then the first panel's
     chart = Chart(
         f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws<br>"
@@ -324,8 +334,9 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     )
     height = float(plot_px + top_px + 60)
     chart.layout["title"] = {**chart.layout["title"], "y": 1 - 14 / height, "yanchor": "top"}  # type: ignore[dict-item]
-    chart.axis("xaxis", tickprefix=cur)  # money: the prefix on every log tick (axes.dollars_on_every_log_tick)
-    every_label = [f"{n}<br>not allowed ◀ chosen" for n in opts["option_name"]]
+    # money: the prefix on every log tick (axes.dollars_on_every_log_tick), at the powers of ten only: the axis
+    # spans four decades and more, and its 1-2-5 labels ran into each other
+    chart.axis("xaxis", tickprefix=cur, dtick=1)
     chart.layout["margin"] = {"l": left_margin(every_label, has_title=False), "t": top_px, "b": 60}
     chart.layout["showlegend"] = False
     domains = _panel_domains(counts, (title_px + 16) / plot_px)
