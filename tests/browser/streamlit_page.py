@@ -8,6 +8,8 @@ does not retry strict-mode violations, so select through :func:`fresh`. After an
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Download, Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -63,6 +65,30 @@ def set_number_input(page: Page, value: float | int | str, *, key: str | None = 
     field = number_input(page, key=key, label=label)
     field.fill(str(value))
     field.press("Enter")
+
+
+def choose(page: Page, select: Locator, option: str | re.Pattern[str], attempts: int = 3) -> None:
+    """Open a select box and click the option named ``option``, opening it again (after the app is idle) when
+    the option never shows.
+
+    A click that lands while the script is still running opens the dropdown of the element the run then
+    replaces: the list closes before its option can be clicked (a 30 s timeout in one CI run of the team test,
+    on a loaded 2-core machine, never locally). A person would open it again; so does this helper, up to
+    ``attempts`` times, and fails as before when the option never appears.
+    """
+    for attempt in range(attempts):
+        wait_for_app(page)
+        select.click()
+        item = page.get_by_role("option", name=option)
+        try:
+            item.wait_for(state="visible", timeout=10_000)
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+            continue
+        item.click()
+        return
 
 
 def download(page: Page, button: Locator, attempts: int = 3, timeout_ms: float = 15_000) -> Download:

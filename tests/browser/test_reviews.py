@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from storage import reviews as store
 from tests.browser.server import ROOT, StreamlitServer, start_server
-from tests.browser.streamlit_page import fresh, goto_app, wait_for_app
+from tests.browser.streamlit_page import choose, fresh, goto_app, wait_for_app
 
 SHOTS = ROOT / "test-results" / "screenshots"
 
@@ -72,8 +72,9 @@ def test_save_reopen_in_a_new_context_and_compare_with_today(
 
     # 2. A new context (a new session, nothing shared but the store): the review is listed and reopens.
     page = _open(browser, url)
-    page.get_by_test_id("stSelectbox").filter(has_text="Review").first.click()
-    page.get_by_role("option", name=re.compile(r"#1 · Browser Q4 review")).click()
+    choose(
+        page, page.get_by_test_id("stSelectbox").filter(has_text="Review").first, re.compile(r"#1 · Browser Q4 review")
+    )
     wait_for_app(page)
     expect(page.get_by_text("shown exactly as saved", exact=False)).to_be_visible()
     expect(page.get_by_text("Saved from the browser test", exact=False)).to_be_visible()

@@ -24,7 +24,7 @@ from deploy.team import Replica, Team, start_team
 from economics.io import scenarios
 from economics.io.scenarios import load_preset
 from storage import reviews as store
-from tests.browser.streamlit_page import fresh, wait_for_app
+from tests.browser.streamlit_page import choose, fresh, wait_for_app
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +74,9 @@ def test_a_review_saved_through_one_replica_is_read_through_the_other(browser: B
     page.context.close()
 
     page = _open(_context_on(browser, team, second), f"{team.url}/reviews", second)
-    page.get_by_test_id("stSelectbox").filter(has_text="Review").first.click()
-    page.get_by_role("option", name=re.compile(rf"#{saved.id} · {name}")).click()
+    choose(
+        page, page.get_by_test_id("stSelectbox").filter(has_text="Review").first, re.compile(rf"#{saved.id} · {name}")
+    )
     wait_for_app(page)
     expect(page.get_by_text("shown exactly as saved", exact=False)).to_be_visible()
     expect(page.get_by_text(f"Review #{saved.id}, saved by Ana from finance", exact=False)).to_be_visible()
