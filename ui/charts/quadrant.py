@@ -126,10 +126,10 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
     x_lo, y_lo = float(xs[0]), float(ys[0])
     beta = [max(p.batchability, x_lo) for p in q.points]
     value = [max(k * PER_1K * p.value_usd_per_output_token, y_lo) for p in q.points]
-    px_xy = [(math.log10(b), math.log10(v)) for b, v in zip(beta, value, strict=True)]
+    xy = [(math.log10(b), math.log10(v)) for b, v in zip(beta, value, strict=True)]  # axis units (log10)
     c.add(
-        x=[math.log10(b) for b in beta],
-        y=[math.log10(v) for v in value],
+        x=[x for x, _ in xy],
+        y=[y for _, y in xy],
         mode="markers",
         marker={
             "size": [18 if p.workload_id == q.region_workload_id else 13 for p in q.points],
@@ -149,7 +149,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         name="workloads (color: their route)",
     )
     labels = label_positions(
-        px_xy,
+        xy,
         [p.name for p in q.points],
         (
             math.log10(float(xs[-1]) / float(xs[0])) + 2 * math.log10(_half_cell(xs)),
@@ -160,14 +160,14 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
     )
     # each name an annotation a fixed number of pixels from its point (a leader line when it had to move away):
     # as scatter text it could only sit touching its point, and at 1,024 px one name covered another's point
-    c.annotations.extend(_name_annotation(x, y, label) for (x, y), label in zip(px_xy, labels, strict=True))
+    c.annotations.extend(_name_annotation(x, y, label) for (x, y), label in zip(xy, labels, strict=True))
     c.vline(0.0, log_x=False, width=1, text="1 in flight: batches can form", position="bottom right")  # log10(1)
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
     c.axis("margin", t=80)
-    x_lo, x_hi = float(xs[0]) / half_x, float(xs[-1]) * half_x
+    x_start, x_end = float(xs[0]) / half_x, float(xs[-1]) * half_x
     # over more than two decades, labels at the powers of ten only and level: at 1,024 px the 1-2-5 labels of
     # 0.01…100 stood on end over the axis title
-    wide = math.log10(x_hi / x_lo) > 2
-    c.axis("xaxis", tickangle=0, **log10_axis(x_lo, x_hi, labelled=(1,) if wide else (1, 2, 5)))
+    wide = math.log10(x_end / x_start) > 2
+    c.axis("xaxis", tickangle=0, **log10_axis(x_start, x_end, labelled=(1,) if wide else (1, 2, 5)))
     c.axis("yaxis", **log10_axis(float(ys[0]) / half_y, float(ys[-1]) * half_y, prefix=cur))
     return c.figure()

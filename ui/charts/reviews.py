@@ -322,17 +322,17 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     row_px = 14 + 16 * max((lb.count("<br>") + 1 for lb in every_label), default=2)  # the tallest label's lines
     plot_px = row_px * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20
     top_px = 92 + title_px  # the chart's three-line title from 14 px down, then the first panel's
+    height = plot_px + top_px + 60
     chart = Chart(
         f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws<br>"
         f'<span style="font-size:12px">a cost under {cur}{floor:,.2g} (a bought node in the cash lens costs '
         "nothing)<br>is drawn at the left edge</span>",
         f"cost [{rate.code}/Mtok output, log]",
         "",
-        height=plot_px + top_px + 60,
+        height=height,
         legend_rows=0,
         x_log=True,
     )
-    height = float(plot_px + top_px + 60)
     chart.layout["title"] = {**chart.layout["title"], "y": 1 - 14 / height, "yanchor": "top"}  # type: ignore[dict-item]
     # money: the prefix on every log tick (axes.dollars_on_every_log_tick), at the powers of ten only: the axis
     # spans four decades and more, and its 1-2-5 labels ran into each other
