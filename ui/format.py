@@ -166,15 +166,24 @@ def price_item_words(item: str) -> str:
 
 #: Symbols and code words in texts the economics package writes, and the words a finance reader uses.
 #: Applied at the display edge only (the economics texts keep their notation for engineers and the CLI).
+#: The scenario's list sections in words, for problems found in a file.
+_SECTION_WORDS = {
+    "nodes": "Node offer",
+    "apis": "API",
+    "owned_options": "Owned option",
+    "workloads": "Workload",
+    "gpus": "GPU",
+    "models": "Model",
+}
+#: A field path's section, as the economics package writes it ("workloads" in "workloads.0.name").
+_SECTIONS = "(?:" + "|".join(_SECTION_WORDS) + ")"
 _PLAIN: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # "apis.0 (Frontier API (Claude Sonnet 4.5))": the name, which may hold one level of parentheses
-        re.compile(
-            r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+(?:\.[a-z_]+)* \(((?:[^()]|\([^()]*\))+)\)"
-        ),
+        re.compile(rf"\b{_SECTIONS}\.\d+(?:\.[a-z_]+)* \(((?:[^()]|\([^()]*\))+)\)"),
         r"\1",
     ),
-    (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+\.([a-z_]+)"), r"⟨\1⟩"),
-    (re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+:?\s*"), ""),
+    (re.compile(rf"\b{_SECTIONS}\.\d+\.([a-z_]+)"), r"⟨\1⟩"),
+    (re.compile(rf"\b{_SECTIONS}\.\d+:?\s*"), ""),
     (
         re.compile(r"\(β = ([^<≥)]+?) < 1: no batch forms\)"),
         r"(too few requests at once to share a batch: \1 in flight)",
@@ -230,15 +239,6 @@ def _field_words(name: str) -> str:
     return " ".join("second" if w == "seconds" and i and words[i - 1] == "per" else w for i, w in enumerate(words))
 
 
-#: The scenario's list sections in words, for problems found in a file.
-_SECTION_WORDS = {
-    "nodes": "Node offer",
-    "apis": "API",
-    "owned_options": "Owned option",
-    "workloads": "Workload",
-    "gpus": "GPU",
-    "models": "Model",
-}
 _PROBLEM = re.compile(r"^(?P<path>[a-z_]+(?:\.[a-z0-9_]+)*|\(scenario\)): (?P<msg>.*)$", re.DOTALL)
 _PYDANTIC_WORDS = (
     (re.compile(r"^Field required$"), "missing"),
