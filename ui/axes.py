@@ -127,6 +127,17 @@ def legend_margin(rows: int) -> int:
     return 78 + 22 * rows
 
 
+#: Longest legend line a full-width chart shows whole at 1,024 px [characters]: a rented option's name with its
+#: offer ran past the chart's edge on one line.
+LEGEND_LINE_CHARS = 64
+
+
+def row_px(labels: Sequence[str]) -> int:
+    """Height of one category row that holds the tallest of ``labels`` (``<br>`` between lines) [px]: plotly
+    spaces categories evenly, so every row is as tall as the tallest label."""
+    return 14 + 16 * max((label.count("<br>") + 1 for label in labels), default=1)
+
+
 #: Most ticks on a linear money axis along x: beside long row names the plot can be ~250 px wide at 1,024 px,
 #: where plotly's own choice ("S$10,000" every 10,000) put the labels on a slant, over each other and the title.
 MONEY_X_TICKS = 4

@@ -15,14 +15,10 @@ import plotly.graph_objects as go
 from economics.currency import USD, DisplayRate
 from economics.views.cost import CostAnalysis, CostAtUtilization, NodeCost
 from economics.views.kinds import DisplayKind
-from ui.axes import wrap_label
+from ui.axes import LEGEND_LINE_CHARS, row_px, wrap_label
 from ui.format import currency_prefix
 from ui.theme import DASHES, KIND_COLOR, KIND_SHADES, LIMIT_COLOR, Chart
 
-#: Longest legend line a chart shows whole at 1,024 px [characters]: a rented option's name with its offer ran
-#: past the chart's edge on one line.
-LEGEND_LINE_CHARS = 64
-MEASURED_NOTE = "(measured throughput)"
 #: Longest line of an option's name beside a bar [characters].
 BAR_LINE_CHARS = 32
 
@@ -168,7 +164,6 @@ def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float,
         text=[f"you are here: {100 * utilization:.0f}%"],
         textposition="top right",
         textfont={"size": 13, "color": "#111111"},
-        # on two lines: on one, the legend entry ran past the chart's edge at 1,024 px
         name=_with_note(
             wrap_label(f"you are here: {curve.label}", LEGEND_LINE_CHARS), f"at {100 * utilization:.0f}% utilization"
         ),
@@ -196,7 +191,7 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
         f"effective cost [{rate.code} per Mtok output] (log)",
         "",
         # every row as tall as the tallest label (plotly spaces categories evenly)
-        height=max(260, 140 + len(labels) * (14 + 16 * max((lb.count("<br>") + 1 for lb in labels), default=1))),
+        height=max(260, 140 + len(labels) * row_px(labels)),
         legend_rows=0,
         x_log=True,
     )

@@ -13,7 +13,7 @@ from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
-from ui.axes import wrap_label
+from ui.axes import LEGEND_LINE_CHARS, wrap_label
 from ui.bands import cost_error_bars, cost_range
 from ui.format import CURRENCY_PREFIX, money_text
 from ui.tables import option_names
@@ -28,8 +28,6 @@ def _prefix(rate: DisplayRate) -> str:
 #: Longest line of a workload's name on a chart's y axis [characters]: a long name on one line took half the
 #: chart's width as margin at 1,024 px, and the x-axis title centred on what was left ran past the edge.
 WORKLOAD_LINE_CHARS = 26
-#: Longest legend line a chart shows whole at 1,024 px [characters].
-LEGEND_LINE_CHARS = 64
 
 
 def _wrapped_ticks(names: list[str]) -> dict[str, object]:

@@ -18,7 +18,7 @@ from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado
-from ui.axes import left_margin, wrap_label
+from ui.axes import left_margin, row_px, wrap_label
 from ui.charts.chart import Chart
 from ui.format import CURRENCY_PREFIX, money, price_item_words
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
@@ -319,8 +319,7 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     titles = [_panel_title(w) for _, w in wl.iterrows()]
     title_px = PANEL_TITLE_LINE_PX * max((t.count("<br>") + 1 for t in titles), default=1)
     every_label = [_option_label(n, allowed=False, chosen=True) for n in opts["option_name"]]
-    row_px = 14 + 16 * max((lb.count("<br>") + 1 for lb in every_label), default=2)  # the tallest label's lines
-    plot_px = row_px * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20
+    plot_px = row_px(every_label) * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20
     top_px = 92 + title_px  # the chart's three-line title from 14 px down, then the first panel's
     height = plot_px + top_px + 60
     chart = Chart(
