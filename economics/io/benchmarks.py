@@ -97,8 +97,32 @@ def _point(file: str, where: str, ctx: RunContext, t_in: float, t_out: float, co
         raise BenchmarkFormatError(file, where or "file", f"{err['loc'][0]}: {err['msg']}") from None
 
 
+def _littles_law(file: str, where: str, requests_per_s: float | None, latency_s: float | None, why: str) -> float:
+    """Mean requests in flight ``N = λ·W`` (Little's law) of a run that states no concurrency: an open-loop
+    run at a set request rate, or an export that does not record the client count. The model is a closed loop
+    of ``N`` clients, so a rate-limited run is read at the load the server actually carried, not as capacity."""
+    if not requests_per_s or not latency_s or requests_per_s <= 0 or latency_s <= 0:
+        raise BenchmarkFormatError(file, where or "file", f"{why}, and no request throughput and mean request "
+                                   "latency to read the requests in flight from (Little's law)")  # fmt: skip
+    return requests_per_s * latency_s
+
+
+def _request_rate(rec: Mapping[str, Any]) -> float | None:
+    """The run's set request rate [req/s], or None for "all at once" (``inf``, ``"inf"``, JSON ``Infinity``
+    or absent)."""
+    rate = rec.get("request_rate")
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+        return None
+    return float(rate)
+
+
 def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
-    """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals)."""
+    """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals).
+
+    Concurrency: ``max_concurrency`` when set; else a run at a finite ``request_rate`` (Poisson arrivals)
+    is read at its mean requests in flight, request throughput × mean end-to-end latency (``mean_e2e_latency_ms``
+    of SGLang, ``mean_e2el_ms`` of vLLM, else ``mean_ttft_ms + (T_out − 1)·mean_tpot_ms``); a run at
+    ``request_rate`` inf with no limit sent every request at once (``None``)."""
     completed = _num(file, where, rec, "completed")
     if not completed or completed <= 0:
         raise BenchmarkFormatError(file, f"{where}key 'completed'", "no completed requests")
@@ -106,6 +130,17 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     t_out = _num(file, where, rec, "total_output_tokens", "total_output") / completed  # type: ignore[operator]
     tok_s = _num(file, where, rec, "output_throughput")
     conc = _num(file, where, rec, "max_concurrency", required=False)
+    rate = _request_rate(rec)
+    if conc is None and rate is not None:
+        e2e_ms = _num(file, where, rec, "mean_e2e_latency_ms", "mean_e2el_ms", required=False)
+        if e2e_ms is None:
+            ttft_ms = _num(file, where, rec, "mean_ttft_ms", required=False)
+            tpot_ms = _num(file, where, rec, "mean_tpot_ms", required=False)
+            if ttft_ms is not None and tpot_ms is not None:
+                e2e_ms = ttft_ms + max(t_out - 1.0, 0.0) * tpot_ms
+        req_s = _num(file, where, rec, "request_throughput", required=False)
+        conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms / 1000.0 if e2e_ms else None,
+                            f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
     return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0)
 
 
@@ -135,8 +170,10 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
     if not isinstance(data, Mapping):
         raise BenchmarkFormatError(file, "file", "expected one JSON object (GenAI-Perf / AIPerf profile export)")
     tok_s = _num(file, "", data, "output_token_throughput")
-    t_in = _num(file, "", data, "input_sequence_length", "total_isl", required=False)
-    t_out = _num(file, "", data, "output_sequence_length")
+    t_in = _per_request(file, data, "input_sequence_length", "total_isl")
+    t_out = _per_request(file, data, "output_sequence_length", "total_osl")
+    if t_out is None:
+        raise BenchmarkFormatError(file, "key 'output_sequence_length'", "missing")
     cfg = data.get("input_config", {})
     conc = None
     if isinstance(cfg, Mapping):
@@ -145,7 +182,27 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
             if isinstance(block, Mapping) and isinstance(block.get("concurrency"), int | float):
                 conc = float(block["concurrency"])
                 break
-    return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0)]
+    if conc is None:  # a request-rate run, or an export without its configuration
+        latency_ms = _num(file, "", data, "request_latency", required=False)
+        req_s = _num(file, "", data, "request_throughput", required=False)
+        conc = _littles_law(file, "key 'input_config'", req_s, latency_ms / 1000.0 if latency_ms else None,
+                            "no concurrency in the run's configuration")  # fmt: skip
+    return [_point(file, "", ctx, t_in or 1.0, t_out, conc, tok_s or 0.0)]
+
+
+def _per_request(file: str, data: Mapping[str, Any], mean_key: str, total_key: str) -> float | None:
+    """A per-request mean (``mean_key``'s ``avg``), else AIPerf's run total (``total_key``) over
+    ``request_count``."""
+    mean = _num(file, "", data, mean_key, required=False)
+    if mean is not None:
+        return mean
+    total = _num(file, "", data, total_key, required=False)
+    if total is None:
+        return None
+    count = _num(file, "", data, "request_count", required=False)
+    if not count or count <= 0:
+        raise BenchmarkFormatError(file, "key 'request_count'", f"needed to read '{total_key}' per request: missing")
+    return total / count
 
 
 def _llmperf(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
@@ -203,22 +260,32 @@ def _plain_csv(file: str, text: str, ctx: RunContext | None) -> list[BenchmarkPo
 
 
 def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
-    """GenAI-Perf ``profile_export_genai_perf.csv``: ``Metric,avg,…`` rows, then ``Metric,Value`` rows."""
+    """GenAI-Perf / AIPerf ``profile_export_*.csv``: ``Metric,avg,…`` rows, then ``Metric,Value`` rows (then
+    AIPerf's GPU telemetry, not read); the concurrency by Little's law, which the export does not record."""
     found: dict[str, float] = {}
+    keys = ("output token throughput", "input sequence length", "output sequence length", "request throughput",
+            "request latency")  # fmt: skip
     for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if len(row) < 2:
             continue
         name = row[0].strip().lower()
-        for key in ("output token throughput", "input sequence length", "output sequence length"):
+        for key in keys:
             if name.startswith(key) and "per user" not in name and key not in found:
                 try:
                     found[key] = float(row[1].replace(",", ""))
                 except ValueError:
                     raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a number {row[1]!r}") from None
+                if not math.isfinite(found[key]):
+                    raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a finite number {row[1]!r}")
     if "output token throughput" not in found:
         raise BenchmarkFormatError(file, "file", "no 'Output Token Throughput' row")
-    return [_point(file, "", ctx, found.get("input sequence length", 1.0), found.get("output sequence length", 1.0),
-                   None, found["output token throughput"])]  # fmt: skip
+    if "output sequence length" not in found:
+        raise BenchmarkFormatError(file, "file", "no 'Output Sequence Length' row")
+    latency_ms = found.get("request latency")
+    conc = _littles_law(file, "file", found.get("request throughput"), latency_ms / 1000.0 if latency_ms else None,
+                        "the CSV export does not record the concurrency")  # fmt: skip
+    return [_point(file, "", ctx, found.get("input sequence length", 1.0), found["output sequence length"], conc,
+                   found["output token throughput"])]  # fmt: skip
 
 
 def detect_format(text: str) -> Format | None:

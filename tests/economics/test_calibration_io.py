@@ -41,6 +41,35 @@ def test_genai_perf_json_and_csv_agree() -> None:
     (c,) = _read("genai_perf_profile_export.csv")
     assert (j.input_tokens, j.output_tokens, j.output_tokens_per_s, j.concurrency) == (2048, 256, 1817.6, 32)
     assert (c.input_tokens, c.output_tokens, c.output_tokens_per_s) == (2048, 256, 1817.6)
+    # the CSV does not record the client count: requests in flight by Little's law, 7.10 req/s × 4.5072 s
+    assert c.concurrency == pytest.approx(32.0, abs=0.01)
+
+
+def test_aiperf_json_and_csv_from_the_documented_export() -> None:
+    (j,) = _read("aiperf_profile_export.json")
+    # no input_sequence_length block: total_isl 110000 over request_count 200; loadgen.concurrency 100
+    assert (j.input_tokens, j.output_tokens, j.output_tokens_per_s, j.concurrency) == (550, 96.85, 1274.63, 100)
+    (c,) = _read("aiperf_profile_export.csv")
+    assert (c.input_tokens, c.output_tokens, c.output_tokens_per_s) == (550, 96.85, 1274.63)
+    assert c.concurrency == pytest.approx(13.16 * 6.55036)  # Little's law: the telemetry section is not read
+
+
+def test_a_request_rate_run_is_read_at_its_requests_in_flight() -> None:
+    # 4 req/s Poisson, no max_concurrency: 3.9 req/s completed × (80 ms + 255 × 20 ms) = 20.2 requests in flight
+    (p,) = _read("vllm_bench_serve_rate.json")
+    assert p.concurrency == pytest.approx(3.9 * 5.18)
+    rec = json.loads((FIXTURES / "vllm_bench_serve_rate.json").read_text())
+    rec["mean_e2el_ms"] = 5000.0  # vLLM writes it when e2el is among --percentile-metrics; it wins
+    (q,) = read_benchmark("r.json", json.dumps(rec).encode(), CTX)
+    assert q.concurrency == pytest.approx(3.9 * 5.0)
+    for key in ("mean_ttft_ms", "mean_e2el_ms"):
+        rec.pop(key)
+    with pytest.raises(BenchmarkFormatError, match=r"r.json: key 'request_rate': a run at 4 requests per second .*"
+                       r"Little's law"):  # fmt: skip
+        read_benchmark("r.json", json.dumps(rec).encode(), CTX)
+    rec["request_rate"] = "inf"  # every request at once: the engine's own batch limit
+    (s,) = read_benchmark("r.json", json.dumps(rec).encode(), CTX)
+    assert s.concurrency is None
 
 
 def test_llmperf_summary() -> None:
