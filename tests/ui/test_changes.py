@@ -62,7 +62,7 @@ def test_typed_api_rate_applies_with_its_source_and_a_bad_one_gets_a_message() -
     assert at.text_input(key=key).value == "$0.75"
     at.text_input(key=key).set_value("nine").run()
     assert not at.exception
-    assert any("Output [$/Mtok]: “nine” is not an amount" in str(e.value).replace("\\", "") for e in at.error)
+    assert any("Output [USD per Mtok]: “nine” is not an amount" in str(e.value).replace("\\", "") for e in at.error)
     at.text_input(key=key).set_value("$7.50").run()
     assert not at.exception
     assert not at.error

@@ -32,11 +32,16 @@ def money_text(x: float | None) -> str:
 def _fields(api: ApiOffer) -> tuple[tuple[str, str, str, str], ...]:
     """(field, label, shown text, help) of the typed rates of one API."""
     return (
-        ("input_usd_per_mtok", "Input [$/Mtok]", money_text(api.input_usd_per_mtok), "Price of prompt tokens."),
-        ("output_usd_per_mtok", "Output [$/Mtok]", money_text(api.output_usd_per_mtok), "Price of output tokens."),
+        ("input_usd_per_mtok", "Input [USD per Mtok]", money_text(api.input_usd_per_mtok), "Price of prompt tokens."),
+        (
+            "output_usd_per_mtok",
+            "Output [USD per Mtok]",
+            money_text(api.output_usd_per_mtok),
+            "Price of output tokens.",
+        ),
         (
             "cached_input_usd_per_mtok",
-            "Cached input [$/Mtok]",
+            "Cached input [USD per Mtok]",
             money_text(api.cached_input_usd_per_mtok),
             "Price of prompt tokens served from the provider's cache; empty = no cache discount.",
         ),
