@@ -90,7 +90,10 @@ def test_measured_throughput_on_a_speculative_option_changes_the_overview() -> N
     before = metrics(at)["Recommended, SGD/month"]
     at.switch_page("pages/2_cost_per_token.py").run()
     # owned 70B runs AR + EAGLE speculation; a benchmark of 500 output tok/s per 8-GPU replica
-    at.number_input(key="measured_owned-70b-ar_tok_s").set_value(500.0).run()
+    field = at.number_input(key="measured_owned-70b-ar_tok_s")
+    assert field.value is None  # not a "0 tok/s" measurement
+    assert field.placeholder == "not measured"
+    field.set_value(500.0).run()
     assert not at.exception
     at.switch_page("app.py").run()
     assert not at.exception
@@ -104,6 +107,15 @@ def test_measured_throughput_on_a_speculative_option_changes_the_overview() -> N
     assert kyc["Replicas"].iloc[0] == 3
     assert kyc["Throughput from"].iloc[0] == "measured"
     assert any("**measured** throughput" in str(c.value) for c in at.caption)
+    # 0 takes the benchmark out again (the field opened empty, "not measured"; once set it cannot be emptied,
+    # Streamlit restores a field with a value): the model's figure and the first bill come back
+    at.switch_page("pages/2_cost_per_token.py").run()
+    field = at.number_input(key="measured_owned-70b-ar_tok_s")
+    assert field.value == 500.0
+    field.set_value(0.0).run()
+    assert not at.exception
+    at.switch_page("app.py").run()
+    assert metrics(at)["Recommended, SGD/month"] == before
 
 
 def test_a_node_price_typed_as_on_the_invoice_or_badly() -> None:

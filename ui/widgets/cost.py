@@ -32,7 +32,7 @@ def workload_select(s: Scenario) -> str:
 def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
     """A measured throughput for any owned option (speculative ones included), stored in the scenario
     (``OwnedOption.measured``), with the model's estimate for the priced workload beside it. Returns the
-    scenario with the benchmark set, changed or cleared (0 tok/s)."""
+    scenario with the benchmark set, changed or cleared (empty or 0 tok/s)."""
     if not s.owned_options:
         return s
     names = {o.id: o.name + (" (measured)" if o.measured is not None else "") for o in s.owned_options}
@@ -53,12 +53,13 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
         "Measured throughput [output tok/s per replica]",
         min_value=0.0,
         max_value=1e7,
-        value=float(m.output_tokens_per_s) if m else 0.0,
+        value=float(m.output_tokens_per_s) if m else None,
         step=50.0,
         format="%.0f",
+        placeholder="not measured",
         key=state.key(f"measured_{option_id}_tok_s"),
         help="Output tokens per second one replica sustained within the workload's latency targets "
-        "(engineers: SLO goodput). 0 = no benchmark: the model is used.",
+        "(engineers: SLO goodput). Empty or 0 = no benchmark: the model is used.",
     )
     concurrency = c[2].number_input(
         "At concurrency [requests]",
@@ -95,7 +96,7 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
             output_tokens=int(output),
             measured_on=m.measured_on if m else dt.date.today().isoformat(),
         )
-        if tok_s > 0
+        if tok_s
         else None
     )
     # the model's own figure (the scenario's capacities carry the measured one once it is set) and what is in use
