@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
@@ -231,14 +231,35 @@ def _csv_float(file: str, line: int, row: Mapping[str, str], column: str) -> flo
     return value
 
 
+def _csv_rows(file: str, reader: Any, first_line: int) -> Iterator[Any]:
+    """The rows of a ``csv.reader`` / ``csv.DictReader`` whose first row is on ``first_line``; a row the csv
+    module cannot split (a bare carriage return inside a field, …) is a :class:`BenchmarkFormatError` naming
+    its line (one row per line: the formats read here quote no line breaks)."""
+    rows = iter(reader)
+    line = first_line
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise BenchmarkFormatError(file, f"line {line}", f"not a CSV row ({exc})") from None
+        yield row
+        line += 1
+
+
 def _plain_csv(file: str, text: str, ctx: RunContext | None) -> list[BenchmarkPoint]:
     reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in reader.fieldnames or []]
+    try:
+        fieldnames = reader.fieldnames
+    except csv.Error as exc:
+        raise BenchmarkFormatError(file, "line 1", f"not a CSV row ({exc})") from None
+    header = [h.strip() for h in fieldnames or []]
     missing = [c for c in PLAIN_COLUMNS if c not in header and not (c == "concurrency" and "batch" in header)]
     if missing:
         raise BenchmarkFormatError(file, "line 1", f"missing column(s) {', '.join(missing)}")
     points = []
-    for line, raw in enumerate(reader, start=2):
+    for line, raw in enumerate(_csv_rows(file, reader, 2), start=2):
         row = {k.strip(): (v or "") for k, v in raw.items() if k is not None}
         precision = row["precision"].strip().lower()
         if precision not in ("bf16", "fp8", "fp4"):
@@ -265,7 +286,7 @@ def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoin
     found: dict[str, float] = {}
     keys = ("output token throughput", "input sequence length", "output sequence length", "request throughput",
             "request latency")  # fmt: skip
-    for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+    for line, row in enumerate(_csv_rows(file, csv.reader(io.StringIO(text)), 1), start=1):
         if len(row) < 2:
             continue
         name = row[0].strip().lower()

@@ -101,6 +101,15 @@ def test_plain_csv_needs_no_context() -> None:
         ("g.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
          b"llama-3.1-8b,h100-sxm,1,int3,100,100,1,5\n", "g.csv: line 2 column 'precision': expected bf16"),
         ("h.txt", b"hello", "h.txt: file: unknown format"),
+        ("j.csv", b"Metric,avg\nRequest Latency (ms),12\nOutput Token Throughput (tokens/sec),1\r2\n",
+         "j.csv: line 3: not a CSV row"),
+        ("k.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+         b"llama-3.1-8b,h100-sxm,1,fp8,1,1,1,1\r5\n", "k.csv: line 2: not a CSV row"),
+        ("l.json", b'{"output_token_throughput": {"avg": 10}, "output_sequence_length": {"avg": 5}, '
+         b'"input_config": {"perf_analyzer": {"stimulus": {"request_rate": 2}}}}',
+         "l.json: key 'input_config': no concurrency in the run's configuration, and no request throughput"),
+        ("m.json", b'{"output_token_throughput": {"avg": 10}, "total_osl": {"avg": 500}}',
+         "m.json: key 'request_count': needed to read 'total_osl' per request"),
         ("i.json", b"\xff\xfe{", "i.json: byte 0: not UTF-8"),
     ],
 )  # fmt: skip

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cli.main import main
-from economics.io import scenarios
+from economics.io import BenchmarkFormatError, RunContext, read_benchmark, scenarios
 from economics.io.price_csv import read_negotiated_csv, template_csv
 from economics.io.scenarios import PRESET_DIR, ScenarioError, load_preset, load_scenario
 from economics.scenario import Scenario
@@ -214,3 +214,58 @@ def test_the_unchanged_template_is_never_lost() -> None:
     result = read_negotiated_csv(TEMPLATE.encode(), BANK)
     record("upload: price CSV", lost=not result.ok)
     assert result.ok, result.problems
+
+
+BENCH_DIR = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
+BENCH_FILES = sorted(p for p in BENCH_DIR.iterdir() if p.suffix in (".json", ".jsonl", ".csv"))
+BENCH_CTX = RunContext(model_id="llama-3.1-8b", gpu_id="h100-sxm", gpus=1, precision="fp8", engine="vllm")
+
+
+@st.composite
+def benchmark_files(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A fixture of every benchmark format with values replaced or keys dropped (JSON), or bytes flipped,
+    inserted or cut (any format): carriage returns, NULs, quotes, braces."""
+    path = draw(st.sampled_from(BENCH_FILES))
+    data = path.read_bytes()
+    if path.suffix == ".json" and draw(st.booleans()):
+        data = json.dumps(draw(mutated_json(json.loads(data))), allow_nan=True).encode()
+    else:
+        raw = bytearray(data)
+        for _ in range(draw(st.integers(1, 4))):
+            at = draw(st.integers(0, len(raw) - 1))
+            byte = draw(st.sampled_from([0, 10, 13, 34, 44, 123, 125, 255]) | st.integers(0, 255))
+            how = draw(st.sampled_from(["set", "insert", "cut", "carriage return"]))
+            if how == "carriage return":  # a bare CR inside a field (a file edited on an old Mac, a pasted cell)
+                raw.insert(at, 13)
+            elif how == "set":
+                raw[at] = byte
+            elif how == "insert":
+                raw.insert(at, byte)
+            else:
+                del raw[at:]
+                break
+        data = bytes(raw)
+    return path.name, data
+
+
+@fuzz_settings(300)
+@given(benchmark_files())
+def test_benchmark_files_give_points_or_one_named_reason(file: tuple[str, bytes]) -> None:
+    name, data = file
+    refused: BenchmarkFormatError | None = None
+    points = []
+    try:
+        points = read_benchmark(name, data, BENCH_CTX)
+    except BenchmarkFormatError as exc:
+        refused = exc
+    except Exception:
+        record("upload: benchmark file", failed=True)
+        raise
+    # a refusal names this file, where and why; otherwise every point is a usable measurement
+    ok = (
+        bool(refused.file == name and refused.where and refused.reason)
+        if refused
+        else bool(points) and all(p.output_tokens_per_s > 0 and p.output_tokens >= 1 for p in points)
+    )
+    record("upload: benchmark file", failed=not ok)
+    assert ok, refused or points
