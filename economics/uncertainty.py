@@ -290,7 +290,7 @@ class _Outcome:
     cost: FloatArray  # (N, W, O) c per request where able (sovereignty aside), inf elsewhere [USD]
     chosen: NDArray[np.intp]  # (N, W) among allowed options, −1 if none
     chosen_cost: FloatArray  # (N, W) [USD]
-    monthly_cost: FloatArray  # (N, W) chosen route, priced stand-alone; 0 if none [USD/month]
+    monthly_cost: FloatArray  # (N, W) chosen route on the surrogate's basis (plan, stand-alone); 0 if none [USD/month]
     savings: FloatArray  # (N, W) best allowed API (lowest J) minus chosen; 0 without an allowed API [USD/month]
     owned_beats_api: NDArray[np.bool_]  # (N, W) best owned J < best API J, the API allowed or not
 
@@ -378,13 +378,18 @@ class TornadoBar(Frozen):
 class Tornado(Frozen):
     """Savings vs all-API and cost of the chosen routes at base, and the bars (widest savings swing first).
 
-    Costs are the per-workload costs of the chosen routes, each priced stand-alone (in dedicated mode the
-    consolidated fleet of ``FleetSummary`` can be cheaper).
+    Costs are the per-workload costs of the chosen routes. On the plan basis (``priced_in_plan``, the default
+    of :func:`build_surrogate`) an owned route is priced at the workload's marginal cost in the fleet plan, so
+    at base the cost and the savings are the plan's (``FleetSummary.total_cost_usd_per_month`` and the savings
+    vs all-API); on the stand-alone basis each route runs on its own dedicated replicas.
     """
 
     base_savings_usd_per_month: float = Field(description="savings vs all-API at the base values [USD/month]")
     base_cost_usd_per_month: float = Field(description="monthly cost of the chosen routes at base [USD/month]")
     bars: tuple[TornadoBar, ...] = Field(description="one bar per input, widest savings swing first [-]")
+    priced_in_plan: bool = Field(
+        default=True, description="owned routes at their marginal cost in the fleet plan; False = stand-alone [-]"
+    )
 
 
 def _with(sg: Surrogate, name: str, multiplier: float) -> _Draws:
@@ -439,6 +444,7 @@ def tornado(surrogate: Surrogate) -> Tornado:
         base_savings_usd_per_month=float(base.savings.sum()),
         base_cost_usd_per_month=float(base.monthly_cost.sum()),
         bars=tuple(bars),
+        priced_in_plan=surrogate.plan is not None,
     )
 
 

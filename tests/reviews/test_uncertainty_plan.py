@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from economics.evaluate import evaluate
 from economics.io.scenarios import default_scenario
-from economics.uncertainty import Range, UncertaintyRanges, _base_draws, _propagate, build_surrogate, monte_carlo
+from economics.uncertainty import (
+    Range,
+    UncertaintyRanges,
+    _base_draws,
+    _propagate,
+    build_surrogate,
+    monte_carlo,
+    tornado,
+)
+from ui.charts.reviews import tornado_chart
 
 BANK = default_scenario()
 
@@ -40,3 +51,23 @@ def test_with_every_range_a_point_the_plans_routes_never_flip() -> None:
     plan = {d.workload_id: d.chosen_option_id for d in evaluate(BANK).decisions}
     assert dict(zip(mc.workloads["workload_id"], mc.workloads["base_option_id"], strict=True)) == plan
     assert (mc.workloads["prob_route_unchanged"] == 1.0).all()
+
+
+def test_the_tornado_base_is_the_plans_bill_and_says_so() -> None:
+    # The Reviews tornado's base line must agree with the Overview's cards (evaluate's fleet summary), and its
+    # title must not call plan-priced costs "stand-alone" (it did, while the figures were the plan's).
+    fleet = evaluate(BANK).fleet
+    t = tornado(build_surrogate(BANK))
+    assert t.priced_in_plan
+    assert t.base_cost_usd_per_month == pytest.approx(fleet.total_cost_usd_per_month, rel=1e-9)
+    assert fleet.all_api_cost_usd_per_month is not None
+    assert t.base_savings_usd_per_month == pytest.approx(
+        fleet.all_api_cost_usd_per_month - fleet.total_cost_usd_per_month, rel=1e-9
+    )
+    alone = tornado(build_surrogate(BANK, basis="standalone"))
+    assert not alone.priced_in_plan
+    assert alone.base_cost_usd_per_month > t.base_cost_usd_per_month  # dedicated replicas cost more
+    title = tornado_chart(t, "cost").layout.title.text
+    assert "as in the fleet plan" in title
+    assert "stand-alone" not in title
+    assert "stand-alone" in tornado_chart(alone, "cost").layout.title.text

@@ -229,7 +229,8 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
         # two lines: one was cut in a 1,024 px window
         f"What moves the {what}<br>"
         f'<span style="font-size:12px">each input at its range ends · base '
-        f"{money(base_usd, rate.code, k, cents=False)}/month; workloads priced stand-alone</span>",
+        f"{money(base_usd, rate.code, k, cents=False)}/month; "
+        f"{'as in the fleet plan' if tornado.priced_in_plan else 'workloads priced stand-alone'}</span>",
         f"{'savings' if savings else 'monthly cost'} [{rate.code}/month]",
         len(bars),
         rate=rate,
