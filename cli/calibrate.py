@@ -80,7 +80,7 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
-    from economics.io import BenchmarkFormatError, RunContext, read_benchmark
+    from economics.io import BenchmarkFormatError, RunContext, check_named_model, read_benchmark
     from economics.io.catalog import load_catalog
 
     _check_flags(args)
@@ -94,16 +94,18 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise CliError("--model/--gpu/--gpus", str(exc).splitlines()[-1]) from None
     points = []
+    catalog = load_catalog()
     for name in args.files:
         path = Path(name)
         try:
             data = path.read_bytes() if path.stat().st_size <= 8_000_001 else b" " * 8_000_001
-            points += read_benchmark(path.name, data, ctx)
+            read = read_benchmark(path.name, data, ctx)
+            check_named_model(path.name, read, catalog.models)
         except OSError as exc:
             raise CliError("FILE", f"{name}: {exc.strerror}") from None
         except BenchmarkFormatError as exc:
-            raise CliError("FILE", str(exc)) from None
-    catalog = load_catalog()
+            raise CliError("--model" if exc.where == "model" else "FILE", str(exc)) from None
+        points += read
     try:
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except ValueError as exc:

@@ -102,7 +102,9 @@ _LAZY: dict[str, str] = {
     ),
     **dict.fromkeys(("load_engines",), "economics.engines"),
     **dict.fromkeys(("PRECISIONS",), "economics.hardware"),
-    **dict.fromkeys(("BenchmarkFormatError", "MAX_FILE_BYTES", "RunContext", "read_benchmark"), "economics.io"),
+    **dict.fromkeys(
+        ("BenchmarkFormatError", "MAX_FILE_BYTES", "RunContext", "check_named_model", "read_benchmark"), "economics.io"
+    ),
     **dict.fromkeys(("csv_text", "http_url"), "economics.io.safe_io"),
     **dict.fromkeys(("Comparison", "Snapshot", "compare", "compare_with_prices"), "economics.compare"),
     **dict.fromkeys(
@@ -221,6 +223,7 @@ __all__ = [
     "canonical_json",
     "capital_recovery_factor",
     "carbon_statement",
+    "check_named_model",
     "compare",
     "compare_with_prices",
     "continuous_batching",

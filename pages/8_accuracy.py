@@ -9,7 +9,7 @@ from economics.calibration_fit import fit_profile
 from economics.calibration_report import DIMENSION_NAMES, GROUP_NAMES, AccuracyReport, calibration_report
 from economics.engines import load_engines
 from economics.hardware import PRECISIONS
-from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, read_benchmark
+from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, check_named_model, read_benchmark
 from economics.io.catalog import load_catalog
 from ui import format as fmt
 from ui.charts.accuracy import accuracy_figure
@@ -47,8 +47,7 @@ c1.metric("Measured rows compared", f"{int(overall['n'])}", help=excluded_help)
 c2.metric("Typical error (median)", f"{overall['median_ape_pct']:.0f}%")
 c3.metric("Bad case (1 row in 10 is worse)", f"{overall['p90_ape_pct']:.0f}%")
 
-user_rows: pd.DataFrame | None = st.session_state.get("accuracy_user_rows")
-st.plotly_chart(accuracy_figure(report.table, user_rows), use_container_width=True)
+chart_slot = st.empty()  # drawn after the upload below is read, so a new file's runs show at once
 st.subheader("Error by kind of measurement")
 st.caption("Median: half the rows are closer than this. 90th percentile: one row in ten is further off. "
            "Bias above 0 means the model promises more tokens per second than was measured.")  # fmt: skip
@@ -86,6 +85,7 @@ if upload is not None:
         points = read_benchmark(upload.name, data[: MAX_FILE_BYTES + 1],
                                 RunContext(model_id=model_id, gpu_id=gpu_id, gpus=gpus, precision=precision,
                                            engine=engine))  # fmt: skip
+        check_named_model(upload.name, points, catalog.models)
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except (BenchmarkFormatError, ValueError) as exc:
         st.error(f"Could not use this file: {exc}")
@@ -97,13 +97,15 @@ if upload is not None:
             f"Fitted on {fmt.plural(profile.n_points, 'run')}: the stack reaches {profile.mbu:.0%} of the memory "
             "bandwidth and "
             f"{profile.mfu_decode:.0%} of the peak arithmetic the model assumes at most; your runs sit within "
-            f"{profile.residual_sd_log:.0%} of the fitted model (typical). Your runs appear as stars above "
-            "after the next interaction."
+            f"{profile.residual_sd_log:.0%} of the fitted model (typical). Your runs are the stars in the chart "
+            "above."
         )
         st.dataframe(rows.rename(columns={"source": "run", "measured_tokens_per_s": "measured tok/s",
                                           "predicted_tokens_per_s": "model tok/s", "residual_pct": "difference %"}),
                      hide_index=True, use_container_width=True)  # fmt: skip
         st.session_state["calibration_fitted_on"] = upload.name
+user_rows: pd.DataFrame | None = st.session_state.get("accuracy_user_rows")
+chart_slot.plotly_chart(accuracy_figure(report.table, user_rows), use_container_width=True)
 fitted = st.session_state.get("calibration_profile")
 if fitted is not None:  # the last fit of this session, until another file replaces it
     use_calibration(fitted, str(st.session_state.get("calibration_fitted_on", "your benchmark file")))

@@ -5,7 +5,8 @@
 as a whole. Formats: vLLM ``bench serve`` / ``benchmark_serving.py --save-result`` JSON, SGLang
 ``bench_serving`` JSONL, NVIDIA GenAI-Perf / AIPerf ``profile_export_*.json`` and their CSV, LLMPerf
 ``*_summary.json``, and a plain CSV (``model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,
-output_tokens_per_s``). Files that do not name the model or hardware take them from a :class:`RunContext`.
+output_tokens_per_s``). Files that do not name the model or hardware take them from a :class:`RunContext`;
+:func:`check_named_model` refuses a file that names another catalog model than the one chosen.
 """
 
 from economics.io.benchmarks import (
@@ -13,7 +14,15 @@ from economics.io.benchmarks import (
     BenchmarkFormatError,
     BenchmarkPoint,
     RunContext,
+    check_named_model,
     read_benchmark,
 )
 
-__all__ = ["MAX_FILE_BYTES", "BenchmarkFormatError", "BenchmarkPoint", "RunContext", "read_benchmark"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "BenchmarkFormatError",
+    "BenchmarkPoint",
+    "RunContext",
+    "check_named_model",
+    "read_benchmark",
+]

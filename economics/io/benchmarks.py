@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
@@ -53,6 +54,7 @@ class BenchmarkPoint(Frozen):
     concurrency: float | None = Field(gt=0, le=1_000_000, description="clients; None = all at once [count]")
     output_tokens_per_s: float = Field(gt=0, le=1e9, description="measured output tokens per second [tok/s]")
     source: str = Field(max_length=300, description="file and line or record it came from [-]")
+    file_model: str = Field(default="", max_length=200, description="the model the file itself names, as written [-]")
 
 
 def _no_constants(name: str) -> Any:
@@ -84,13 +86,20 @@ def _num(file: str, where: str, data: Mapping[str, Any], *keys: str, required: b
     return None
 
 
+def _named(value: Any) -> str:
+    """The model a file names (a string, or the first of a list of strings), '' when it names none."""
+    if isinstance(value, list) and value:
+        value = value[0]
+    return value.strip()[:200] if isinstance(value, str) else ""
+
+
 def _point(file: str, where: str, ctx: RunContext, t_in: float, t_out: float, conc: float | None,
-           tok_s: float) -> BenchmarkPoint:  # fmt: skip
+           tok_s: float, named: str = "") -> BenchmarkPoint:  # fmt: skip
     try:
         return BenchmarkPoint(
             model_id=ctx.model_id, gpu_id=ctx.gpu_id, gpus=ctx.gpus, precision=ctx.precision, engine=ctx.engine,
             input_tokens=t_in, output_tokens=t_out, concurrency=conc if conc and conc > 0 else None,
-            output_tokens_per_s=tok_s, source=f"{file} {where}".strip()[:300],
+            output_tokens_per_s=tok_s, source=f"{file} {where}".strip()[:300], file_model=named,
         )  # fmt: skip
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -141,7 +150,8 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
         req_s = _num(file, where, rec, "request_throughput", required=False)
         conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms / 1000.0 if e2e_ms else None,
                             f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
-    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0)
+    named = _named(rec.get("model_id")) or _named(rec.get("model"))
+    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
 
 
 def _vllm(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
@@ -187,7 +197,12 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
         req_s = _num(file, "", data, "request_throughput", required=False)
         conc = _littles_law(file, "key 'input_config'", req_s, latency_ms / 1000.0 if latency_ms else None,
                             "no concurrency in the run's configuration")  # fmt: skip
-    return [_point(file, "", ctx, t_in or 1.0, t_out, conc, tok_s or 0.0)]
+    named = ""
+    if isinstance(cfg, Mapping):  # GenAI-Perf: input_config.model; AIPerf: input_config.endpoint.model_names
+        endpoint = cfg.get("endpoint")
+        named = _named(cfg.get("model")) or (_named(endpoint.get("model_names")) if isinstance(endpoint, Mapping)
+                                             else "")  # fmt: skip
+    return [_point(file, "", ctx, t_in or 1.0, t_out, conc, tok_s or 0.0, named)]
 
 
 def _per_request(file: str, data: Mapping[str, Any], mean_key: str, total_key: str) -> float | None:
@@ -213,7 +228,7 @@ def _llmperf(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
     t_in = _num(file, "", data, "mean_input_tokens")
     t_out = _num(file, "", data, "mean_output_tokens")
     conc = _num(file, "", data, "num_concurrent_requests", required=False)
-    return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0)]
+    return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0, _named(data.get("model")))]
 
 
 PLAIN_COLUMNS = ("model", "gpu", "gpu_count", "precision", "input_tokens", "output_tokens", "concurrency",
@@ -332,6 +347,62 @@ def detect_format(text: str) -> Format | None:
     if "output_tokens_per_s" in first:
         return "csv"
     return None
+
+
+#: Suffixes of a checkpoint name that do not change the architecture (tuning, format, quantisation, version).
+_CHECKPOINT_SUFFIX = re.compile(
+    r"[-_.](instruct|chat|hf|it|base|fp8|fp4|nvfp4|mxfp4|bf16|fp16|awq|gptq|int4|int8|w4a16|w8a8|dynamic|"
+    r"gguf|q4_k_m|v\d+(\.\d+)*|\d{4})$"
+)
+
+
+def _model_key(name: str) -> str:
+    """A model name reduced for comparison: no organisation, lower case, dashes, no checkpoint suffixes."""
+    key = name.rsplit("/", 1)[-1].lower().replace("_", "-").replace(" ", "-")
+    key = key.removeprefix("meta-")  # meta-llama/Meta-Llama-3.1-8B-Instruct
+    while (shorter := _CHECKPOINT_SUFFIX.sub("", key)) != key:
+        key = shorter
+    return key
+
+
+def catalog_model_for(named: str, models: Mapping[str, Any]) -> str | None:
+    """The catalog model a file's model name refers to (``meta-llama/Llama-3.1-8B-Instruct`` →
+    ``llama-3.1-8b``), by its id or display name (and an "also …" alias in the name); None when none matches.
+
+    >>> catalog_model_for("mistralai/Mixtral-8x7B-Instruct-v0.1", {"mixtral-8x7b": None})
+    'mixtral-8x7b'
+    """
+    key = _model_key(named) if named else ""
+    if not key:
+        return None
+    for model_id, spec in models.items():
+        names = [model_id]
+        display = getattr(spec, "name", "") or ""
+        names.append(display.split("(", 1)[0])
+        names += re.findall(r"also ([^,)]+)", display)
+        if key in {_model_key(n) for n in names if n.strip()}:
+            return model_id
+    return None
+
+
+def check_named_model(file: str, points: list[BenchmarkPoint], models: Mapping[str, Any]) -> None:
+    """Refuse points whose file names a catalog model other than the one they are read as: a run of
+    ``meta-llama/Llama-3.1-70B-Instruct`` fitted as Llama 3.1 8B would calibrate the wrong model. A name the
+    catalog does not know (a fine-tune, a model not in it) is left to the reader's choice.
+
+    Raises
+    ------
+    BenchmarkFormatError
+        Naming the file's model, the catalog model it is, and the model chosen.
+    """
+    for point in points:
+        found = catalog_model_for(point.file_model, models)
+        if found is not None and found != point.model_id:
+            chosen = getattr(models.get(point.model_id), "name", point.model_id)
+            raise BenchmarkFormatError(
+                file, "model", f"the file ran {point.file_model} ({getattr(models[found], 'name', found)} in the "
+                f"catalog), not {chosen}: choose the file's model"
+            )  # fmt: skip
 
 
 PARSERS: dict[str, Callable[[str, str, RunContext], list[BenchmarkPoint]]] = {

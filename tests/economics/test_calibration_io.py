@@ -12,7 +12,15 @@ from economics.bands import throughput_band
 from economics.calibration import CalibrationCase, predict_case
 from economics.calibration_fit import fit_profile
 from economics.hardware import Efficiency
-from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, BenchmarkPoint, RunContext, read_benchmark
+from economics.io import (
+    MAX_FILE_BYTES,
+    BenchmarkFormatError,
+    BenchmarkPoint,
+    RunContext,
+    check_named_model,
+    read_benchmark,
+)
+from economics.io.benchmarks import catalog_model_for
 from economics.io.catalog import load_catalog
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
@@ -75,6 +83,39 @@ def test_a_request_rate_run_is_read_at_its_requests_in_flight() -> None:
 def test_llmperf_summary() -> None:
     (p,) = _read("llmperf_summary.json")
     assert (p.input_tokens, p.output_tokens, p.concurrency, p.output_tokens_per_s) == (550, 150, 5, 351.4)
+
+
+def test_the_model_a_file_names_is_kept_and_matched_to_the_catalog() -> None:
+    named = {n: _read(n)[0].file_model for n in ("vllm_bench_serve.json", "genai_perf_profile_export.json",
+                                                  "aiperf_profile_export.json", "llmperf_summary.json",
+                                                  "genai_perf_profile_export.csv")}  # fmt: skip
+    assert named == {
+        "vllm_bench_serve.json": "meta-llama/Llama-3.1-8B-Instruct",
+        "genai_perf_profile_export.json": "meta-llama/Llama-3.1-8B-Instruct",  # input_config.model, a list
+        "aiperf_profile_export.json": "openai/gpt-oss-20b",  # input_config.endpoint.model_names
+        "llmperf_summary.json": "meta-llama/Llama-3.1-8B-Instruct",
+        "genai_perf_profile_export.csv": "",  # the CSV export does not say
+    }
+    models = load_catalog().models
+    # Hugging Face names as teams write them (organisation, tuning, format and version suffixes) → catalog ids
+    cases = {
+        "meta-llama/Meta-Llama-3.1-70B-Instruct": "llama-3.1-70b",
+        "meta-llama/Llama-3.3-70B-Instruct": "llama-3.1-70b",  # the catalog's "also Llama 3.3 70B"
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic": "llama-3.1-8b",
+        "mistralai/Mixtral-8x7B-Instruct-v0.1": "mixtral-8x7b",
+        "meta-llama/Llama-2-70b-chat-hf": "llama-2-70b",
+        "Qwen/Qwen3-235B-A22B-FP8": "qwen3-235b-a22b",
+        "my-team/support-bot-v3": None,
+        "": None,
+    }
+    assert {n: catalog_model_for(n, models) for n in cases} == cases
+    (p,) = _read("aiperf_profile_export.json")  # read as Llama 3.1 8B, but the run was gpt-oss-20b
+    with pytest.raises(BenchmarkFormatError, match=r"a.json: model: the file ran openai/gpt-oss-20b \(gpt-oss-20b in "
+                       r"the catalog\), not Llama 3.1 8B: choose the file's model"):  # fmt: skip
+        check_named_model("a.json", [p], models)
+    check_named_model("v.json", _read("vllm_bench_serve.json"), models)  # the 8B it names: accepted
+    unknown = p.model_copy(update={"file_model": "my-team/support-bot-v3"})
+    check_named_model("u.json", [unknown], models)  # a name the catalog does not know is the reader's call
 
 
 def test_plain_csv_needs_no_context() -> None:

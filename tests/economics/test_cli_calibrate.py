@@ -52,3 +52,14 @@ def test_throughput_engine_changes_the_answer() -> None:
     unknown = _cli(*base, "--engine", "nope")
     assert unknown.returncode == 2
     assert "unknown engine 'nope'" in unknown.stderr
+
+
+def test_calibrate_refuses_a_file_that_ran_another_model() -> None:
+    # the vLLM result names meta-llama/Llama-3.1-8B-Instruct: fitted as the 70B it would calibrate the wrong model
+    out = _cli("calibrate", str(FIXTURES / "vllm_bench_serve.json"), "--model", "llama-3.1-70b", "--gpu", "h100-sxm")
+    assert out.returncode == 2
+    assert "--model" in out.stderr
+    assert "the file ran meta-llama/Llama-3.1-8B-Instruct (Llama 3.1 8B in the catalog)" in out.stderr
+    assert "Traceback" not in out.stderr
+    same = _cli("calibrate", str(FIXTURES / "vllm_bench_serve.json"), "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert same.returncode == 0, same.stderr

@@ -1,0 +1,38 @@
+"""The Accuracy page's upload in the real browser: a benchmark file that ran another model is refused with both
+names, and once the file's model is chosen the fit is made and its runs show in the chart at once (they used to
+appear only after the next interaction, the chart being drawn before the upload was read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from tests.browser.streamlit_page import choose, fresh, goto_app, wait_for_app
+
+VLLM = Path(__file__).resolve().parents[1] / "data" / "benchmarks" / "vllm_bench_serve.json"
+
+
+def test_another_models_file_is_refused_then_fitted_once_its_model_is_chosen(browser: Browser, app_url: str) -> None:
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    goto_app(page, f"{app_url}/accuracy", timeout_ms=60_000)
+    model = page.get_by_test_id("stSelectbox").filter(has_text="Model").first
+    choose(page, model, "Llama 3.1 70B (also Llama 3.3 70B)")
+    wait_for_app(page)
+    page.locator('input[type="file"]').set_input_files(
+        files=[{"name": "run.json", "mimeType": "application/json", "buffer": VLLM.read_bytes()}]
+    )
+    refused = fresh(page, "stAlert").filter(has_text="Could not use this file")
+    expect(refused).to_contain_text(
+        "run.json: model: the file ran meta-llama/Llama-3.1-8B-Instruct (Llama 3.1 8B in the catalog), "
+        "not Llama 3.1 70B (also Llama 3.3 70B): choose the file's model",
+        timeout=30_000,
+    )
+    chart = page.get_by_test_id("stPlotlyChart").first
+    expect(chart).not_to_contain_text("your runs (fitted)")
+
+    choose(page, model, "Llama 3.1 8B")  # the uploaded file stays; the page reads it again
+    expect(fresh(page, "stAlert").filter(has_text="Fitted on 1 run")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stPlotlyChart").first).to_contain_text("your runs (fitted)", timeout=10_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.context.close()
