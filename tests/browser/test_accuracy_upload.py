@@ -19,7 +19,7 @@ def test_another_models_file_is_refused_then_fitted_once_its_model_is_chosen(bro
     model = page.get_by_test_id("stSelectbox").filter(has_text="Model").first
     choose(page, model, "Llama 3.1 70B (also Llama 3.3 70B)")
     wait_for_app(page)
-    page.locator('input[type="file"]').set_input_files(
+    page.get_by_test_id("stMainBlockContainer").locator('input[type="file"]').set_input_files(
         files=[{"name": "run.json", "mimeType": "application/json", "buffer": VLLM.read_bytes()}]
     )
     refused = fresh(page, "stAlert").filter(has_text="Could not use this file")
