@@ -434,7 +434,8 @@ def read_benchmark(file: str, data: bytes, context: RunContext | None = None, fm
         points = _plain_csv(file, text, context)
     else:
         if context is None:
-            raise BenchmarkFormatError(file, "file", f"a {kind} file does not name the model and GPU: give them")
+            raise BenchmarkFormatError(file, "file", f"a {kind} file does not say which GPU it ran on: give the model "
+                                       "and the GPU (CLI: --model and --gpu)")  # fmt: skip
         if kind == "genai-perf":
             points = _genai_perf_json(file, text, context) if text.lstrip().startswith("{") else _genai_perf_csv(
                 file, text, context)  # fmt: skip

@@ -163,7 +163,7 @@ def test_malformed_files_are_rejected_whole_with_the_reason(name: str, data: byt
 def test_size_cap_and_missing_context() -> None:
     with pytest.raises(BenchmarkFormatError, match="limit"):
         read_benchmark("big.json", b" " * (MAX_FILE_BYTES + 1), CTX)
-    with pytest.raises(BenchmarkFormatError, match="does not name the model"):
+    with pytest.raises(BenchmarkFormatError, match="does not say which GPU it ran on"):
         read_benchmark("v.json", (FIXTURES / "vllm_bench_serve.json").read_bytes(), None)
 
 
