@@ -128,19 +128,20 @@ def _request_rate(rec: Mapping[str, Any]) -> float | None:
 def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
     """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals).
 
-    Concurrency: ``max_concurrency`` when set; else a run at a finite ``request_rate`` (Poisson arrivals)
-    is read at its mean requests in flight, request throughput × mean end-to-end latency (``mean_e2e_latency_ms``
-    of SGLang, ``mean_e2el_ms`` of vLLM, else ``mean_ttft_ms + (T_out − 1)·mean_tpot_ms``); a run at
-    ``request_rate`` inf with no limit sent every request at once (``None``)."""
+    Concurrency: a run at a finite ``request_rate`` (Poisson arrivals) is read at its mean requests in flight,
+    request throughput × mean end-to-end latency (``mean_e2e_latency_ms`` of SGLang, ``mean_e2el_ms`` of vLLM,
+    else ``mean_ttft_ms + (T_out − 1)·mean_tpot_ms``), at most its ``max_concurrency``; at ``request_rate`` inf,
+    ``max_concurrency`` clients, or with no limit every request at once (``None``)."""
     completed = _num(file, where, rec, "completed")
     if not completed or completed <= 0:
         raise BenchmarkFormatError(file, f"{where}key 'completed'", "no completed requests")
     t_in = _num(file, where, rec, "total_input_tokens", "total_input") / completed  # type: ignore[operator]
     t_out = _num(file, where, rec, "total_output_tokens", "total_output") / completed  # type: ignore[operator]
     tok_s = _num(file, where, rec, "output_throughput")
-    conc = _num(file, where, rec, "max_concurrency", required=False)
+    limit = _num(file, where, rec, "max_concurrency", required=False)
     rate = _request_rate(rec)
-    if conc is None and rate is not None:
+    conc = limit
+    if rate is not None:  # Poisson arrivals at a set rate: read at the requests in flight, at most the limit
         e2e_ms = _num(file, where, rec, "mean_e2e_latency_ms", "mean_e2el_ms", required=False)
         if e2e_ms is None:
             ttft_ms = _num(file, where, rec, "mean_ttft_ms", required=False)
@@ -148,8 +149,11 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
             if ttft_ms is not None and tpot_ms is not None:
                 e2e_ms = ttft_ms + max(t_out - 1.0, 0.0) * tpot_ms
         req_s = _num(file, where, rec, "request_throughput", required=False)
-        conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms / 1000.0 if e2e_ms else None,
-                            f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
+        if limit is None:
+            conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms / 1000.0 if e2e_ms else None,
+                                f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
+        elif req_s and e2e_ms and req_s > 0 and e2e_ms > 0:
+            conc = min(limit, req_s * e2e_ms / 1000.0)
     named = _named(rec.get("model_id")) or _named(rec.get("model"))
     return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
 

@@ -70,6 +70,10 @@ def test_a_request_rate_run_is_read_at_its_requests_in_flight() -> None:
     rec["mean_e2el_ms"] = 5000.0  # vLLM writes it when e2el is among --percentile-metrics; it wins
     (q,) = read_benchmark("r.json", json.dumps(rec).encode(), CTX)
     assert q.concurrency == pytest.approx(3.9 * 5.0)
+    # with --max-concurrency too, the rate still set the load (19.5 in flight) unless the limit bound first
+    for limit, expected in ((64, 3.9 * 5.0), (8, 8)):
+        (c,) = read_benchmark("r.json", json.dumps({**rec, "max_concurrency": limit}).encode(), CTX)
+        assert c.concurrency == pytest.approx(expected)
     for key in ("mean_ttft_ms", "mean_e2el_ms"):
         rec.pop(key)
     with pytest.raises(BenchmarkFormatError, match=r"r.json: key 'request_rate': a run at 4 requests per second .*"
