@@ -14,6 +14,7 @@ from economics.io.catalog import load_catalog
 from ui import format as fmt
 from ui.charts.accuracy import accuracy_figure
 from ui.widgets.calibration import calibration_in_use, use_calibration
+from ui.widgets.table import number
 
 
 @st.cache_resource(show_spinner=False)
@@ -92,17 +93,25 @@ if upload is not None:
     else:
         st.session_state["calibration_profile"] = profile
         rows = pd.DataFrame([r.model_dump() for r in profile.residuals])
+        rows["residual_pct"] = rows["residual_pct"].round(1) + 0.0  # no "-0.0" for a run the fit meets exactly
         st.session_state["accuracy_user_rows"] = rows
+        spread = (
+            f"your runs sit within {profile.residual_sd_log:.0%} of the fitted model (typical)"
+            if profile.n_points > 2
+            else f"two settings fitted to {fmt.plural(profile.n_points, 'run')} leave nothing to measure the "
+            f"spread with, so its likely range assumes {profile.residual_sd_log:.0%}: upload three or more runs "
+            "(different concurrencies) to measure it"
+        )
         st.success(
             f"Fitted on {fmt.plural(profile.n_points, 'run')}: the stack reaches {profile.mbu:.0%} of the memory "
-            "bandwidth and "
-            f"{profile.mfu_decode:.0%} of the peak arithmetic the model assumes at most; your runs sit within "
-            f"{profile.residual_sd_log:.0%} of the fitted model (typical). Your runs are the stars in the chart "
-            "above."
+            f"bandwidth and {profile.mfu_decode:.0%} of the peak arithmetic the model assumes at most; {spread}. "
+            "Your runs are the stars in the chart above."
         )
         st.dataframe(rows.rename(columns={"source": "run", "measured_tokens_per_s": "measured tok/s",
                                           "predicted_tokens_per_s": "model tok/s", "residual_pct": "difference %"}),
-                     hide_index=True, use_container_width=True)  # fmt: skip
+                     hide_index=True, use_container_width=True,
+                     column_config={"measured tok/s": number(), "model tok/s": number(),
+                                    "difference %": number(fmt="%+.1f")})  # fmt: skip
         st.session_state["calibration_fitted_on"] = upload.name
 user_rows: pd.DataFrame | None = st.session_state.get("accuracy_user_rows")
 chart_slot.plotly_chart(accuracy_figure(report.table, user_rows), use_container_width=True)
