@@ -13,6 +13,7 @@ from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, check
 from economics.io.catalog import load_catalog
 from ui import format as fmt
 from ui.charts.accuracy import accuracy_figure
+from ui.tables import residuals_frame
 from ui.widgets.calibration import calibration_in_use, use_calibration
 from ui.widgets.table import number
 
@@ -92,8 +93,7 @@ if upload is not None:
         st.error(f"Could not use this file: {exc}")
     else:
         st.session_state["calibration_profile"] = profile
-        rows = pd.DataFrame([r.model_dump() for r in profile.residuals])
-        rows["residual_pct"] = rows["residual_pct"].round(1) + 0.0  # no "-0.0" for a run the fit meets exactly
+        rows = residuals_frame(profile.residuals)
         st.session_state["accuracy_user_rows"] = rows
         spread = (
             f"your runs sit within {profile.residual_sd_log:.0%} of the fitted model (typical)"

@@ -189,3 +189,14 @@ def cost_curves_frame(
             }
         )
     return pd.DataFrame(rows)
+
+
+def residuals_frame(residuals: Any) -> pd.DataFrame:
+    """The Accuracy page's table of the user's runs against the fitted model (``PointResidual`` rows): the
+    difference rounded to 0.1% with no negative zero (a run the fit meets exactly read "-0.0000005")."""
+    rows = pd.DataFrame(
+        [r.model_dump() for r in residuals],
+        columns=["source", "measured_tokens_per_s", "predicted_tokens_per_s", "residual_pct"],
+    )
+    rows["residual_pct"] = rows["residual_pct"].astype(float).round(1) + 0.0
+    return rows
