@@ -58,7 +58,7 @@ def pct(x: float | None, digits: int = 0) -> str:
     """A fraction as a percentage: 0.263 → 26%."""
     if x is None or not math.isfinite(x):
         return _none(x, "never")
-    return f"{100 * x:.{digits}f}%"
+    return f"{_no_negative_zero(100 * x, digits):.{digits}f}%"
 
 
 def gb(bytes_: float) -> str:
@@ -70,7 +70,12 @@ def count(x: float | None, digits: int = 0) -> str:
     """A plain number with thousands separators; ∞ for inf."""
     if x is None or not math.isfinite(x):
         return _none(x, "∞")
-    return f"{x:,.{digits}f}"
+    return f"{_no_negative_zero(x, digits):,.{digits}f}"
+
+
+def _no_negative_zero(x: float, digits: int) -> float:
+    """``x``, or 0.0 when it rounds to zero at ``digits`` decimals: -0.00001 read "-0%" and -0.0 read "-0"."""
+    return 0.0 if round(x, digits) == 0 else x
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
