@@ -103,7 +103,15 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("load_engines",), "economics.engines"),
     **dict.fromkeys(("PRECISIONS",), "economics.hardware"),
     **dict.fromkeys(
-        ("BenchmarkFormatError", "MAX_FILE_BYTES", "RunContext", "check_named_model", "read_benchmark"), "economics.io"
+        (
+            "BenchmarkFormatError",
+            "MAX_FILE_BYTES",
+            "RunContext",
+            "check_named_model",
+            "read_benchmark",
+            "resolve_model_names",
+        ),
+        "economics.io",
     ),
     **dict.fromkeys(("csv_text", "http_url"), "economics.io.safe_io"),
     **dict.fromkeys(("Comparison", "Snapshot", "compare", "compare_with_prices"), "economics.compare"),
@@ -271,6 +279,7 @@ __all__ = [
     "read_benchmark",
     "replicas_for_peak",
     "reprice",
+    "resolve_model_names",
     "route",
     "saved_calibration",
     "scenario_json",

@@ -101,7 +101,7 @@ def fit_profile(
         raise ValueError("no benchmark points to fit")
     for p in points:
         if p.model_id not in models:
-            raise ValueError(f"{p.source}: model {p.model_id!r} is not in the catalog")
+            raise ValueError(f"{p.source}: model {p.model_id!r} is not in the catalog (its ids: {', '.join(models)})")
         if p.gpu_id not in gpus:
             raise ValueError(f"{p.source}: GPU {p.gpu_id!r} is not in the catalog")
     eff0 = base or Efficiency()

@@ -389,6 +389,18 @@ def catalog_model_for(named: str, models: Mapping[str, Any]) -> str | None:
     return None
 
 
+def resolve_model_names(points: list[BenchmarkPoint], models: Mapping[str, Any]) -> list[BenchmarkPoint]:
+    """Points whose model is written as a name the catalog knows (a plain CSV's ``meta-llama/Llama-3.1-8B-
+    Instruct``) read as that catalog model; the name as written is kept in ``file_model``. Catalog ids and
+    unknown names are left as they are (the fit then names an unknown model)."""
+    out = []
+    for point in points:
+        found = None if point.model_id in models else catalog_model_for(point.model_id, models)
+        out.append(point if found is None else point.model_copy(update={"model_id": found,
+                                                                        "file_model": point.model_id}))  # fmt: skip
+    return out
+
+
 def check_named_model(file: str, points: list[BenchmarkPoint], models: Mapping[str, Any]) -> None:
     """Refuse points whose file names a catalog model other than the one they are read as: a run of
     ``meta-llama/Llama-3.1-70B-Instruct`` fitted as Llama 3.1 8B would calibrate the wrong model. A name the

@@ -63,3 +63,21 @@ def test_calibrate_refuses_a_file_that_ran_another_model() -> None:
     assert "Traceback" not in out.stderr
     same = _cli("calibrate", str(FIXTURES / "vllm_bench_serve.json"), "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
     assert same.returncode == 0, same.stderr
+
+
+def test_a_plain_csv_may_name_models_as_teams_write_them(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+        "meta-llama/Llama-3.1-8B-Instruct,h100-sxm,1,fp8,1024,256,1,110\n"
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic,h100-sxm,1,fp8,1024,256,16,1400\n"
+        "llama-3.1-8b,h100-sxm,1,fp8,1024,256,128,9000\n",
+        encoding="utf-8",
+    )
+    out = _cli("calibrate", str(runs), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["profile"]["model_ids"] == ["llama-3.1-8b"]
+    runs.write_text(runs.read_text(encoding="utf-8").replace("llama-3.1-8b,", "my-finetune,"), encoding="utf-8")
+    unknown = _cli("calibrate", str(runs))
+    assert unknown.returncode == 2
+    assert "model 'my-finetune' is not in the catalog (its ids: llama-3.1-8b, llama-3.1-70b" in unknown.stderr
