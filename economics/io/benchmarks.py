@@ -106,14 +106,22 @@ def _point(file: str, where: str, ctx: RunContext, t_in: float, t_out: float, co
         raise BenchmarkFormatError(file, where or "file", f"{err['loc'][0]}: {err['msg']}") from None
 
 
-def _littles_law(file: str, where: str, requests_per_s: float | None, latency_s: float | None, why: str) -> float:
-    """Mean requests in flight ``N = λ·W`` (Little's law) of a run that states no concurrency: an open-loop
-    run at a set request rate, or an export that does not record the client count. The model is a closed loop
-    of ``N`` clients, so a rate-limited run is read at the load the server actually carried, not as capacity."""
-    if not requests_per_s or not latency_s or requests_per_s <= 0 or latency_s <= 0:
+def _in_flight(requests_per_s: float | None, latency_ms: float | None) -> float | None:
+    """Mean requests in flight ``N = λ·W`` (Little's law) [count], or None without both figures. The model is a
+    closed loop of ``N`` clients, so a run that states no concurrency (an open-loop run at a set request rate,
+    an export that does not record its client count) is read at the load the server actually carried."""
+    if not requests_per_s or not latency_ms or requests_per_s <= 0 or latency_ms <= 0:
+        return None
+    return requests_per_s * latency_ms / 1000.0
+
+
+def _littles_law(file: str, where: str, requests_per_s: float | None, latency_ms: float | None, why: str) -> float:
+    """:func:`_in_flight` of a run that needs it; a file without the two figures is refused with ``why``."""
+    n = _in_flight(requests_per_s, latency_ms)
+    if n is None:
         raise BenchmarkFormatError(file, where or "file", f"{why}, and no request throughput and mean request "
                                    "latency to read the requests in flight from (Little's law)")  # fmt: skip
-    return requests_per_s * latency_s
+    return n
 
 
 def _request_rate(rec: Mapping[str, Any]) -> float | None:
@@ -150,10 +158,10 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
                 e2e_ms = ttft_ms + max(t_out - 1.0, 0.0) * tpot_ms
         req_s = _num(file, where, rec, "request_throughput", required=False)
         if limit is None:
-            conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms / 1000.0 if e2e_ms else None,
+            conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms,
                                 f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
-        elif req_s and e2e_ms and req_s > 0 and e2e_ms > 0:
-            conc = min(limit, req_s * e2e_ms / 1000.0)
+        else:
+            conc = min(limit, _in_flight(req_s, e2e_ms) or limit)
     named = _named(rec.get("model_id")) or _named(rec.get("model"))
     return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
 
@@ -188,24 +196,21 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
     t_out = _per_request(file, data, "output_sequence_length", "total_osl")
     if t_out is None:
         raise BenchmarkFormatError(file, "key 'output_sequence_length'", "missing")
-    cfg = data.get("input_config", {})
+    cfg = data.get("input_config")
+    cfg = cfg if isinstance(cfg, Mapping) else {}
     conc = None
-    if isinstance(cfg, Mapping):
-        for block in (cfg, cfg.get("loadgen", {}), cfg.get("perf_analyzer", {}).get("stimulus", {})
-                      if isinstance(cfg.get("perf_analyzer"), Mapping) else {}):  # fmt: skip
-            if isinstance(block, Mapping) and isinstance(block.get("concurrency"), int | float):
-                conc = float(block["concurrency"])
-                break
+    analyzer = cfg.get("perf_analyzer")
+    for block in (cfg, cfg.get("loadgen"), analyzer.get("stimulus") if isinstance(analyzer, Mapping) else None):
+        if isinstance(block, Mapping) and isinstance(block.get("concurrency"), int | float):
+            conc = float(block["concurrency"])
+            break
     if conc is None:  # a request-rate run, or an export without its configuration
-        latency_ms = _num(file, "", data, "request_latency", required=False)
-        req_s = _num(file, "", data, "request_throughput", required=False)
-        conc = _littles_law(file, "key 'input_config'", req_s, latency_ms / 1000.0 if latency_ms else None,
+        conc = _littles_law(file, "key 'input_config'", _num(file, "", data, "request_throughput", required=False),
+                            _num(file, "", data, "request_latency", required=False),
                             "no concurrency in the run's configuration")  # fmt: skip
-    named = ""
-    if isinstance(cfg, Mapping):  # GenAI-Perf: input_config.model; AIPerf: input_config.endpoint.model_names
-        endpoint = cfg.get("endpoint")
-        named = _named(cfg.get("model")) or (_named(endpoint.get("model_names")) if isinstance(endpoint, Mapping)
-                                             else "")  # fmt: skip
+    # GenAI-Perf: input_config.model; AIPerf: input_config.endpoint.model_names
+    endpoint = cfg.get("endpoint")
+    named = _named(cfg.get("model")) or (_named(endpoint.get("model_names")) if isinstance(endpoint, Mapping) else "")
     return [_point(file, "", ctx, t_in or 1.0, t_out, conc, tok_s or 0.0, named)]
 
 
@@ -321,8 +326,7 @@ def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoin
         raise BenchmarkFormatError(file, "file", "no 'Output Token Throughput' row")
     if "output sequence length" not in found:
         raise BenchmarkFormatError(file, "file", "no 'Output Sequence Length' row")
-    latency_ms = found.get("request latency")
-    conc = _littles_law(file, "file", found.get("request throughput"), latency_ms / 1000.0 if latency_ms else None,
+    conc = _littles_law(file, "file", found.get("request throughput"), found.get("request latency"),
                         "the CSV export does not record the concurrency")  # fmt: skip
     return [_point(file, "", ctx, found.get("input sequence length", 1.0), found["output sequence length"], conc,
                    found["output token throughput"])]  # fmt: skip
