@@ -80,7 +80,7 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
-    from economics.io import BenchmarkFormatError, RunContext, check_named_model, read_benchmark, resolve_model_names
+    from economics.io import BenchmarkFormatError, RunContext, match_catalog_models, read_benchmark
     from economics.io.catalog import load_catalog
 
     _check_flags(args)
@@ -99,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
         path = Path(name)
         try:
             data = path.read_bytes() if path.stat().st_size <= 8_000_001 else b" " * 8_000_001
-            read = resolve_model_names(read_benchmark(path.name, data, ctx), catalog.models)
-            check_named_model(path.name, read, catalog.models)
+            read = match_catalog_models(path.name, read_benchmark(path.name, data, ctx), catalog.models)
         except OSError as exc:
             raise CliError("FILE", f"{name}: {exc.strerror}") from None
         except BenchmarkFormatError as exc:

@@ -9,14 +9,7 @@ from economics.calibration_fit import fit_profile
 from economics.calibration_report import DIMENSION_NAMES, GROUP_NAMES, AccuracyReport, calibration_report
 from economics.engines import load_engines
 from economics.hardware import PRECISIONS
-from economics.io import (
-    MAX_FILE_BYTES,
-    BenchmarkFormatError,
-    RunContext,
-    check_named_model,
-    read_benchmark,
-    resolve_model_names,
-)
+from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, match_catalog_models, read_benchmark
 from economics.io.catalog import load_catalog
 from ui import format as fmt
 from ui.charts.accuracy import accuracy_figure
@@ -91,11 +84,9 @@ upload = st.file_uploader(
 if upload is not None:
     data = upload.getvalue()
     try:
-        points = resolve_model_names(read_benchmark(upload.name, data[: MAX_FILE_BYTES + 1],
-                                                    RunContext(model_id=model_id, gpu_id=gpu_id, gpus=gpus,
-                                                               precision=precision, engine=engine)),
-                                     catalog.models)  # fmt: skip
-        check_named_model(upload.name, points, catalog.models)
+        context = RunContext(model_id=model_id, gpu_id=gpu_id, gpus=gpus, precision=precision, engine=engine)
+        points = match_catalog_models(upload.name, read_benchmark(upload.name, data[: MAX_FILE_BYTES + 1], context),
+                                      catalog.models)  # fmt: skip
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except (BenchmarkFormatError, ValueError) as exc:
         st.error(f"Could not use this file: {exc}")

@@ -6,8 +6,8 @@ as a whole. Formats: vLLM ``bench serve`` / ``benchmark_serving.py --save-result
 ``bench_serving`` JSONL, NVIDIA GenAI-Perf / AIPerf ``profile_export_*.json`` and their CSV, LLMPerf
 ``*_summary.json``, and a plain CSV (``model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,
 output_tokens_per_s``). Files that do not name the model or hardware take them from a :class:`RunContext`;
-:func:`check_named_model` refuses a file that names another catalog model than the one chosen, and
-:func:`resolve_model_names` reads a plain CSV's Hugging Face model names as catalog models.
+:func:`match_catalog_models` reads model names the catalog knows (a plain CSV's Hugging Face names) as its
+models and refuses a file that names another catalog model than the one chosen.
 """
 
 from economics.io.benchmarks import (
@@ -15,9 +15,8 @@ from economics.io.benchmarks import (
     BenchmarkFormatError,
     BenchmarkPoint,
     RunContext,
-    check_named_model,
+    match_catalog_models,
     read_benchmark,
-    resolve_model_names,
 )
 
 __all__ = [
@@ -25,7 +24,6 @@ __all__ = [
     "BenchmarkFormatError",
     "BenchmarkPoint",
     "RunContext",
-    "check_named_model",
+    "match_catalog_models",
     "read_benchmark",
-    "resolve_model_names",
 ]

@@ -425,6 +425,15 @@ def check_named_model(file: str, points: list[BenchmarkPoint], models: Mapping[s
             )  # fmt: skip
 
 
+def match_catalog_models(file: str, points: list[BenchmarkPoint], models: Mapping[str, Any]) -> list[BenchmarkPoint]:
+    """A file's points against the catalog, as the CLI and the Accuracy page read them: model names the catalog
+    knows read as its models (:func:`resolve_model_names`), then a file that ran another catalog model than the
+    one chosen is refused (:func:`check_named_model`)."""
+    resolved = resolve_model_names(points, models)
+    check_named_model(file, resolved, models)
+    return resolved
+
+
 PARSERS: dict[str, Callable[[str, str, RunContext], list[BenchmarkPoint]]] = {
     "vllm": _vllm, "sglang": _sglang, "llmperf": _llmperf,
 }  # fmt: skip

@@ -12,15 +12,8 @@ from economics.bands import throughput_band
 from economics.calibration import CalibrationCase, predict_case
 from economics.calibration_fit import fit_profile
 from economics.hardware import Efficiency
-from economics.io import (
-    MAX_FILE_BYTES,
-    BenchmarkFormatError,
-    BenchmarkPoint,
-    RunContext,
-    check_named_model,
-    read_benchmark,
-)
-from economics.io.benchmarks import catalog_model_for
+from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, BenchmarkPoint, RunContext, read_benchmark
+from economics.io.benchmarks import catalog_model_for, check_named_model
 from economics.io.catalog import load_catalog
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
