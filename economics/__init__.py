@@ -89,7 +89,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
     **dict.fromkeys(("Horizon", "crossover_sensitivity", "horizon", "price_trends"), "economics.finance.horizon"),
     **dict.fromkeys(("FinanceSettings", "HorizonSettings"), "economics.finance.settings"),
-    **dict.fromkeys(("CalibrationProfile", "fit_profile"), "economics.calibration_fit"),
+    **dict.fromkeys(("CalibrationProfile", "PointResidual", "fit_profile"), "economics.calibration_fit"),
     **dict.fromkeys(("SavedCalibration",), "economics.calibration_saved"),
     **dict.fromkeys(
         ("apply_calibration", "calibrated_options", "matching_options", "saved_calibration"),
@@ -198,6 +198,7 @@ __all__ = [
     "OwnedNode",
     "OwnedOption",
     "PlanCarbon",
+    "PointResidual",
     "Policy",
     "PriceTextError",
     "Range",

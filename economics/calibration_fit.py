@@ -28,6 +28,8 @@ from economics.model import ModelSpec
 FACTOR_BOUNDS = (0.05, 1.0)
 #: Log-space prior spread used when there are no more points than factors (no residual degrees of freedom) [1].
 PRIOR_LOG_SD = 0.3
+#: Factors the fit sets: MBU and decode MFU (prefill MFU keeps its ratio to decode) [count].
+FITTED_FACTORS = 2
 
 
 class PointResidual(Frozen):
@@ -63,6 +65,12 @@ class CalibrationProfile(Frozen):
         return (base or Efficiency()).model_copy(
             update={"mbu": self.mbu, "mfu_decode": self.mfu_decode, "mfu_prefill": self.mfu_prefill}
         )
+
+    @property
+    def spread_measured(self) -> bool:
+        """Whether ``residual_sd_log`` was measured (more points than fitted factors) rather than assumed
+        (:data:`PRIOR_LOG_SD`)."""
+        return self.n_points > FITTED_FACTORS
 
     @property
     def log_sd(self) -> float:
@@ -126,7 +134,7 @@ def fit_profile(
     x0 = np.clip(np.log([eff0.mbu, eff0.mfu_decode]), lo, hi - 1e-9)
     sol = least_squares(residuals, x0, bounds=([lo, lo], [hi, hi]), method="trf", x_scale=1.0, diff_step=1e-3)
     r, J = sol.fun, sol.jac
-    m, k = len(r), 2
+    m, k = len(r), FITTED_FACTORS
     s2 = float(r @ r / (m - k)) if m > k else PRIOR_LOG_SD**2
     cov = s2 * np.linalg.pinv(J.T @ J)
     eff = efficiency(sol.x)

@@ -96,7 +96,7 @@ if upload is not None:
         st.session_state["accuracy_user_rows"] = rows
         spread = (
             f"your runs sit within {profile.residual_sd_log:.0%} of the fitted model (typical)"
-            if profile.n_points > 2
+            if profile.spread_measured
             else f"two settings fitted to {fmt.plural(profile.n_points, 'run')} leave nothing to measure the "
             f"spread with, so its likely range assumes {profile.residual_sd_log:.0%}: upload three or more runs "
             "(different concurrencies) to measure it"

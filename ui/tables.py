@@ -7,11 +7,12 @@ empty cells, and the "why not" column says why.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from economics.calibration_fit import PointResidual
 from economics.currency import USD, DisplayRate
 from economics.io.safe_io import csv_text
 from economics.result import FleetSummary, OptionResult, Result
@@ -191,7 +192,7 @@ def cost_curves_frame(
     return pd.DataFrame(rows)
 
 
-def residuals_frame(residuals: Any) -> pd.DataFrame:
+def residuals_frame(residuals: Sequence[PointResidual]) -> pd.DataFrame:
     """The Accuracy page's table of the user's runs against the fitted model (``PointResidual`` rows): the
     difference rounded to 0.1% with no negative zero (a run the fit meets exactly read "-0.0000005")."""
     rows = pd.DataFrame(

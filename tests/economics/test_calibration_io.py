@@ -203,6 +203,11 @@ def test_band_narrows_with_more_points() -> None:
     b_many = throughput_band(1000.0, profile=many)
     assert b_many.high - b_many.low < b_few.high - b_few.low
     assert b_many.low < 1000.0 < b_many.high
+    # two factors fitted to two runs leave no residual to measure the spread with: it is the assumed 30%
+    two = fit_profile(_synthetic(0.62, 0.38, 2, seed=3, noise=0.05), c.gpus, c.models)
+    assert not two.spread_measured
+    assert two.residual_sd_log == 0.3
+    assert few.spread_measured
 
 
 def test_uncalibrated_band_comes_from_the_nearest_regime() -> None:
