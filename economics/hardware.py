@@ -157,13 +157,13 @@ class Efficiency(Frozen):
     )
     allreduce_latency_s: float = Field(default=10e-6, ge=0, le=1e-3, description="latency of one all-reduce [s]")
     allreduce_half_bytes: float = Field(
-        default=0.0,
+        default=4e6,
         ge=0,
         le=1e9,
         description="message size at which a tensor-parallel all-reduce reaches half the link's bandwidth "
         "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length): about 4 MB "
-        "on NVLink 4 (nccl-tests on 8×H20, Mooncake PR #3484, 2025); 0 by default so that the first spec's "
-        "worked example (docs/roofline.md#worked-example-70b) holds [B]",
+        "on NVLink 4 (nccl-tests on 8×H20, Mooncake PR #3484, 2025), the default; 0 gives the first spec's "
+        "all-reduce and its worked example (docs/departures.md#all-reduce-below-link-bandwidth) [B]",
     )
     comm_overlap: float = Field(
         default=0.0,

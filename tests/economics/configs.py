@@ -58,7 +58,11 @@ LLADA_8B = ModelSpec(
 )  # fmt: skip
 
 IDEAL = Efficiency.ideal()
-DEFAULT = Efficiency()
+#: The first specification's default efficiency. Its tensor-parallel all-reduce (α + 2(N−1)/N·m/BW_link)
+#: has no half-performance length, so its worked examples (docs/roofline.md#worked-example-70b, the serving tables)
+#: are pinned with n½ = 0; the product's default of 4 MB is a departure tested on its own
+#: (docs/departures.md#all-reduce-below-link-bandwidth).
+SPEC_DEFAULTS = Efficiency(allreduce_half_bytes=0.0)
 
 
 def h100(n_gpus: int = 1) -> Deployment:

@@ -12,14 +12,14 @@ from economics.capacity import kv_capacity, max_batch_kv
 from economics.hardware import Deployment, Efficiency
 from economics.model import ModelSpec
 from economics.units import GB, GIB
-from tests.economics.configs import A100_40GB, DEFAULT, IDEAL, LLAMA_2_13B, LLAMA_31_8B, LLAMA_31_70B, h100
+from tests.economics.configs import A100_40GB, IDEAL, LLAMA_2_13B, LLAMA_31_8B, LLAMA_31_70B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models
 
 
 def test_section_4_worked_example() -> None:
     # docs/memory.md#kv-capacity: 70B on 8×H100, mem_util 0.9: M_free = 8·80·0.9 − 141.1 = 434.9 GB; Tok_max =
     # 434.9e9/327680 = 1.327e6; B_max = floor(1.327e6/4096) = 324 and floor(1.327e6/1024) = 1296.
-    cap = kv_capacity(LLAMA_31_70B, h100(8), DEFAULT)
+    cap = kv_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS)
     assert cap.feasible
     assert cap.reason == ""
     assert cap.free_bytes / GB == pytest.approx(434.9, abs=0.05)
@@ -55,7 +55,7 @@ def test_c4_databricks_70b_kv() -> None:
 
 def test_model_that_does_not_fit() -> None:
     # 70B in BF16 (141.1 GB) on one 80 GB H100: not an error, feasible=False with a reason, batch 0 (never < 0).
-    cap = kv_capacity(LLAMA_31_70B, h100(1), DEFAULT)
+    cap = kv_capacity(LLAMA_31_70B, h100(1), SPEC_DEFAULTS)
     assert not cap.feasible
     assert "does not fit" in cap.reason
     assert "141.1 GB" in cap.reason
@@ -66,7 +66,7 @@ def test_model_that_does_not_fit() -> None:
 
 def test_reserve_and_zero_context() -> None:
     # An activation reserve comes out of the free memory; a zero context caches nothing (inf sequences).
-    cap = kv_capacity(LLAMA_31_70B, h100(8), DEFAULT, reserve_bytes=34.9e9)
+    cap = kv_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, reserve_bytes=34.9e9)
     assert cap.free_bytes / GB == pytest.approx(400.0, abs=0.05)
     assert float(cap.max_batch(0)) == np.inf
 
@@ -76,16 +76,16 @@ def test_mqa_multiplies_batch_by_eight() -> None:
     # 8×); a little more, because MQA's smaller Wk, Wv (32·2·4096·896 = 235e6 parameters, 0.47 GB) leave more memory
     # free.
     mqa = LLAMA_31_8B.model_copy(update={"n_kv_heads": 1})
-    gqa_tokens = kv_capacity(LLAMA_31_8B, h100(1), DEFAULT).max_tokens
-    mqa_tokens = kv_capacity(mqa, h100(1), DEFAULT).max_tokens
+    gqa_tokens = kv_capacity(LLAMA_31_8B, h100(1), SPEC_DEFAULTS).max_tokens
+    mqa_tokens = kv_capacity(mqa, h100(1), SPEC_DEFAULTS).max_tokens
     assert mqa_tokens >= 8 * gqa_tokens
     assert mqa_tokens == pytest.approx(8 * gqa_tokens, rel=0.01)
 
 
 def test_kv_head_replication() -> None:
     # TP16 on a GQA-8 model replicates each KV head twice (r_kv = 16/8 = 2): twice the bytes per cached token.
-    cap8 = kv_capacity(LLAMA_31_70B, h100(8), DEFAULT)
-    cap16 = kv_capacity(LLAMA_31_70B, h100(16), DEFAULT)
+    cap8 = kv_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS)
+    cap16 = kv_capacity(LLAMA_31_70B, h100(16), SPEC_DEFAULTS)
     assert cap8.kv_bytes_per_token == 327_680
     assert cap16.kv_bytes_per_token == 2 * 327_680
 

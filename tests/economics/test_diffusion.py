@@ -20,7 +20,7 @@ from economics.iteration import iteration_time
 from economics.model import ModelSpec
 from economics.roofline import forward_time
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
-from tests.economics.configs import A100_80GB, DEFAULT, IDEAL, LLADA_8B, LLAMA_31_8B, h100
+from tests.economics.configs import A100_80GB, IDEAL, LLADA_8B, LLAMA_31_8B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, efficiencies, gpus, models
 
 FAST = DiffusionScheme(block_tokens=32, denoising_steps=8, refresh_passes=1)  # docs/diffusion.md#diffusion-examples
@@ -36,10 +36,10 @@ def test_section_7_2a_table() -> None:
     ar_stream = [135, 134, 132, 128, 121, 109, 91, 68, 44]
     diff_agg = [479, 949, 1861, 3255, 3351, 3401, 3426, 3439, 3446]
     ar_agg = [135, 268, 528, 1024, 1934, 3480, 5795, 8684, 11163]
-    r = diffusion_throughput(LLAMA_31_8B, h100(1), DEFAULT, FAST, BATCHES, 1024, 0)
+    r = diffusion_throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, FAST, BATCHES, 1024, 0)
     np.testing.assert_allclose(r.per_stream_tokens_per_s, diff_stream, rtol=0.01, atol=0.5)
     np.testing.assert_allclose(r.aggregate_tokens_per_s, diff_agg, rtol=0.003)
-    t_ar = forward_time(LLAMA_31_8B, h100(1), DEFAULT, BATCHES, 1, 1024).time_s
+    t_ar = forward_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, BATCHES, 1, 1024).time_s
     np.testing.assert_allclose(1 / t_ar, ar_stream, rtol=0.01, atol=0.5)
     np.testing.assert_allclose(BATCHES / t_ar, ar_agg, rtol=0.003)
 
@@ -49,7 +49,7 @@ def test_section_7_2b_llada(block: int, steps: int, stream_b1: float) -> None:
     # docs/diffusion.md#diffusion-examples (b): LLaDA-8B-like (MHA), 512-token prefix, ρ = 1: 130 / 857 / 1,778 tok/s
     # per stream at B = 1.
     scheme = DiffusionScheme(block_tokens=block, denoising_steps=steps, refresh_passes=1)
-    r = diffusion_throughput(LLADA_8B, h100(1), DEFAULT, scheme, 1, 512, 0)
+    r = diffusion_throughput(LLADA_8B, h100(1), SPEC_DEFAULTS, scheme, 1, 512, 0)
     assert float(r.per_stream_tokens_per_s) == pytest.approx(stream_b1, rel=0.005)
 
 
@@ -57,7 +57,7 @@ def test_section_7_2b_large_block_is_flat_in_batch() -> None:
     # docs/diffusion.md#diffusion-examples (b): K = 256, S = 16 is compute-bound at batch 1; aggregate stays ~1,890
     # tok/s at any B.
     scheme = DiffusionScheme(block_tokens=256, denoising_steps=16, refresh_passes=1)
-    agg = diffusion_throughput(LLADA_8B, h100(1), DEFAULT, scheme, np.array([1.0, 8.0, 64.0]), 512, 0)
+    agg = diffusion_throughput(LLADA_8B, h100(1), SPEC_DEFAULTS, scheme, np.array([1.0, 8.0, 64.0]), 512, 0)
     np.testing.assert_allclose(agg.aggregate_tokens_per_s, 1890, rtol=0.06)
 
 
@@ -70,7 +70,7 @@ def test_c11_vanilla_llada_no_cache() -> None:
     # priced this pass at MFU_pre 0.45, while its own docs/inputs.md#efficiency assigns MFU_dec to diffusion passes
     # (1.966e13/1.404e14 = 140 ms).
     vanilla = DiffusionScheme(block_tokens=256, denoising_steps=256, refresh_passes=0, prefix_cache=False)
-    r = diffusion_throughput(LLADA_8B, Deployment(gpu=A100_80GB), DEFAULT, vanilla, 1, 1000, 256)
+    r = diffusion_throughput(LLADA_8B, Deployment(gpu=A100_80GB), SPEC_DEFAULTS, vanilla, 1, 1000, 256)
     assert float(r.pass_time.time_s) * 1e3 == pytest.approx(126.5, abs=0.3)
     assert 1.0 < float(r.per_stream_tokens_per_s) < 10.0
 
@@ -78,7 +78,7 @@ def test_c11_vanilla_llada_no_cache() -> None:
 def test_no_cache_needs_the_canvas() -> None:
     vanilla = DiffusionScheme(block_tokens=32, denoising_steps=32, prefix_cache=False)
     with pytest.raises(ValueError, match="canvas_tokens"):
-        diffusion_pass_time(LLADA_8B, h100(1), DEFAULT, vanilla, 1, 512)
+        diffusion_pass_time(LLADA_8B, h100(1), SPEC_DEFAULTS, vanilla, 1, 512)
 
 
 # ---- docs/diffusion.md#diffusion-checks ------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def test_tokens_per_pass_bounds(block: int, steps: int, refresh: int) -> None:
     assert 0 < e <= block
 
 
-@pytest.mark.parametrize("eff", [DEFAULT, IDEAL])
+@pytest.mark.parametrize("eff", [SPEC_DEFAULTS, IDEAL])
 def test_k1_s1_equals_ar_exactly(eff: Efficiency) -> None:
     # docs/diffusion.md#diffusion-checks: K = 1, S = 1, ρ = 0 is AR: one token per pass, and a one-token bidirectional
     # block is the same computation as a one-token causal step, so the pass times are identical, not just close.
@@ -121,8 +121,10 @@ def test_memory_bound_speedup_close_to_e() -> None:
     # per-stream speedup over AR lies in [0.9·e, e].
     e = FAST.tokens_per_pass
     for batch in (1.0, 2.0, 3.0):
-        d = float(diffusion_throughput(LLAMA_31_8B, h100(1), DEFAULT, FAST, batch, 1024, 0).per_stream_tokens_per_s)
-        a = 1.0 / float(forward_time(LLAMA_31_8B, h100(1), DEFAULT, batch, 1, 1024).time_s)
+        d = float(
+            diffusion_throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, FAST, batch, 1024, 0).per_stream_tokens_per_s
+        )
+        a = 1.0 / float(forward_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, batch, 1, 1024).time_s)
         assert 0.9 * e <= d / a <= e
 
 
@@ -167,7 +169,7 @@ def test_peak_diffusion_below_peak_ar(eff: Efficiency, steps: int, refresh: int)
 def test_crossover_section_7_2a() -> None:
     # docs/diffusion.md#diffusion-examples (a): diffusion has the higher aggregate throughput up to B ≈ 30; the table
     # has diffusion ahead at B = 16 (3,351 vs 1,934) and AR ahead at B = 32 (3,480 vs 3,401).
-    b = float(ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), DEFAULT, FAST, 1024, 0))
+    b = float(ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, FAST, 1024, 0))
     assert 17 <= b <= 32
 
 
@@ -175,8 +177,8 @@ def test_crossover_against_optimized_ar_comes_earlier() -> None:
     # Speculation only helps AR, so AR_opt catches diffusion at the same batch or earlier; vectorised over prompts.
     tree = SpeculativeScheme(mean_accepted_tokens=4.0, verify_tokens=16)
     prompts = np.array([256.0, 1024.0, 4096.0])
-    plain = ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), DEFAULT, FAST, prompts, 0)
-    opt = ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), DEFAULT, FAST, prompts, 0, speculation=tree)
+    plain = ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, FAST, prompts, 0)
+    opt = ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, FAST, prompts, 0, speculation=tree)
     assert plain.shape == (3,)
     assert np.all(opt <= plain)
     assert np.all(np.isfinite(plain))
@@ -184,4 +186,6 @@ def test_crossover_against_optimized_ar_comes_earlier() -> None:
 
 def test_crossover_never_when_ar_cannot_catch_up() -> None:
     # With the batch capped at 8 (max_batch) AR never reaches diffusion's aggregate throughput: inf.
-    assert float(ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), DEFAULT, FAST, 1024, 0, max_batch=8)) == np.inf
+    assert (
+        float(ar_overtakes_diffusion_batch(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, FAST, 1024, 0, max_batch=8)) == np.inf
+    )

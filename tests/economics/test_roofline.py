@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from economics.hardware import GPU, Deployment, Efficiency
 from economics.model import ModelSpec
 from economics.roofline import forward_time
-from tests.economics.configs import A100_40GB, DEFAULT, IDEAL, LLAMA_2_13B, LLAMA_31_8B, LLAMA_31_70B, h100
+from tests.economics.configs import A100_40GB, IDEAL, LLAMA_2_13B, LLAMA_31_8B, LLAMA_31_70B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models
 
 # ---- docs/roofline.md#worked-example-70b worked example: Llama-3.1-70B, BF16, 8×H100 SXM, default efficiency, S = 4096
@@ -33,7 +33,7 @@ TABLE_33 = [
 
 @pytest.mark.parametrize(("batch", "tpot_ms", "tok_s"), TABLE_33)
 def test_section_3_3_batch_sweep(batch: int, tpot_ms: float, tok_s: float) -> None:
-    t = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, batch, 1, 4096).time_s)
+    t = float(forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, batch, 1, 4096).time_s)
     assert t * 1e3 == pytest.approx(tpot_ms, abs=0.006)  # the table prints two decimals
     assert batch / t == pytest.approx(tok_s, rel=0.002)
 
@@ -42,7 +42,7 @@ def test_section_3_3_terms_at_batch_1() -> None:
     # docs/roofline.md#worked-example-70b: t_lin = 141.1e9 B / (8·3.35e12·0.7) = 7.52 ms; t_att = 4097·327680 B /
     # 18.76e12 = 0.07 ms; t_comm = 160 all-reduces × (10 µs + 2·7/8·16384 B / 450e9) = 1.61 ms; tau0 = 0.5 ms; total
     # 9.70 ms.
-    p = forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 4096)
+    p = forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 1, 1, 4096)
     assert float(p.linear_s) * 1e3 == pytest.approx(7.52, abs=0.005)
     assert float(p.attention_s) * 1e3 == pytest.approx(0.0716, abs=0.0005)
     assert float(p.comm_s) * 1e3 == pytest.approx(1.61, abs=0.005)
@@ -50,10 +50,25 @@ def test_section_3_3_terms_at_batch_1() -> None:
     assert not bool(p.compute_bound)
 
 
+def test_default_all_reduce_departs_from_the_spec_by_the_hand_count() -> None:
+    # docs/departures.md#all-reduce-below-link-bandwidth: the default charges each of the 160 all-reduces of a step
+    # 2·(7/8)·4e6 B / 450e9 B/s = 15.556 µs more than the spec, 2.4889 ms per step at any batch: the worked example's
+    # batch 1 goes 9.70 → 12.19 ms, batch 324 39.97 → 42.46 ms (docs/roofline.md#worked-example-70b); the 1,000-token
+    # prefill's all-reduces (16.384 MB each) 11.8 → 160 × (10 + 2·7/8·20.384e6/450e9 s) = 14.28 ms.
+    for batch, spec_ms in ((1, 9.70), (324, 39.97)):
+        t = float(forward_time(LLAMA_31_70B, h100(8), Efficiency(), batch, 1, 4096).time_s)
+        assert t * 1e3 == pytest.approx(spec_ms + 2.4889, abs=0.006)
+    p = forward_time(LLAMA_31_70B, h100(8), Efficiency(), 1, 1000, 0, prefill=True)
+    assert float(p.comm_s) * 1e3 == pytest.approx(14.28, abs=0.01)
+    # one GPU has no all-reduce, so nothing changes there
+    one = forward_time(LLAMA_31_8B, h100(1), Efficiency(), 8, 1, 2048)
+    assert float(one.comm_s) == 0.0
+
+
 def test_section_3_4_prefill() -> None:
     # docs/roofline.md#prefill: 1000-token prompt, 70B on 8×H100, MFU_pre 0.45: linear 1000 × 139.0 GFLOP / 3.96e15 =
     # 39.0 ms (compute-bound), attention 0.37 ms, comm 160 × (10 µs + 63.7 µs) = 11.8 ms, total 51.7 ms.
-    p = forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1000, 0, prefill=True)
+    p = forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 1, 1000, 0, prefill=True)
     assert float(p.linear_s) * 1e3 == pytest.approx(39.0, abs=0.05)
     assert float(p.attention_s) * 1e3 == pytest.approx(0.37, abs=0.01)
     assert float(p.comm_s) * 1e3 == pytest.approx(11.8, abs=0.05)
@@ -82,7 +97,7 @@ def test_section_3_5_arithmetic_intensity_batch_1() -> None:
     # docs/roofline.md#roofline-checks item 10: 2·P_mm FLOP over ≈ 2·P_total B in BF16 → AI ∈ [0.9, 1.1] FLOP/B for
     # dense models.
     for model in (LLAMA_31_8B, LLAMA_31_70B, LLAMA_2_13B):
-        ai = float(forward_time(model, h100(1), DEFAULT, 1, 1, 0).arithmetic_intensity_flop_per_byte)
+        ai = float(forward_time(model, h100(1), SPEC_DEFAULTS, 1, 1, 0).arithmetic_intensity_flop_per_byte)
         assert 0.9 <= ai <= 1.1
 
 
@@ -145,8 +160,8 @@ def test_one_token_causal_equals_bidirectional() -> None:
     # A one-token block attends only to itself either way: q(q+1)/2 = q² = 1 pair. The spec's 2·q² causal
     # term counted half a pair here; the exact count makes the two passes identical.
     kw = {"batch": np.array([1.0, 64.0]), "new_tokens": 1, "context_tokens": np.array([0.0, 4096.0])}
-    causal = forward_time(LLAMA_31_8B, h100(1), DEFAULT, **kw)
-    bidir = forward_time(LLAMA_31_8B, h100(1), DEFAULT, bidirectional=True, **kw)
+    causal = forward_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, **kw)
+    bidir = forward_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, bidirectional=True, **kw)
     np.testing.assert_array_equal(causal.flops, bidir.flops)
     np.testing.assert_array_equal(causal.time_s, bidir.time_s)
 
@@ -155,8 +170,8 @@ def test_block_attention_flops_hand_count() -> None:
     # q = 32 new tokens, S = 1000 cached, B = 1, Llama-3.1-8B (L·n_q·d_h = 32·32·128 = 131072):
     # causal: 131072·(4·32·1000 + 2·32·33) = 1.705e10; bidirectional: 131072·(4·32·1000 + 4·32·32) = 1.731e10.
     lin = 32 * 2 * LLAMA_31_8B.params_matmul
-    causal = forward_time(LLAMA_31_8B, h100(1), DEFAULT, 1, 32, 1000).flops
-    bidir = forward_time(LLAMA_31_8B, h100(1), DEFAULT, 1, 32, 1000, bidirectional=True).flops
+    causal = forward_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, 1, 32, 1000).flops
+    bidir = forward_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, 1, 32, 1000, bidirectional=True).flops
     assert float(causal) - lin == pytest.approx(131072 * (128_000 + 2112))
     assert float(bidir) - lin == pytest.approx(131072 * (128_000 + 4096))
 
@@ -164,7 +179,7 @@ def test_block_attention_flops_hand_count() -> None:
 def test_batch_zero_limit_dense() -> None:
     # docs/roofline.md#roofline-checks item 6: B → 0 gives W/BW_eff + tau0 + 2L·alpha_ar (70B, 8×H100, defaults):
     # 141.1048e9/18.76e12 = 7.5216 ms + 0.5 ms + 160·10 µs = 9.6216 ms.
-    t = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 0.0, 1, 4096).time_s)
+    t = float(forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 0.0, 1, 4096).time_s)
     assert t == pytest.approx(141.104775168e9 / (8 * 3.35e12 * 0.7) + 0.5e-3 + 160 * 10e-6, rel=1e-12)
 
 
@@ -237,8 +252,8 @@ def test_sum_of_rooflines_at_least_single_roofline(
 
 def test_sum_equals_single_when_memory_dominates_both() -> None:
     # docs/roofline.md#roofline-checks item 7: at batch 1 both kernels are memory-bound, so the two forms agree.
-    a = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 4096).time_s)
-    b = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 4096, mode="single_roofline").time_s)
+    a = float(forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 1, 1, 4096).time_s)
+    b = float(forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 1, 1, 4096, mode="single_roofline").time_s)
     assert a == pytest.approx(b, rel=1e-12)
 
 
@@ -257,7 +272,7 @@ def test_tensor_parallel(model: ModelSpec, eff: Efficiency, n_gpus: int) -> None
 def test_large_batch_linear_growth() -> None:
     # docs/roofline.md#roofline-checks item 6: for large B, t/B tends to a constant.
     b = np.array([1e6, 2e6])
-    t = forward_time(LLAMA_31_70B, h100(8), DEFAULT, b, 1, 4096).time_s
+    t = forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, b, 1, 4096).time_s
     assert t[1] / b[1] == pytest.approx(t[0] / b[0], rel=1e-3)
 
 
@@ -265,10 +280,11 @@ def test_allreduce_half_performance_length_hand_count() -> None:
     # Llama-3.1-70B (80 layers, d 8192, BF16 activations) on 8×H100 (450 GB/s link), batch 64 decode, α = 10 µs,
     # n_1/2 = 4 MB: message m = 64·8192·2 = 1,048,576 B; per all-reduce 10 µs + 2·7/8·(1,048,576 + 4e6)/450e9
     # = 10 + 19.634 = 29.634 µs; 2·80 all-reduces per pass = 4.7414 ms. Without n_1/2: 10 + 4.078 µs -> 2.2525 ms.
-    eff = DEFAULT.model_copy(update={"allreduce_latency_s": 10e-6, "comm_overlap": 0.0})
+    eff = SPEC_DEFAULTS.model_copy(update={"allreduce_latency_s": 10e-6, "comm_overlap": 0.0})
     with_half = forward_time(LLAMA_31_70B, h100(8), eff.model_copy(update={"allreduce_half_bytes": 4e6}), 64, 1, 0)
     without = forward_time(LLAMA_31_70B, h100(8), eff.model_copy(update={"allreduce_half_bytes": 0.0}), 64, 1, 0)
     assert float(with_half.comm_s) == pytest.approx(4.7414e-3, rel=1e-4)
     assert float(without.comm_s) == pytest.approx(2.2525e-3, rel=1e-4)
-    # off by default: the worked example of docs/roofline.md#worked-example-70b has no n_1/2
-    assert Efficiency().allreduce_half_bytes == 0.0
+    # on by default (docs/departures.md#all-reduce-below-link-bandwidth); the first spec's formula has none
+    assert Efficiency().allreduce_half_bytes == 4e6
+    assert SPEC_DEFAULTS.allreduce_half_bytes == 0.0

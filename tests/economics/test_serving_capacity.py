@@ -22,13 +22,15 @@ from economics.iteration import AnyScheme
 from economics.model import ModelSpec
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import BINDING, continuous_batching, replicas_for_peak, slo_capacity
-from tests.economics.configs import DEFAULT, LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, h100
+from tests.economics.configs import LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models, speculative_schemes
 
 T_IN, T_OUT = 1000.0, 500.0
 TPOT_SLOS = [0.02, 0.05, 0.1]
 EAGLE = SpeculativeScheme(verify_tokens=8, mean_accepted_tokens=3.0, draft_tokens=4)
-SPEC_PROTOTYPE = DEFAULT.model_copy(update={"mfu_prefill": DEFAULT.mfu_decode})  # how docs/serving.md#slo-capacity
+SPEC_PROTOTYPE = SPEC_DEFAULTS.model_copy(
+    update={"mfu_prefill": SPEC_DEFAULTS.mfu_decode}
+)  # how docs/serving.md#slo-capacity
 # numbers were made
 
 # Hand derivation (see test_serving_continuous.hand): with TPOT ≤ H binding on the compute branch,
@@ -42,7 +44,7 @@ A_C = 2.1e-3
 
 
 def test_section_8_2_capacity_with_the_spec_defaults() -> None:
-    cap = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
+    cap = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
     expected = (1 - A_C / np.array(TPOT_SLOS)) / 82.822e-3
     np.testing.assert_allclose(cap.max_arrival_rate_per_s, expected, rtol=2e-4)
     np.testing.assert_allclose(cap.max_arrival_rate_per_s, [10.81, 11.57, 11.82], atol=0.005)
@@ -68,8 +70,8 @@ def test_section_8_2_speculation_costs_capacity() -> None:
     proto = slo_capacity(LLAMA_31_70B, h100(8), SPEC_PROTOTYPE, EAGLE, T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
     np.testing.assert_allclose(proto.max_arrival_rate_per_s[:2], [8.6, 8.9], atol=0.06)
     assert 8.6 <= float(proto.max_arrival_rate_per_s[2]) <= 9.05
-    ar = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
-    spec = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
+    ar = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
+    spec = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, EAGLE, T_IN, T_OUT, tpot_max_s=TPOT_SLOS)
     assert (spec.max_arrival_rate_per_s < 0.8 * ar.max_arrival_rate_per_s).all()  # 8.35/10.81 = 0.77
     assert ((spec.max_arrival_rate_per_s > 8.2) & (spec.max_arrival_rate_per_s < 8.8)).all()
 
@@ -78,12 +80,12 @@ def test_ttft_and_deadline_slos() -> None:
     # TTFT ≥ the prompt's own prefill iteration: 51.7 ms for 1000 tokens (docs/roofline.md#prefill: 39.0 linear + 0.37
     # attention
     # + 11.8 comm + 0.5 ms), so a 30 ms TTFT SLO is out of reach at any load.
-    short = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, ttft_max_s=0.03)
+    short = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, ttft_max_s=0.03)
     assert float(short.max_arrival_rate_per_s) == 0.0
     assert "TTFT" in str(short.reason)
     # Looser SLOs bind at their edge: TTFT (or E2E) at λ_max equals the SLO, and the fixed point agrees.
-    ttft = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, ttft_max_s=0.2)
-    dead = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, deadline_s=10.0)
+    ttft = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, ttft_max_s=0.2)
+    dead = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, deadline_s=10.0)
     assert str(ttft.binding) == "ttft"
     assert str(dead.binding) == "deadline"
     assert float(ttft.ttft_s) == pytest.approx(0.2, rel=1e-9)
@@ -94,7 +96,7 @@ def test_ttft_and_deadline_slos() -> None:
     for cap, slo in ((ttft, "ttft_s"), (dead, "e2e_mean_s")):
         lam = float(cap.max_arrival_rate_per_s)
         cb = continuous_batching(
-            LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [lam * (1 - 1e-7), lam * 1.001], T_IN, T_OUT
+            LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [lam * (1 - 1e-7), lam * 1.001], T_IN, T_OUT
         )
         limit = 0.2 if slo == "ttft_s" else 10.0
         assert float(getattr(cb, slo)[0]) <= limit * (1 + 1e-9)
@@ -104,7 +106,7 @@ def test_ttft_and_deadline_slos() -> None:
 def test_no_slo_is_bounded_by_memory_or_the_prompt_budget() -> None:
     # Without latency SLOs the capacity runs up to what the replica can hold: λ_max stays below the compute
     # ceiling 1/k_C = 12.07 req/s and the binding constraint is memory-side (prompt budget or KV).
-    cap = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT)
+    cap = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT)
     assert 11.8 < float(cap.max_arrival_rate_per_s) < 12.08
     assert str(cap.binding) in {"prefill_budget", "kv_memory", "iteration_cap"}
 
@@ -112,31 +114,33 @@ def test_no_slo_is_bounded_by_memory_or_the_prompt_budget() -> None:
 def test_infeasible_cases_have_reasons() -> None:
     # batch → 0 already takes 9.62 ms per token, so a 5 ms TPOT SLO is out of reach; a 10 ms TTFT likewise
     # (the prompt alone takes 51.7 ms). The 70B model does not fit one 80 GB GPU at all.
-    cap = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=[0.005, 0.05])
+    cap = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, tpot_max_s=[0.005, 0.05])
     assert cap.feasible.tolist() == [False, True]
     assert float(cap.max_arrival_rate_per_s[0]) == 0.0
     assert "TPOT" in str(cap.reason[0])
     assert str(cap.binding[0]) == ""
     assert np.isinf(cap.tpot_s[0])
     assert np.isinf(cap.batch[0])
-    ttft = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), T_IN, T_OUT, ttft_max_s=0.01)
+    ttft = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, ttft_max_s=0.01)
     assert "TTFT" in str(ttft.reason)
-    nofit = slo_capacity(LLAMA_31_70B, h100(1), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=0.05)
+    nofit = slo_capacity(LLAMA_31_70B, h100(1), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, tpot_max_s=0.05)
     assert str(nofit.reason) == "model does not fit in memory"
     assert float(nofit.max_arrival_rate_per_s) == 0.0
     # one request of 1.4M tokens needs 459 GB of KV, more than the 434.9 GB free
-    huge = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 1_400_000, 500)
+    huge = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), 1_400_000, 500)
     assert "one request" in str(huge.reason)
 
 
 def test_moe_capacity_uses_the_iteration() -> None:
     # No closed form for MoE: the same bisection in x runs on the roofline pass time. The answer must sit on
     # the TPOT boundary of the fixed point it implies.
-    cap = slo_capacity(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=0.03)
+    cap = slo_capacity(MIXTRAL_8X7B, h100(2), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, tpot_max_s=0.03)
     lam = float(cap.max_arrival_rate_per_s)
     assert lam > 0
     assert str(cap.binding) == "tpot"
-    cb = continuous_batching(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), [lam * (1 - 1e-6), lam * 1.001], T_IN, T_OUT)
+    cb = continuous_batching(
+        MIXTRAL_8X7B, h100(2), SPEC_DEFAULTS, ARScheme(), [lam * (1 - 1e-6), lam * 1.001], T_IN, T_OUT
+    )
     assert float(cb.tpot_s[0]) <= 0.03 < float(cb.tpot_s[1])
 
 
@@ -144,17 +148,17 @@ def test_closed_form_capacity_with_speculation_matches_the_bisection() -> None:
     # docs/serving.md#slo-capacity EAGLE case (70B, q = 8, τ = 3, TPOT ≤ 20/50/100 ms, plus TTFT and deadline SLOs): the
     # exact capacity of the affine pass equals the 60-step bisection on forward_time + draft_time.
     kwargs = {"tpot_max_s": [0.02, 0.05, 0.1], "ttft_max_s": [0.3, np.inf, 0.2], "deadline_s": [np.inf, 8.0, np.inf]}
-    closed = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, method="closed_form", **kwargs)
-    bisected = slo_capacity(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, T_IN, T_OUT, method="bisect", **kwargs)
+    closed = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, EAGLE, T_IN, T_OUT, method="closed_form", **kwargs)
+    bisected = slo_capacity(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, EAGLE, T_IN, T_OUT, method="bisect", **kwargs)
     np.testing.assert_allclose(closed.max_arrival_rate_per_s, bisected.max_arrival_rate_per_s, rtol=1e-9)
     assert closed.binding.tolist() == bisected.binding.tolist()
     with pytest.raises(ValueError, match="closed form"):
-        slo_capacity(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), T_IN, T_OUT, method="closed_form")
+        slo_capacity(MIXTRAL_8X7B, h100(2), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, method="closed_form")
 
 
 def test_bad_slo_is_rejected() -> None:
     with pytest.raises(ValueError, match="SLO"):
-        slo_capacity(LLAMA_31_8B, h100(1), DEFAULT, ARScheme(), T_IN, T_OUT, tpot_max_s=0.0)
+        slo_capacity(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, ARScheme(), T_IN, T_OUT, tpot_max_s=0.0)
 
 
 # ---- replicas ---------------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.serving import DEFAULT_MAX_ITERATION_S, continuous_batching, serving_shape
 from economics.serving.passes import pass_time_function
 from economics.specdec import draft_time
-from tests.economics.configs import DEFAULT, LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, h100
+from tests.economics.configs import LLAMA_31_8B, LLAMA_31_70B, MIXTRAL_8X7B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models, speculative_schemes
 
 T_IN, T_OUT = 1000.0, 500.0
@@ -78,7 +78,7 @@ def test_section_8_1_table() -> None:
     # docs/serving.md#continuous-batching: λ = 0.01, 0.1, 1, 5, 10 req/s → t* = 9.62, 9.65, 9.89, 11.10, 13.12 ms and
     # B* = 0.05, 0.48, 4.9, 27.8, 65.6. The memory branch binds (hand: 9.6215/(1 − λ·0.026654) ms).
     lam = np.array([0.01, 0.1, 1.0, 5.0, 10.0])
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), lam, T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), lam, T_IN, T_OUT)
     np.testing.assert_allclose(cb.iteration_time_s * 1e3, [9.62, 9.65, 9.89, 11.10, 13.12], atol=0.006)
     np.testing.assert_allclose(cb.tpot_s, cb.iteration_time_s)  # AR: e = 1
     np.testing.assert_allclose(cb.batch, [0.05, 0.48, 4.9, 27.8, 65.6], rtol=0.01, atol=0.003)
@@ -99,7 +99,7 @@ def test_section_8_1_derived_outputs() -> None:
     #   11.845 ms; tau0 0.5 ms → t_prompt = 51.92 ms (docs/roofline.md#prefill lone prefill is 51.7 ms).
     # TTFT = W_q + t_prompt = 56.86 ms; E2E = W_q + t_prompt + 500·t*; X = λ·T_out = 500 tok/s;
     # β = λ·T_out·t(B=1) with t(B=1) ≈ 9.64 ms (docs/roofline.md#worked-example-70b at S = 1250) → β ≈ 4.8.
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 1.0, T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), 1.0, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert t * 1e3 == pytest.approx(9.885, abs=0.001)
     assert float(cb.queue_wait_s) == pytest.approx(t / 2)
@@ -119,7 +119,9 @@ def test_ttft_counts_prompt_chunks() -> None:
     # λ = 0.01 each is a prefill-sized pass: linear 1000·39.03 µs = 39.03 ms; attention (compute)
     # 1000·655_360·4·1500.5/F_pre = 1.105 ms; comm 1.6 + 1000·10.194 µs = 11.794 ms; tau0 0.5 ms
     # → 52.43 ms each; TTFT = t*/2 + 3·52.43 ms = 4.8 + 157.3 = 162.1 ms.
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 0.01, 3000, 500, prefill_chunk_tokens=1024)
+    cb = continuous_batching(
+        LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), 0.01, 3000, 500, prefill_chunk_tokens=1024
+    )
     assert float(cb.ttft_s) * 1e3 == pytest.approx(162.1, abs=0.1)
 
 
@@ -127,7 +129,7 @@ def test_ttft_at_high_load_is_the_spec_formula() -> None:
     # λ = 11.9: t* = 2.1 ms/(1 − 11.9·82.822 ms) = 145.6 ms (compute branch, hand) and C* = λ·1000·t* = 1733
     # prompt tokens per iteration ≥ the request's own 1000: its chunk rides in a mean iteration, and
     # TTFT = W_q + ceil(T_in/C_chunk)·t* = 1.5·t* as the first spec (docs/departures.md#departures) writes it.
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 11.9, T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), 11.9, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert t == pytest.approx(2.1e-3 / (1 - 11.9 * 82.822e-3), rel=2e-3)
     assert float(cb.prefill_tokens_per_iteration) > T_IN
@@ -141,7 +143,7 @@ def test_overload_near_the_compute_ceiling() -> None:
     h = hand()
     lam_c = 1.0 / h["k_C"]
     assert lam_c == pytest.approx(12.07, abs=0.01)
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [12.0, 12.1, 12.4, 20.0], T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [12.0, 12.1, 12.4, 20.0], T_IN, T_OUT)
     assert cb.stable.tolist() == [True, False, False, False]
     assert float(cb.iteration_time_s[0]) == pytest.approx(h["a_C"] / (1 - 12.0 * h["k_C"]), rel=1e-3)
     for name in ("iteration_time_s", "batch", "tpot_s", "ttft_s", "e2e_mean_s", "kv_bytes"):
@@ -153,20 +155,20 @@ def test_prefill_budget_overload() -> None:
     # With 1024-token chunks the prompt load C* = λ·T_in·t* must stay ≤ 1024: at λ = 12 the compute-branch
     # t* = 0.34 s gives C* = 4.1k tokens per iteration, so the prompt queue grows: unstable.
     cb = continuous_batching(
-        LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [10.0, 12.0], T_IN, T_OUT, prefill_chunk_tokens=1024
+        LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [10.0, 12.0], T_IN, T_OUT, prefill_chunk_tokens=1024
     )
     assert cb.stable.tolist() == [True, False]
 
 
 def test_iteration_cap_reports_overload() -> None:
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 12.0, T_IN, T_OUT, max_iteration_s=0.1)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), 12.0, T_IN, T_OUT, max_iteration_s=0.1)
     assert not bool(cb.stable)
     assert math.isinf(float(cb.tpot_s))
 
 
 def test_model_that_does_not_fit_is_kv_infeasible() -> None:
     # 141 GB of weights on one 80 GB H100: stable as arithmetic, never feasible.
-    cb = continuous_batching(LLAMA_31_70B, h100(1), DEFAULT, ARScheme(), [0.0, 0.1], T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_70B, h100(1), SPEC_DEFAULTS, ARScheme(), [0.0, 0.1], T_IN, T_OUT)
     assert not cb.kv_feasible.any()
     assert not cb.feasible.any()
     assert (cb.kv_free_bytes == 0).all()
@@ -178,7 +180,7 @@ def test_kv_memory_limits_feasibility() -> None:
     # Memory branch (hand): k_M = 4.75 ms (activations) + (16000·9001 + 1000)·327_680 B/18.76e12 = 2.5156 s
     # (KV) + 17000·10.194 µs = 0.1733 s (comm), so t* = 9.6215 ms/(1 − λ·2.694):
     # λ = 0.20 → 20.86 ms, B* = λ·16000·t* = 66.7 (fits); λ = 0.28 → 39.2 ms, B* = 175 > 147 (stable, no room).
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [0.2, 0.28], 1000, 16_000)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [0.2, 0.28], 1000, 16_000)
     assert cb.max_batch.tolist() == [147.0, 147.0]
     np.testing.assert_allclose(cb.iteration_time_s * 1e3, [20.86, 39.16], atol=0.02)
     np.testing.assert_allclose(cb.batch, [66.7, 175.4], atol=0.1)
@@ -197,11 +199,11 @@ def test_speculation_at_low_load() -> None:
     # (283 tok/s). The spec's 3.6 ms (281 tok/s) came from its prototype's slightly heavier draft (2% apart).
     # The draft is a dense model, so its passes add two more maxima of affine terms: closed form
     # (docs/serving.md#continuous-batching).
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, 0.01, T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, EAGLE, 0.01, T_IN, T_OUT)
     assert float(cb.tpot_s) * 1e3 == pytest.approx(3.526, abs=0.005)
     assert float(cb.tpot_s) * 1e3 == pytest.approx(3.6, rel=0.025)
     assert cb.method == "closed_form"
-    iterated = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, EAGLE, 0.01, T_IN, T_OUT, method="iterate")
+    iterated = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, EAGLE, 0.01, T_IN, T_OUT, method="iterate")
     assert float(iterated.tpot_s) == pytest.approx(float(cb.tpot_s), rel=1e-9)
 
 
@@ -213,19 +215,19 @@ def test_fixed_point_residual_for_moe_and_speculation() -> None:
         (LLAMA_31_8B, h100(1), EAGLE, "closed_form"),
     ):
         lam = np.array([0.0, 0.5, 2.0, 8.0, 15.0])
-        cb = continuous_batching(model, dep, DEFAULT, scheme, lam, T_IN, T_OUT)
+        cb = continuous_batching(model, dep, SPEC_DEFAULTS, scheme, lam, T_IN, T_OUT)
         assert cb.method == method
         ok = cb.stable
         assert ok[:3].all()
         q = float(getattr(scheme, "verify_tokens", 1))
         t_main = forward_time(
-            model, dep, DEFAULT, cb.batch[ok], q, T_IN + T_OUT / 2,
+            model, dep, SPEC_DEFAULTS, cb.batch[ok], q, T_IN + T_OUT / 2,
             prefill_tokens=cb.prefill_tokens_per_iteration[ok], prefill_context_tokens=(T_IN + 1) / 2,
         ).time_s  # fmt: skip
         residual = t_main - cb.iteration_time_s[ok]
         if isinstance(scheme, SpeculativeScheme):
             assert (residual < 0).all()  # the draft passes make up the rest
-            draft = draft_time(model, dep, DEFAULT, scheme, cb.batch[ok], T_IN + T_OUT / 2)
+            draft = draft_time(model, dep, SPEC_DEFAULTS, scheme, cb.batch[ok], T_IN + T_OUT / 2)
             np.testing.assert_allclose(t_main + draft, cb.iteration_time_s[ok], rtol=1e-9)
         else:
             np.testing.assert_allclose(t_main, cb.iteration_time_s[ok], rtol=1e-9)
@@ -235,11 +237,11 @@ def test_moe_near_saturation_is_solved_to_precision() -> None:
     # Close to the ceiling plain iteration converges slowly (ratio f'(t*) → 1); the bisection finish must still
     # land on the fixed point. Find a load just below the overload point by scanning, then check the residual.
     lam = np.linspace(1.0, 60.0, 400)
-    cb = continuous_batching(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), lam, T_IN, T_OUT)
+    cb = continuous_batching(MIXTRAL_8X7B, h100(2), SPEC_DEFAULTS, ARScheme(), lam, T_IN, T_OUT)
     last = int(np.flatnonzero(cb.stable)[-1])
     assert last < lam.size - 1  # the scan crosses the ceiling
     b, c, t = cb.batch[last], cb.prefill_tokens_per_iteration[last], cb.iteration_time_s[last]
-    again = forward_time(MIXTRAL_8X7B, h100(2), DEFAULT, b, 1, T_IN + T_OUT / 2, prefill_tokens=c,
+    again = forward_time(MIXTRAL_8X7B, h100(2), SPEC_DEFAULTS, b, 1, T_IN + T_OUT / 2, prefill_tokens=c,
                          prefill_context_tokens=(T_IN + 1) / 2).time_s  # fmt: skip
     assert float(again) == pytest.approx(float(t), rel=1e-8)
 
@@ -248,7 +250,7 @@ def test_diffusion_first_block_and_tokens_per_pass() -> None:
     # Block diffusion K = 32, S = 8, ρ = 1: e = 32/9 tokens per pass; TPOT = t*/e; the first block is visible
     # after the prompt chunk and its 8 denoising passes: TTFT = W_q + t_prompt + 8·t*.
     scheme = DiffusionScheme(block_tokens=32, denoising_steps=8, refresh_passes=1)
-    cb = continuous_batching(LLAMA_31_8B, h100(1), DEFAULT, scheme, 1.0, T_IN, T_OUT)
+    cb = continuous_batching(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, scheme, 1.0, T_IN, T_OUT)
     t = float(cb.iteration_time_s)
     assert float(cb.tpot_s) == pytest.approx(t * 9 / 32)
     t_prompt = float(cb.ttft_s) - 8.5 * t
@@ -259,9 +261,9 @@ def test_diffusion_first_block_and_tokens_per_pass() -> None:
 
 def test_negative_rate_is_rejected() -> None:
     with pytest.raises(ValueError, match="arrival_rate_per_s"):
-        continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), -1.0, T_IN, T_OUT)
+        continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), -1.0, T_IN, T_OUT)
     with pytest.raises(ValueError, match="closed form"):
-        continuous_batching(MIXTRAL_8X7B, h100(2), DEFAULT, ARScheme(), 1.0, T_IN, T_OUT, method="closed_form")
+        continuous_batching(MIXTRAL_8X7B, h100(2), SPEC_DEFAULTS, ARScheme(), 1.0, T_IN, T_OUT, method="closed_form")
 
 
 # ---- docs/serving.md#serving-checks properties -----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from economics.serving import (
     static_batching,
     window_batch,
 )
-from tests.economics.configs import A100_40GB, DEFAULT, LLAMA_31_70B, h100
+from tests.economics.configs import A100_40GB, LLAMA_31_70B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES
 
 # ---- docs/serving.md#static-batching windows -------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def test_static_batch_service_time_at_low_load() -> None:
     # docs/roofline.md#prefill: t_prefill = 39.0 (linear, compute) + 0.37 (attention) + 11.8 (comm) + 0.5 ms = 51.7 ms.
     # t_pass(1) = 9.6215 (weights, latency, tau0) + 1251·327_680 B/18.76e12 (KV, 0.02185) + 0.01019 (comm
     # bytes) + 0.00028 (activations) = 9.6538 ms → S_batch = 51.7 ms + 4.8269 s = 4.879 s.
-    sb = static_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), 1e-9, 1000, 500, 0.5)
+    sb = static_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), 1e-9, 1000, 500, 0.5)
     assert float(sb.mean_batch) == pytest.approx(1.0)
     assert float(sb.service_time_s) == pytest.approx(4.879, abs=0.002)
     assert float(sb.tpot_s) * 1e3 == pytest.approx(9.654, abs=0.001)
@@ -99,7 +99,7 @@ def test_static_batching_calibration_c5() -> None:
     )  # fmt: skip
     dep = Deployment(gpu=A100_40GB, n_gpus=1)
     # saturated server: every batch is full, throughput = B/S_batch(B)
-    sb = static_batching(mpt, dep, DEFAULT, ARScheme(), 1e6, 512, 64, 0.0, max_batch=[1, 64])
+    sb = static_batching(mpt, dep, SPEC_DEFAULTS, ARScheme(), 1e6, 512, 64, 0.0, max_batch=[1, 64])
     np.testing.assert_array_equal(sb.mean_batch, [1.0, 64.0])
     rate = sb.mean_batch / sb.service_time_s
     assert float(rate[0]) == pytest.approx(0.9, rel=0.3)
@@ -111,7 +111,7 @@ def test_static_batching_calibration_c5() -> None:
 def test_static_batching_grows_while_the_server_is_busy() -> None:
     # docs/serving.md#static-batching saturation: S_batch ≈ 4.9 s > w = 0.5 s, so requests pile up during service:
     # E[B] = 1 + λ·S_batch(E[B]) (fixed point). At λ = 1: E[B] ≈ 1 + 5 = 6.x, and ρ = λ·S/E[B] < 1.
-    sb = static_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [0.1, 1.0, 10.0], 1000, 500, 0.5)
+    sb = static_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [0.1, 1.0, 10.0], 1000, 500, 0.5)
     b, s = sb.mean_batch, sb.service_time_s
     np.testing.assert_allclose(b, 1.0 + np.array([0.1, 1.0, 10.0]) * s, rtol=1e-9)
     assert (np.diff(b) > 0).all()
@@ -120,11 +120,11 @@ def test_static_batching_grows_while_the_server_is_busy() -> None:
 
 
 def test_static_batching_overload_is_reported() -> None:
-    sb = static_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [0.1, 5.0], 1000, 500, 0.5, max_batch=4)
+    sb = static_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [0.1, 5.0], 1000, 500, 0.5, max_batch=4)
     assert sb.stable.tolist() == [True, False]
     assert float(sb.mean_batch[1]) == 4.0
     assert math.isinf(float(sb.e2e_mean_s[1]))
-    nofit = static_batching(LLAMA_31_70B, h100(1), DEFAULT, ARScheme(), 0.1, 1000, 500, 0.5)
+    nofit = static_batching(LLAMA_31_70B, h100(1), SPEC_DEFAULTS, ARScheme(), 0.1, 1000, 500, 0.5)
     assert not bool(nofit.stable)
     assert float(nofit.mean_batch) == 0.0
 
@@ -133,7 +133,7 @@ def test_static_batching_overload_is_reported() -> None:
 @given(st.lists(st.floats(0.0, 50.0), min_size=2, max_size=12), st.floats(0.0, 5.0), st.integers(1, 512))
 def test_static_batch_bounded_and_monotone(rates: list[float], w: float, bmax: int) -> None:
     lam = np.sort(np.asarray(rates))
-    sb = static_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), lam, 1000, 500, w, max_batch=bmax)
+    sb = static_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), lam, 1000, 500, w, max_batch=bmax)
     assert (sb.mean_batch >= 1).all()
     assert (sb.mean_batch <= bmax).all()
     assert (np.diff(sb.mean_batch) >= -1e-9).all()
@@ -194,7 +194,7 @@ def test_erlang_c_single_server_is_mm1(rho: float, service: float) -> None:
 def test_admission_queueing_on_the_fixed_point() -> None:
     # λ = 10 on the 70B replica: B* = 65.6 of B_max = 1061 slots, a = λ·E2E ≈ 65.8 Erlang: an arrival
     # essentially never waits. An overloaded fixed point stays overloaded.
-    cb = continuous_batching(LLAMA_31_70B, h100(8), DEFAULT, ARScheme(), [10.0, 13.0], 1000, 500)
+    cb = continuous_batching(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, ARScheme(), [10.0, 13.0], 1000, 500)
     q = admission_queueing(cb)
     assert float(q.offered_load[0]) == pytest.approx(10.0 * float(cb.e2e_mean_s[0]))
     assert float(q.servers[0]) == 1061.0

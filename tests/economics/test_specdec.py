@@ -21,7 +21,7 @@ from economics.specdec import (
     leviathan_tokens_per_pass,
     speculative_speedup,
 )
-from tests.economics.configs import DEFAULT, IDEAL, LLAMA_31_8B, LLAMA_31_70B, h100
+from tests.economics.configs import IDEAL, LLAMA_31_8B, LLAMA_31_70B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, efficiencies
 
 CHAIN = SpeculativeScheme(acceptance_rate=0.8, draft_tokens=4, verify_tokens=5)  # EAGLE-like chain,
@@ -94,10 +94,10 @@ def test_draft_model_and_time_hand_derived() -> None:
     assert draft is not None
     assert draft.params_total == pytest.approx(349.18e6, rel=1e-4)
     assert draft.kv_bytes_per_token == 4096
-    t = float(draft_time(LLAMA_31_8B, h100(1), DEFAULT, CHAIN, 1, 2048))
+    t = float(draft_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, CHAIN, 1, 2048))
     assert t * 1e3 == pytest.approx(1.6056, abs=2e-4)
     assert draft_model(LLAMA_31_8B, MEDUSA) is None
-    assert float(draft_time(LLAMA_31_8B, h100(1), DEFAULT, MEDUSA, 8, 2048)) == 0.0
+    assert float(draft_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, MEDUSA, 8, 2048)) == 0.0
 
 
 # ---- batch-aware speedup (docs/specdec.md#batch-aware-speedup, docs/specdec.md#specdec-checks) -----------------------
@@ -116,14 +116,14 @@ def test_c10_eagle3_batch_64() -> None:
     # C10, EAGLE-3 (arXiv 2503.01840) in SGLang: 1.38× throughput at batch 64 for Llama-3.1-8B on H100;
     # the first design spec (docs/README.md#origin) reproduces it with a tree of 16 verified tokens and τ = 4 at S =
     # 2048; tolerance ±25%.
-    s = float(speculative_speedup(LLAMA_31_8B, h100(1), DEFAULT, TREE16, 64, 2048).speedup)
+    s = float(speculative_speedup(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, TREE16, 64, 2048).speedup)
     assert s == pytest.approx(1.38, rel=0.25)
 
 
 def test_small_batch_limit_is_leviathan() -> None:
     # docs/specdec.md#specdec-checks: at B = 1 with weights ≫ the q-dependent terms, Speedup → S_lev with c = one draft
     # step / t_AR.
-    r = speculative_speedup(LLAMA_31_70B, h100(8), DEFAULT, CHAIN, 1, 0)
+    r = speculative_speedup(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, CHAIN, 1, 0)
     c = float(r.draft_s) / CHAIN.draft_steps / float(r.ar_s)
     assert float(r.speedup) == pytest.approx(float(leviathan_speedup(0.8, 4, c)), rel=0.05)
 
@@ -140,14 +140,14 @@ def test_large_batch_limit_is_tau_over_q() -> None:
 def test_speedup_non_increasing_in_batch_without_context(scheme: SpeculativeScheme, model: ModelSpec) -> None:
     # docs/specdec.md#specdec-checks: for S = 0 (dense) the gain only shrinks as the batch grows.
     batch = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096], dtype=float)
-    s = speculative_speedup(model, h100(8 if model is LLAMA_31_70B else 1), DEFAULT, scheme, batch, 0).speedup
+    s = speculative_speedup(model, h100(8 if model is LLAMA_31_70B else 1), SPEC_DEFAULTS, scheme, batch, 0).speedup
     assert np.all(np.diff(s) <= 1e-12)
 
 
 def test_long_context_keeps_the_gain() -> None:
     # docs/specdec.md#batch-aware-speedup (MagicDec): KV reads dominate at long context, so at B = 256 the gain at S =
     # 32k beats S = 2k (prototype 2.60 vs 1.10 for 70B on 8×H100, chain γ = 4).
-    r = speculative_speedup(LLAMA_31_70B, h100(8), DEFAULT, CHAIN, 256, np.array([2048, 32768]))
+    r = speculative_speedup(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, CHAIN, 256, np.array([2048, 32768]))
     assert r.speedup[1] > r.speedup[0]
     assert r.speedup[1] == pytest.approx(2.60, rel=0.06)
     assert r.speedup[0] == pytest.approx(1.10, rel=0.06)

@@ -24,7 +24,7 @@ from economics.throughput import (
     throughput,
     tokens_per_iteration,
 )
-from tests.economics.configs import DEFAULT, IDEAL, LLADA_8B, LLAMA_31_8B, LLAMA_31_70B, h100
+from tests.economics.configs import IDEAL, LLADA_8B, LLAMA_31_8B, LLAMA_31_70B, SPEC_DEFAULTS, h100
 from tests.strategies import PROPERTIES, deployments, efficiencies, models
 
 AR = ARScheme()
@@ -68,8 +68,8 @@ def test_scheme_table() -> None:
 
 
 def test_speculative_iteration_is_verify_plus_draft() -> None:
-    it = iteration_time(LLAMA_31_8B, h100(1), DEFAULT, TREE16, 64, 2048)
-    ref = speculative_speedup(LLAMA_31_8B, h100(1), DEFAULT, TREE16, 64, 2048)
+    it = iteration_time(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, TREE16, 64, 2048)
+    ref = speculative_speedup(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, TREE16, 64, 2048)
     assert float(it.time_s) == pytest.approx(float(ref.spec_s), rel=1e-12)
     assert float(it.time_per_output_token_s) == pytest.approx(float(ref.spec_s) / 4.0, rel=1e-12)
 
@@ -114,22 +114,22 @@ def test_ttft_agrees_with_the_serving_model() -> None:
     from economics.serving import continuous_batching
 
     for model, dep in ((LLAMA_31_70B, h100(8)), (LLAMA_31_8B, h100(1))):
-        cb = continuous_batching(model, dep, DEFAULT, AR, 0.0, 1000, 500)
-        sd = steady_decode(model, dep, DEFAULT, AR, 1, 1000, 500)
+        cb = continuous_batching(model, dep, SPEC_DEFAULTS, AR, 0.0, 1000, 500)
+        sd = steady_decode(model, dep, SPEC_DEFAULTS, AR, 1, 1000, 500)
         assert float(cb.ttft_s - cb.queue_wait_s) == pytest.approx(float(sd.ttft_s), rel=1e-12)
 
 
 def test_steady_decode_matches_section_3_3() -> None:
     # docs/roofline.md#worked-example-70b at 4096 context: 1000 in / 6192 out → 1000 + 3096 = 4096; B = 64 → 14.87 ms,
     # 4,303 tok/s.
-    r = steady_decode(LLAMA_31_70B, h100(8), DEFAULT, AR, 64, 1000, 6192)
+    r = steady_decode(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 64, 1000, 6192)
     assert float(r.tpot_s) * 1e3 == pytest.approx(14.87, abs=0.006)
     assert float(r.output_tokens_per_s) == pytest.approx(4303, rel=0.002)
 
 
 def test_batch_over_kv_limit_is_infeasible() -> None:
     # 70B on 8×H100 (defaults) holds 1061 sequences of 1250 tokens (434.9e9/327680/1250 = 1061.7).
-    r = throughput(LLAMA_31_70B, h100(8), DEFAULT, AR, 1000, 500, batch=2000)
+    r = throughput(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 1000, 500, batch=2000)
     assert r.max_batch_kv == 1061
     assert not r.feasible
     assert "exceeds the KV-memory limit of 1061" in r.reason
@@ -139,7 +139,7 @@ def test_batch_over_kv_limit_is_infeasible() -> None:
 def test_model_that_does_not_fit() -> None:
     # 70B in BF16 (141.1 GB) on one 80 GB GPU: feasible=False, batch 0, no negative numbers, latencies inf.
     for kwargs in ({"batch": 1}, {"concurrency": 4}, {"saturate": True}):
-        r = throughput(LLAMA_31_70B, h100(1), DEFAULT, AR, 1000, 500, **kwargs)
+        r = throughput(LLAMA_31_70B, h100(1), SPEC_DEFAULTS, AR, 1000, 500, **kwargs)
         assert not r.feasible
         assert "does not fit" in r.reason
         assert r.max_batch_kv == 0
@@ -150,24 +150,24 @@ def test_model_that_does_not_fit() -> None:
 
 def test_one_sequence_does_not_fit() -> None:
     # 8B BF16 on one H100: (72 − 16.06) GB / 131072 B = 426.8k tokens; a 500k-token prompt does not fit.
-    r = throughput(LLAMA_31_8B, h100(1), DEFAULT, AR, 500_000, 100, saturate=True)
+    r = throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, 500_000, 100, saturate=True)
     assert not r.feasible
     assert "one sequence" in r.reason
 
 
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="exactly one"):
-        throughput(LLAMA_31_8B, h100(1), DEFAULT, AR, 100, 100, batch=1, concurrency=2)
+        throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, 100, 100, batch=1, concurrency=2)
     with pytest.raises(ValueError, match="exactly one"):
-        throughput(LLAMA_31_8B, h100(1), DEFAULT, AR, 100, 100)
+        throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, 100, 100)
     with pytest.raises(ValueError, match="batch must be a positive integer"):
-        throughput(LLAMA_31_8B, h100(1), DEFAULT, AR, 100, 100, batch=0)
+        throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, 100, 100, batch=0)
     with pytest.raises(ValueError, match="input_tokens"):
-        throughput(LLAMA_31_8B, h100(1), DEFAULT, AR, 0, 100, batch=1)
+        throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, 0, 100, batch=1)
 
 
 def test_result_has_the_issue_keys() -> None:
-    r = throughput(LLAMA_31_8B, h100(1), DEFAULT, TREE16, 1000, 200, concurrency=8)
+    r = throughput(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, TREE16, 1000, 200, concurrency=8)
     data = json.loads(r.model_dump_json())
     assert set(data) >= ISSUE_KEYS
     assert data["scheme"] == "speculative"
@@ -180,10 +180,10 @@ def test_result_has_the_issue_keys() -> None:
 def test_single_client_pays_prefill_then_decodes() -> None:
     # One client: a cycle is one prefill iteration (the whole 1000-token prompt) + 500 decode steps, as
     # t_prefill + T_out·t_dec (docs/roofline.md#prefill); the decode batch is 500/501 of a sequence, so ±0.2%.
-    r = closed_loop(LLAMA_31_70B, h100(8), DEFAULT, AR, 1, 1000, 500)
-    prefill = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 0, 1, 1250, prefill_tokens=1000,
+    r = closed_loop(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 1, 1000, 500)
+    prefill = float(forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 0, 1, 1250, prefill_tokens=1000,
                                  prefill_context_tokens=500.5).time_s)  # fmt: skip
-    decode = float(forward_time(LLAMA_31_70B, h100(8), DEFAULT, 1, 1, 1250).time_s)
+    decode = float(forward_time(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, 1, 1, 1250).time_s)
     assert float(r.output_tokens_per_s) == pytest.approx(500 / (prefill + 500 * decode), rel=2e-3)
     assert float(r.output_tokens_per_s) == pytest.approx(102.5, abs=0.5)  # vs 103 for decode alone
     # (docs/roofline.md#worked-example-70b)
@@ -191,10 +191,10 @@ def test_single_client_pays_prefill_then_decodes() -> None:
 
 def test_closed_loop_little_law_and_kv_cap() -> None:
     # X·cycle = B_run·T_out with cycle = (1 + T_out/e)·t_mean; beyond the KV limit the extra clients only queue.
-    r = closed_loop(LLAMA_31_70B, h100(8), DEFAULT, TREE16, np.array([8.0, 64.0]), 1000, 500)
+    r = closed_loop(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, TREE16, np.array([8.0, 64.0]), 1000, 500)
     n = 1 + 500 / 4.0
     np.testing.assert_allclose(r.output_tokens_per_s * n * r.iteration_s, r.batch * 500, rtol=1e-12)
-    cap = closed_loop(LLAMA_31_70B, h100(8), DEFAULT, AR, np.array([1061.0, 5000.0]), 1000, 500)
+    cap = closed_loop(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, np.array([1061.0, 5000.0]), 1000, 500)
     assert cap.batch.tolist() == [1061.0, 1061.0]
     assert cap.output_tokens_per_s[0] == cap.output_tokens_per_s[1]
     assert cap.queue_wait_s[0] == 0.0
@@ -203,26 +203,26 @@ def test_closed_loop_little_law_and_kv_cap() -> None:
 
 
 def test_offline_is_closed_loop_at_the_memory_limit() -> None:
-    off = offline_saturation(LLAMA_31_70B, h100(8), DEFAULT, AR, 1000, 500)
-    loop = closed_loop(LLAMA_31_70B, h100(8), DEFAULT, AR, 1061, 1000, 500)
+    off = offline_saturation(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 1000, 500)
+    loop = closed_loop(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 1061, 1000, 500)
     assert float(off.batch) == 1061.0
     assert float(off.output_tokens_per_s) == float(loop.output_tokens_per_s)
-    capped = offline_saturation(LLAMA_31_70B, h100(8), DEFAULT, AR, 1000, 500, max_batch=100)
+    capped = offline_saturation(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 1000, 500, max_batch=100)
     assert float(capped.batch) == 100.0
-    reserved = offline_saturation(LLAMA_31_70B, h100(8), DEFAULT, AR, 1000, 500, reserve_output=True)
+    reserved = offline_saturation(LLAMA_31_70B, h100(8), SPEC_DEFAULTS, AR, 1000, 500, reserve_output=True)
     assert float(reserved.batch) == 884.0  # 434.9e9 / 327680 / 1500 = 884.8
 
 
 def test_offline_prefill_lowers_throughput_below_decode_only() -> None:
     # Prefill is charged: the offline throughput sits below steady decode at the same batch.
-    off = offline_saturation(LLAMA_31_8B, h100(1), DEFAULT, AR, 2048, 128)
-    dec = steady_decode(LLAMA_31_8B, h100(1), DEFAULT, AR, off.batch, 2048, 128)
+    off = offline_saturation(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, 2048, 128)
+    dec = steady_decode(LLAMA_31_8B, h100(1), SPEC_DEFAULTS, AR, off.batch, 2048, 128)
     assert float(off.output_tokens_per_s) < 0.5 * float(dec.output_tokens_per_s)
 
 
 def test_diffusion_without_cache_has_no_prefill() -> None:
     # Vanilla diffusion recomputes the prompt every pass: no prefill iteration; TTFT = S passes (one block).
-    r = closed_loop(LLADA_8B, h100(1), DEFAULT, VANILLA, 1, 512, 256)
+    r = closed_loop(LLADA_8B, h100(1), SPEC_DEFAULTS, VANILLA, 1, 512, 256)
     assert float(r.ttft_s) == pytest.approx(32 * float(r.iteration_s), rel=1e-12)
     assert float(r.output_tokens_per_s) == pytest.approx(256 / (256 * float(r.iteration_s)), rel=1e-12)
 

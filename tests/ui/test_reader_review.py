@@ -222,11 +222,18 @@ def test_o_measured_throughput_caption_says_what_is_in_use() -> None:
     at.number_input(key="measured_owned-70b-ar_tok_s").set_value(1000.0).run()
     caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
     assert "in use: **1,000 tok/s, measured**" in caption
-    assert "**2,100 output tok/s per replica**" in caption
+    assert 1_500 < model_estimate(caption) < 3_000  # the model's ~2,100, not the benchmark
     at.run()
     caption = next(str(c.value) for c in at.caption if "Model estimate" in str(c.value))
-    assert "**2,100 output tok/s per replica**" in caption
+    assert 1_500 < model_estimate(caption) < 3_000
     assert "1,000 tok/s, measured" in caption
+
+
+def model_estimate(caption: str) -> float:
+    """The "Model estimate … **2,084 output tok/s per replica**" figure of a measured-throughput caption."""
+    m = re.search(r"Model estimate[^*]*\*\*([\d,]+) output tok/s per replica\*\*", caption)
+    assert m, caption
+    return float(m.group(1).replace(",", ""))
 
 
 def test_p_meeting_pack_tables_in_words() -> None:
