@@ -30,7 +30,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="benchmark result files")
     p.add_argument("--model", metavar="ID", help="catalog model id the runs served (not needed for the CSV)")
-    p.add_argument("--gpu", metavar="ID", help="catalog GPU id the runs used (not needed for the CSV)")
+    p.add_argument(
+        "--gpu",
+        metavar="ID",
+        help="catalog GPU id the runs used, or a name that fits one ('H100 SXM'); not needed for the CSV",
+    )
     p.add_argument("--gpus", type=int, default=1, metavar="N", help="GPUs of the replica")
     p.add_argument("--precision", choices=PRECISIONS, default="bf16", help="serving precision")
     p.add_argument("--engine", default="vllm", metavar="ID", help="engine id (data/catalog/engines.csv)")
@@ -81,25 +85,30 @@ def _check_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
     from economics.io import BenchmarkFormatError, RunContext, match_catalog_models, read_benchmark
+    from economics.io.benchmarks import catalog_gpus_for
     from economics.io.catalog import load_catalog
 
     _check_flags(args)
     if len(args.files) > MAX_FILES:
         raise CliError("FILE", f"at most {MAX_FILES} files per call, got {len(args.files)}")
     ctx = None
+    catalog = load_catalog()
     if args.model and args.gpu:
+        gpu = catalog_gpus_for(args.gpu, catalog.gpus)
+        if len(gpu) != 1:
+            raise CliError("--gpu", f"{args.gpu!r} could be {', '.join(gpu)}: give one of these ids" if gpu else
+                           f"{args.gpu!r} is not in the catalog (its ids: {', '.join(catalog.gpus)})")  # fmt: skip
         try:
-            ctx = RunContext(model_id=args.model, gpu_id=args.gpu, gpus=args.gpus, precision=args.precision,
+            ctx = RunContext(model_id=args.model, gpu_id=gpu[0], gpus=args.gpus, precision=args.precision,
                              engine=args.engine)  # fmt: skip
         except ValueError as exc:
             raise CliError("--model/--gpu/--gpus", str(exc).splitlines()[-1]) from None
     points = []
-    catalog = load_catalog()
     for name in args.files:
         path = Path(name)
         try:
             data = path.read_bytes() if path.stat().st_size <= 8_000_001 else b" " * 8_000_001
-            read = match_catalog_models(path.name, read_benchmark(path.name, data, ctx), catalog.models)
+            read = match_catalog_models(path.name, read_benchmark(path.name, data, ctx), catalog.models, catalog.gpus)
         except OSError as exc:
             raise CliError("FILE", f"{name}: {exc.strerror}") from None
         except BenchmarkFormatError as exc:

@@ -86,7 +86,7 @@ if upload is not None:
     try:
         context = RunContext(model_id=model_id, gpu_id=gpu_id, gpus=gpus, precision=precision, engine=engine)
         points = match_catalog_models(upload.name, read_benchmark(upload.name, data[: MAX_FILE_BYTES + 1], context),
-                                      catalog.models)  # fmt: skip
+                                      catalog.models, catalog.gpus)  # fmt: skip
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except (BenchmarkFormatError, ValueError) as exc:
         st.error(f"Could not use this file: {exc}")

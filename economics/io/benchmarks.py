@@ -201,8 +201,8 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
     conc = None
     analyzer = cfg.get("perf_analyzer")
     for block in (cfg, cfg.get("loadgen"), analyzer.get("stimulus") if isinstance(analyzer, Mapping) else None):
-        if isinstance(block, Mapping) and isinstance(block.get("concurrency"), int | float):
-            conc = float(block["concurrency"])
+        if isinstance(block, Mapping) and block.get("concurrency") is not None:
+            conc = _num(file, "input_config ", block, "concurrency")  # a number: true or "32" is refused
             break
     if conc is None:  # a request-rate run, or an export without its configuration
         conc = _littles_law(file, "key 'input_config'", _num(file, "", data, "request_throughput", required=False),
@@ -425,13 +425,67 @@ def check_named_model(file: str, points: list[BenchmarkPoint], models: Mapping[s
             )  # fmt: skip
 
 
-def match_catalog_models(file: str, points: list[BenchmarkPoint], models: Mapping[str, Any]) -> list[BenchmarkPoint]:
+#: Words of a GPU's marketing or ``nvidia-smi`` name that do not tell two catalog GPUs apart.
+_GPU_NOISE = frozenset({"nvidia", "amd", "instinct", "geforce", "tesla", "gpu", "hbm2", "hbm2e", "hbm3", "hbm3e",
+                        "gddr6", "gddr6x", "gddr7"})  # fmt: skip
+
+
+def _gpu_words(name: str) -> frozenset[str]:
+    """A GPU name as a set of words: lower case, "80 GB" as one word, SXM4/SXM5 as "sxm", vendor words out."""
+    text = re.sub(r"(\d+)\s*gb\b", r"\1gb", name.lower())
+    words = (w for w in re.split(r"[^a-z0-9]+", text) if w and w not in _GPU_NOISE)
+    return frozenset("sxm" if re.fullmatch(r"sxm\d?", w) else w for w in words)
+
+
+def catalog_gpus_for(named: str, gpus: Mapping[str, Any]) -> list[str]:
+    """The catalog GPUs a GPU name can mean: its id, else every GPU whose id and name carry all of the name's
+    words. One id is a match; several mean the name is ambiguous (``H100`` is an SXM, a PCIe or an NVL card).
+
+    >>> catalog_gpus_for("NVIDIA A100-SXM4-80GB", {"a100-sxm-80gb": None, "a100-pcie-80gb": None})
+    ['a100-sxm-80gb']
+    """
+    if named in gpus:
+        return [named]
+    want = _gpu_words(named)
+    if not want:
+        return []
+    return [gpu_id for gpu_id, spec in gpus.items()
+            if want <= _gpu_words(gpu_id) | _gpu_words(getattr(spec, "name", "") or "")]  # fmt: skip
+
+
+def resolve_gpu_names(file: str, points: list[BenchmarkPoint], gpus: Mapping[str, Any]) -> list[BenchmarkPoint]:
+    """Points whose GPU is written as a name (a plain CSV's ``H100 SXM`` or ``NVIDIA A100-SXM4-80GB``) read as
+    the one catalog GPU it names.
+
+    Raises
+    ------
+    BenchmarkFormatError
+        A name that fits several catalog GPUs (naming them) or none (naming the catalog's ids).
+    """
+    out = []
+    for point in points:
+        found = catalog_gpus_for(point.gpu_id, gpus)
+        where = point.source.removeprefix(file).strip() or "file"
+        if not found:
+            raise BenchmarkFormatError(file, where, f"GPU {point.gpu_id!r} is not in the catalog (its ids: "
+                                       f"{', '.join(gpus)})")  # fmt: skip
+        if len(found) > 1:
+            raise BenchmarkFormatError(file, where, f"GPU {point.gpu_id!r} could be {', '.join(found)}: write one "
+                                       "of these ids")  # fmt: skip
+        out.append(point if found[0] == point.gpu_id else point.model_copy(update={"gpu_id": found[0]}))
+    return out
+
+
+def match_catalog_models(
+    file: str, points: list[BenchmarkPoint], models: Mapping[str, Any], gpus: Mapping[str, Any]
+) -> list[BenchmarkPoint]:
     """A file's points against the catalog, as the CLI and the Accuracy page read them: model names the catalog
     knows read as its models (:func:`resolve_model_names`), then a file that ran another catalog model than the
-    one chosen is refused (:func:`check_named_model`)."""
+    one chosen is refused (:func:`check_named_model`); GPU names read as the one catalog GPU they name
+    (:func:`resolve_gpu_names`)."""
     resolved = resolve_model_names(points, models)
     check_named_model(file, resolved, models)
-    return resolved
+    return resolve_gpu_names(file, resolved, gpus)
 
 
 PARSERS: dict[str, Callable[[str, str, RunContext], list[BenchmarkPoint]]] = {

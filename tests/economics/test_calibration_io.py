@@ -13,7 +13,7 @@ from economics.calibration import CalibrationCase, predict_case
 from economics.calibration_fit import fit_profile
 from economics.hardware import Efficiency
 from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, BenchmarkPoint, RunContext, read_benchmark
-from economics.io.benchmarks import catalog_model_for, check_named_model
+from economics.io.benchmarks import catalog_gpus_for, catalog_model_for, check_named_model, match_catalog_models
 from economics.io.catalog import load_catalog
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "benchmarks"
@@ -115,6 +115,38 @@ def test_the_model_a_file_names_is_kept_and_matched_to_the_catalog() -> None:
     check_named_model("u.json", [unknown], models)  # a name the catalog does not know is the reader's call
 
 
+def test_gpu_names_as_people_and_nvidia_smi_write_them() -> None:
+    gpus = load_catalog().gpus
+    cases = {
+        "h100-sxm": ["h100-sxm"],
+        "H100 SXM": ["h100-sxm"],
+        "NVIDIA H100 SXM5 80GB": ["h100-sxm"],
+        "NVIDIA A100-SXM4-80GB": ["a100-sxm-80gb"],  # nvidia-smi
+        "NVIDIA A100-SXM4-40GB": ["a100-sxm-40gb"],
+        "A100 80 GB PCIe": ["a100-pcie-80gb"],
+        "AMD Instinct MI300X": ["mi300x"],
+        "NVIDIA GeForce RTX 4090": ["rtx-4090"],
+        "B200": ["b200"],  # not GB200
+        "L4": ["l4"],  # not L40S
+        "H100": ["h100-sxm", "h100-pcie", "h100-nvl"],  # three cards
+        "NVIDIA H100 80GB HBM3": ["h100-sxm", "h100-pcie"],  # nvidia-smi's SXM name fits both 80 GB cards
+        "TPU v5e": [],
+        "NVIDIA": [],
+    }
+    assert {n: catalog_gpus_for(n, gpus) for n in cases} == cases
+    header = b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+    models = load_catalog().models
+    rows = read_benchmark("p.csv", header + b"llama-3.1-8b,NVIDIA H100 SXM5 80GB,1,fp8,100,100,1,150\n", None)
+    assert [p.gpu_id for p in match_catalog_models("p.csv", rows, models, gpus)] == ["h100-sxm"]
+    for gpu, message in (
+        ("H100", r"p.csv: line 2: GPU 'H100' could be h100-sxm, h100-pcie, h100-nvl: write one"),
+        ("TPU v5e", r"p.csv: line 2: GPU 'TPU v5e' is not in the catalog \(its ids: h100-sxm, "),
+    ):
+        rows = read_benchmark("p.csv", header + f"llama-3.1-8b,{gpu},1,fp8,100,100,1,150\n".encode(), None)
+        with pytest.raises(BenchmarkFormatError, match=message):
+            match_catalog_models("p.csv", rows, models, gpus)
+
+
 def test_plain_csv_needs_no_context() -> None:
     points = _read("plain_runs.csv", None)
     assert [p.concurrency for p in points] == [1, 16, 128]
@@ -149,6 +181,9 @@ def test_plain_csv_needs_no_context() -> None:
         ("m.json", b'{"output_token_throughput": {"avg": 10}, "total_osl": {"avg": 500}}',
          "m.json: key 'request_count': needed to read 'total_osl' per request"),
         ("i.json", b"\xff\xfe{", "i.json: byte 0: not UTF-8"),
+        ("n.json", b'{"output_token_throughput": {"avg": 10}, "output_sequence_length": {"avg": 5}, '
+         b'"input_config": {"concurrency": true}}',
+         "n.json: input_config key 'concurrency': expected a finite number, got True"),
     ],
 )  # fmt: skip
 def test_malformed_files_are_rejected_whole_with_the_reason(name: str, data: bytes, message: str) -> None:

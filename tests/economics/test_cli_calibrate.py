@@ -81,3 +81,29 @@ def test_a_plain_csv_may_name_models_as_teams_write_them(tmp_path: Path) -> None
     unknown = _cli("calibrate", str(runs))
     assert unknown.returncode == 2
     assert "model 'my-finetune' is not in the catalog (its ids: llama-3.1-8b, llama-3.1-70b" in unknown.stderr
+
+
+def test_gpu_names_in_a_csv_and_in_gpu(tmp_path: Path) -> None:
+    # a team's CSV writes the GPU as nvidia-smi does; --gpu takes a name that fits one catalog GPU
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+        "llama-3.1-8b,NVIDIA H100 SXM5 80GB,1,fp8,1024,256,1,110\n"
+        "llama-3.1-8b,H100 SXM,1,fp8,1024,256,16,1400\n"
+        "llama-3.1-8b,h100-sxm,1,fp8,1024,256,128,9000\n",
+        encoding="utf-8",
+    )
+    out = _cli("calibrate", str(runs), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["profile"]["gpu_ids"] == ["h100-sxm"]
+    runs.write_text(runs.read_text(encoding="utf-8").replace("H100 SXM,", "H100,"), encoding="utf-8")
+    ambiguous = _cli("calibrate", str(runs))
+    assert ambiguous.returncode == 2
+    assert "line 3: GPU 'H100' could be h100-sxm, h100-pcie, h100-nvl" in ambiguous.stderr
+    assert "Traceback" not in ambiguous.stderr
+    vllm = str(FIXTURES / "vllm_bench_serve.json")
+    assert _cli("calibrate", vllm, "--model", "llama-3.1-8b", "--gpu", "H100 SXM").returncode == 0
+    wrong = _cli("calibrate", vllm, "--model", "llama-3.1-8b", "--gpu", "H100")
+    assert wrong.returncode == 2
+    assert "--gpu" in wrong.stderr
+    assert "'H100' could be h100-sxm, h100-pcie, h100-nvl" in wrong.stderr
