@@ -65,18 +65,23 @@ def test_calibrate_refuses_a_file_that_ran_another_model() -> None:
     assert same.returncode == 0, same.stderr
 
 
-def test_a_plain_csv_may_name_models_as_teams_write_them(tmp_path: Path) -> None:
+def _three_runs(tmp_path: Path, models: tuple[str, str, str], gpus: tuple[str, str, str]) -> tuple[Path, dict]:
+    """A plain CSV of three Llama 3.1 8B FP8 runs (concurrency 1, 16, 128) with the model and GPU written as given,
+    and the profile ``calibrate --format json`` fits to it."""
     runs = tmp_path / "runs.csv"
-    runs.write_text(
-        "model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
-        "meta-llama/Llama-3.1-8B-Instruct,h100-sxm,1,fp8,1024,256,1,110\n"
-        "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic,h100-sxm,1,fp8,1024,256,16,1400\n"
-        "llama-3.1-8b,h100-sxm,1,fp8,1024,256,128,9000\n",
-        encoding="utf-8",
-    )
+    shapes = ("1,fp8,1024,256,1,110", "1,fp8,1024,256,16,1400", "1,fp8,1024,256,128,9000")
+    lines = [f"{m},{g},{shape}\n" for m, g, shape in zip(models, gpus, shapes, strict=True)]
+    header = "model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+    runs.write_text(header + "".join(lines), encoding="utf-8")
     out = _cli("calibrate", str(runs), "--format", "json")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["profile"]["model_ids"] == ["llama-3.1-8b"]
+    return runs, json.loads(out.stdout)["profile"]
+
+
+def test_a_plain_csv_may_name_models_as_teams_write_them(tmp_path: Path) -> None:
+    models = ("meta-llama/Llama-3.1-8B-Instruct", "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "llama-3.1-8b")
+    runs, profile = _three_runs(tmp_path, models, ("h100-sxm",) * 3)
+    assert profile["model_ids"] == ["llama-3.1-8b"]
     runs.write_text(runs.read_text(encoding="utf-8").replace("llama-3.1-8b,", "my-finetune,"), encoding="utf-8")
     unknown = _cli("calibrate", str(runs))
     assert unknown.returncode == 2
@@ -85,17 +90,8 @@ def test_a_plain_csv_may_name_models_as_teams_write_them(tmp_path: Path) -> None
 
 def test_gpu_names_in_a_csv_and_in_gpu(tmp_path: Path) -> None:
     # a team's CSV writes the GPU as nvidia-smi does; --gpu takes a name that fits one catalog GPU
-    runs = tmp_path / "runs.csv"
-    runs.write_text(
-        "model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
-        "llama-3.1-8b,NVIDIA H100 SXM5 80GB,1,fp8,1024,256,1,110\n"
-        "llama-3.1-8b,H100 SXM,1,fp8,1024,256,16,1400\n"
-        "llama-3.1-8b,h100-sxm,1,fp8,1024,256,128,9000\n",
-        encoding="utf-8",
-    )
-    out = _cli("calibrate", str(runs), "--format", "json")
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["profile"]["gpu_ids"] == ["h100-sxm"]
+    runs, profile = _three_runs(tmp_path, ("llama-3.1-8b",) * 3, ("NVIDIA H100 SXM5 80GB", "H100 SXM", "h100-sxm"))
+    assert profile["gpu_ids"] == ["h100-sxm"]
     runs.write_text(runs.read_text(encoding="utf-8").replace("H100 SXM,", "H100,"), encoding="utf-8")
     ambiguous = _cli("calibrate", str(runs))
     assert ambiguous.returncode == 2
