@@ -31,10 +31,12 @@ def usd(x: float | None, *, inf_text: str = "not reachable", cents: bool = True)
         text = f"${a:,.0f}"
     elif a >= 1:
         text = f"${a:,.2f}"
-    elif a == 0:
-        text = "$0"
+    elif round(a, 6) == 0:  # below a millionth of a dollar: zero with float noise ("$1e-09" read as code)
+        return "$0"
+    elif a < 0.001:  # two significant digits, written out: $0.00052, $0.000053
+        text = f"${a:.{min(6, 1 - math.floor(math.log10(a)))}f}".rstrip("0")
     else:
-        text = f"${a:.2g}" if a < 0.001 else f"${a:.4f}".rstrip("0")
+        text = f"${a:.4f}".rstrip("0")
     return f"−{text}" if x < 0 else text
 
 

@@ -43,6 +43,10 @@ def test_money_edge_cases() -> None:
     assert money(None, "SGD", 1.3) == "—"
     assert money(-100.0, "EUR", 0.9) == "−€90.00"
     assert money(100.0, "CHF", 0.8) == "CHF 80.00"
+    # small amounts written out, never in scientific notation; float noise below a millionth of a dollar is $0
+    assert [usd(x) for x in (0.00052, 5.289e-05, 0.004, -0.0000013, 1e-09, -4e-7)] == [
+        "$0.00052", "$0.000053", "$0.004", "−$0.000001", "$0", "$0"
+    ]  # fmt: skip
     assert to_display(100.0, DisplayRate("SGD", 1.3, None, "x")) == pytest.approx(130.0)
 
 
