@@ -58,12 +58,22 @@ class GPU(Frozen):
         le=1,
         description="measured best FP8 GEMM / dense FP8 peak (MAMF); None = the BF16 fraction's scaling [1]",
     )
+    allreduce_half_bytes: float = Field(
+        default=4e6,
+        ge=0,
+        le=1e9,
+        description="message size at which a tensor-parallel all-reduce over this GPU's links reaches half their "
+        "bandwidth (Hockney's n½; docs/calibration.md#all-reduce-half-performance-length): 4 MB on NVLink 4 "
+        "(nccl-tests on 8×H20), 0.59 MB on PCIe Gen4 [B]",
+    )
     source: str = Field(default="", max_length=1000, description="where the numbers come from")
     as_of: str = Field(default="", max_length=64, description="date of the source")
 
     @model_serializer(mode="wrap")
     def _drop_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        return drop_new_defaults(self, handler(self), ("max_matmul_fraction", "max_matmul_fraction_fp8"))
+        return drop_new_defaults(
+            self, handler(self), ("max_matmul_fraction", "max_matmul_fraction_fp8", "allreduce_half_bytes")
+        )
 
     def matmul_scale(self, compute: Precision) -> float:
         """Best GEMM of this GPU in ``compute`` relative to the H100 the default MFUs are stated for [1].
@@ -156,14 +166,15 @@ class Efficiency(Frozen):
         description="fixed cost per forward pass: launches, sampling, scheduler [s]",
     )
     allreduce_latency_s: float = Field(default=10e-6, ge=0, le=1e-3, description="latency of one all-reduce [s]")
-    allreduce_half_bytes: float = Field(
-        default=4e6,
+    allreduce_half_bytes: float | None = Field(
+        default=None,
         ge=0,
         le=1e9,
         description="message size at which a tensor-parallel all-reduce reaches half the link's bandwidth "
-        "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length): about 4 MB "
-        "on NVLink 4 (nccl-tests on 8×H20, Mooncake PR #3484, 2025), the default; 0 gives the first spec's "
-        "all-reduce and its worked example (docs/departures.md#all-reduce-below-link-bandwidth) [B]",
+        "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length); empty = the "
+        "GPU's link value (gpus.csv: 4 MB on NVLink 4, measured with nccl-tests on 8×H20, Mooncake PR #3484, "
+        "2025); 0 gives the first spec's all-reduce and its worked example "
+        "(docs/departures.md#all-reduce-below-link-bandwidth) [B]",
     )
     comm_overlap: float = Field(
         default=0.0,
@@ -243,6 +254,16 @@ class Efficiency(Frozen):
             moe_load_imbalance=1.0,
             layer_floor_s=0.0,
         )
+
+    def allreduce_half_bytes_on(self, gpu: GPU) -> float:
+        """The all-reduce half-performance length in use on ``gpu``'s links: this efficiency's, else the GPU's [B].
+
+        >>> Efficiency().allreduce_half_bytes_on(GPU(id="g", name="g", peak_flops_bf16_per_s=1e14,
+        ...     hbm_bandwidth_bytes_per_s=1e12, hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=32e9,
+        ...     power_w=300, allreduce_half_bytes=0.59e6))
+        590000.0
+        """
+        return gpu.allreduce_half_bytes if self.allreduce_half_bytes is None else self.allreduce_half_bytes
 
     def precision_scale(self, compute: Precision) -> float:
         """Share of the low-precision peak reached relative to BF16's MFU: 1 for BF16 [1]."""

@@ -133,23 +133,23 @@ def tensor_parallel_allreduce_s(
     """Time of the two ring all-reduces per layer of a tensor-parallel pass over ``tokens`` rows [s].
 
     ``2L·(α + 2(N−1)/N·(m + n½)/BW_link)`` with ``m = n·d·b_act``: Hockney's half-performance length ``n½``
-    makes a message of ``m`` bytes move at ``BW_link·m/(m + n½)`` (a decode step's few-MB messages well below the
-    link rate, a prefill's hundreds of MB near it; docs/calibration.md#all-reduce-half-performance-length).
+    (the efficiency's, else the GPU's link value) makes a message of ``m`` bytes move at ``BW_link·m/(m + n½)``
+    (a decode step's few-MB messages well below the link rate, a prefill's hundreds of MB near it;
+    docs/calibration.md#all-reduce-half-performance-length).
 
     >>> from economics.io.catalog import load_catalog
     >>> c = load_catalog()
     >>> dep = Deployment(gpu=c.gpus["h100-sxm"], n_gpus=8, precision="fp8")
     >>> m = c.models["llama-3.1-70b"].at_precision("fp8")
     >>> # m = 64·8192·2 B = 1,048,576 B; 10 µs + 1.75·(1,048,576 + 4e6)/450e9 = 29.63 µs; ·160 = 4.74 ms
-    >>> eff = Efficiency(allreduce_half_bytes=4e6)
-    >>> round(float(tensor_parallel_allreduce_s(m, dep, eff, 64)) * 1e3, 2)
+    >>> round(float(tensor_parallel_allreduce_s(m, dep, Efficiency(), 64)) * 1e3, 2)
     4.74
     """
     n = np.asarray(tokens, dtype=np.float64)
     N = deployment.n_gpus
     if N == 1:
         return np.zeros_like(n)
-    msg = n * model.d_model * model.bytes_per_activation + efficiency.allreduce_half_bytes
+    msg = n * model.d_model * model.bytes_per_activation + efficiency.allreduce_half_bytes_on(deployment.gpu)
     per_ar = efficiency.allreduce_latency_s + 2.0 * (N - 1) / N * msg / deployment.gpu.link_bandwidth_bytes_per_s
     return np.asarray(2.0 * model.n_layers * per_ar, dtype=np.float64)
 

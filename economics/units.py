@@ -6,6 +6,7 @@ no module writes an inline ``1e12``; they are the one place where a "TB/s" or a 
 
 from __future__ import annotations
 
+MB = 1e6  # bytes per decimal megabyte [B]
 GB = 1e9  # bytes per decimal gigabyte [B]
 GIB = 2.0**30  # bytes per binary gibibyte [B], only to reproduce sources that use GiB
 TB = 1e12  # bytes per decimal terabyte [B]

@@ -235,7 +235,7 @@ def forward_term(
     else:
         ovl = 1.0 - efficiency.comm_overlap
         link = deployment.gpu.link_bandwidth_bytes_per_s
-        half = 2.0 * (N - 1) / N * efficiency.allreduce_half_bytes / link  # Hockney n_1/2 as a fixed cost
+        half = 2.0 * (N - 1) / N * efficiency.allreduce_half_bytes_on(deployment.gpu) / link  # Hockney n½, fixed
         comm_a = ovl * 2.0 * L * (efficiency.allreduce_latency_s + half)
         per_tok = ovl * 2.0 * L * 2.0 * (N - 1) / N * d * model.bytes_per_activation / link
         comm = (q * per_tok + zero, per_tok + zero)
