@@ -20,7 +20,7 @@ from economics.iteration import AnyScheme
 from economics.model import ModelSpec
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.throughput import DEFAULT_MAX_BATCH, DEFAULT_PREFILL_CHUNK_TOKENS, ThroughputResult, throughput
-from economics.units import GB, MS, US
+from economics.units import GB, MB, MS, US
 
 # CLI flag of each field that a user can set, to name the argument in validation errors.
 SPEC_FLAGS = {
@@ -45,6 +45,7 @@ EFF_FLAGS = {
     "mfu_prefill": "--mfu-prefill",
     "step_overhead_s": "--step-overhead-ms",
     "allreduce_latency_s": "--allreduce-latency-us",
+    "allreduce_half_bytes": "--allreduce-half-mb",
     "kv_mem_util": "--kv-mem-util",
 }
 
@@ -128,6 +129,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     eff.add_argument("--mfu-prefill", type=_number, metavar="X", help="FLOP utilisation of prefill (0, 1]")
     eff.add_argument("--step-overhead-ms", type=_number, metavar="MS", help="fixed cost per forward pass")
     eff.add_argument("--allreduce-latency-us", type=_number, metavar="US", help="latency of one all-reduce")
+    eff.add_argument(
+        "--allreduce-half-mb", type=_number, metavar="MB",
+        help="message size at which an all-reduce reaches half the link's bandwidth; default: the GPU's links' "
+        "(gpus.csv), 0 = the first spec",
+    )  # fmt: skip
     eff.add_argument("--kv-mem-util", type=_number, metavar="X", help="share of GPU memory the engine may use")
     p.add_argument(
         "--engine", metavar="ID",
@@ -166,6 +172,7 @@ def _efficiency(args: argparse.Namespace) -> Efficiency:
         "mfu_prefill": args.mfu_prefill,
         "step_overhead_s": None if args.step_overhead_ms is None else args.step_overhead_ms * MS,
         "allreduce_latency_s": None if args.allreduce_latency_us is None else args.allreduce_latency_us * US,
+        "allreduce_half_bytes": None if args.allreduce_half_mb is None else args.allreduce_half_mb * MB,
         "kv_mem_util": args.kv_mem_util,
     }
     given = {k: v for k, v in given.items() if v is not None}

@@ -193,3 +193,18 @@ def test_catalog_subprocess() -> None:
 def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["throughput", "--help"]) == 0
     assert "--spec-preset" in capsys.readouterr().out
+
+
+def test_allreduce_half_length_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    # 70B on 8×H100 at batch 1: the GPU's 4 MB adds 160 × 2·(7/8)·4e6/450e9 s = 2.489 ms per step to the first
+    # spec's all-reduce (--allreduce-half-mb 0), docs/departures.md#all-reduce-below-link-bandwidth
+    args = ["throughput", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus", "8", "--input-tokens", "1000",
+            "--output-tokens", "3096", "--batch", "1", "--format", "json"]  # fmt: skip
+    tpot = {}
+    for half in ("", "0", "4"):
+        assert main(args + (["--allreduce-half-mb", half] if half else [])) == 0
+        tpot[half] = json.loads(capsys.readouterr().out)["tpot_s"]
+    assert (tpot[""] - tpot["0"]) * 1e3 == pytest.approx(2.489, abs=0.001)
+    assert tpot["4"] == tpot[""]
+    assert main([*args, "--allreduce-half-mb", "-1"]) == 2
+    assert "--allreduce-half-mb: Input should be greater than or equal to 0" in capsys.readouterr().err
