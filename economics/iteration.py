@@ -141,15 +141,16 @@ def iteration_time(
     attending to ``prefill_context_tokens`` earlier prompt tokens on average (Sarathi-Serve). Without a
     prefix cache a diffusion pass runs over ``canvas_tokens`` positions with no cached context.
 
-    Example: one AR step of Llama-3.1-70B on 8×H100 with the default efficiency at 4096 context is 9.70 ms
-    (docs/roofline.md#worked-example-70b); a diffusion iteration with K = S = 1 and ρ = 0 is exactly an AR step.
+    Example: one AR step of Llama-3.1-70B on 8×H100 with the default efficiency at 4096 context is 12.19 ms, the
+    first spec's 9.70 ms plus 2.49 ms of all-reduce half-performance length (docs/roofline.md#worked-example-70b); a
+    diffusion iteration with K = S = 1 and ρ = 0 is exactly an AR step.
 
     >>> from economics.io.catalog import load_catalog
     >>> catalog = load_catalog()
     >>> replica = Deployment(gpu=catalog.gpus["h100-sxm"], n_gpus=8)
     >>> it = iteration_time(catalog.models["llama-3.1-70b"], replica, Efficiency(), ARScheme(), 1, 4096)
     >>> round(float(it.time_s) * 1e3, 2)
-    9.7
+    12.19
     """
     e = tokens_per_iteration(scheme)
     q = new_tokens_per_iteration(scheme, canvas_tokens)

@@ -140,7 +140,8 @@ def slo_capacity(
     ...     hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700)
     >>> llama70 = ModelSpec(id="l70", name="l70", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
     ...     head_dim=128, d_ff=28672, vocab=128256)
-    >>> cap = slo_capacity(llama70, Deployment(gpu=h100, n_gpus=8), Efficiency(), ARScheme(), 1000, 500,
+    >>> spec = Efficiency(allreduce_half_bytes=0)  # the first spec's all-reduce, as in the docs' table
+    >>> cap = slo_capacity(llama70, Deployment(gpu=h100, n_gpus=8), spec, ARScheme(), 1000, 500,
     ...     tpot_max_s=[0.02, 0.05, 0.1])
     >>> cap.max_arrival_rate_per_s.round(2).tolist(), cap.binding.tolist()
     ([10.81, 11.57, 11.82], ['tpot', 'tpot', 'tpot'])

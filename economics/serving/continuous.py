@@ -144,7 +144,8 @@ def continuous_batching(
 
     Examples
     --------
-    docs/serving.md#continuous-batching: Llama-3.1-70B, 8×H100, ``T_in = 1000``, ``T_out = 500``, default efficiency.
+    docs/serving.md#continuous-batching: Llama-3.1-70B, 8×H100, ``T_in = 1000``, ``T_out = 500``, the first spec's
+    efficiency.
 
     >>> from economics.hardware import GPU
     >>> from economics.schemes import ARScheme
@@ -152,7 +153,8 @@ def continuous_batching(
     ...     hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700)
     >>> llama70 = ModelSpec(id="l70", name="l70", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
     ...     head_dim=128, d_ff=28672, vocab=128256)
-    >>> cb = continuous_batching(llama70, Deployment(gpu=h100, n_gpus=8), Efficiency(), ARScheme(),
+    >>> spec = Efficiency(allreduce_half_bytes=0)  # the first spec's all-reduce, as in the docs' table
+    >>> cb = continuous_batching(llama70, Deployment(gpu=h100, n_gpus=8), spec, ARScheme(),
     ...     [0.1, 10.0, 13.0], 1000, 500)
     >>> (cb.iteration_time_s * 1e3).round(2).tolist(), cb.batch.round(1).tolist(), cb.stable.tolist()
     ([9.65, 13.12, inf], [0.5, 65.6, inf], [True, True, False])

@@ -273,7 +273,8 @@ def static_batching(
     ...     hbm_capacity_bytes=80e9, link_bandwidth_bytes_per_s=450e9, power_w=700)
     >>> llama70 = ModelSpec(id="l70", name="l70", n_layers=80, d_model=8192, n_heads=64, n_kv_heads=8,
     ...     head_dim=128, d_ff=28672, vocab=128256)
-    >>> sb = static_batching(llama70, Deployment(gpu=h100, n_gpus=8), Efficiency(), ARScheme(), 0.1, 1000, 500, 0.5)
+    >>> spec = Efficiency(allreduce_half_bytes=0)  # the first spec's all-reduce, as in the docs' table
+    >>> sb = static_batching(llama70, Deployment(gpu=h100, n_gpus=8), spec, ARScheme(), 0.1, 1000, 500, 0.5)
     >>> round(float(sb.mean_batch), 2), round(float(sb.service_time_s), 2), bool(sb.stable)
     (1.49, 4.91, True)
     """
