@@ -20,6 +20,20 @@ REFERENCE_MATMUL_FRACTION = 0.80
 REFERENCE_FP8_MATMUL_FRACTION = 0.709
 
 
+#: Hockney half-performance length of a tensor-parallel all-reduce over NVLink or Infinity Fabric [B]: nccl-tests
+#: all_reduce_perf on 8×H20, NVLink 4 (kvcache-ai/Mooncake PR #3484, NCCL 2.23, 2025: 27.8 / 53.2 / 121 µs at
+#: 1 / 4 / 16 MiB); assumed for the other NVLink generations and Infinity Fabric
+#: (docs/calibration.md#all-reduce-half-performance-length).
+NVLINK_ALLREDUCE_HALF_BYTES = 4e6
+#: Fixed time of an all-reduce over PCIe beyond its latency α, per unit of 2(N−1)/N [s]: 8×RTX 4090 on PCIe Gen4
+#: all-reduce 8 bytes in 42 µs (NVIDIA/nccl issue #1530, all_reduce_perf); less α = 10 µs that is 32 µs = 2·(7/8)·t,
+#: so t = 18.3 µs, n½ = t·BW_link (0.59 MB at 32 GB/s, 1.17 MB at 64 GB/s, the same time assumed on Gen5).
+PCIE_ALLREDUCE_FIXED_S = 32e-6 / (2 * 7 / 8)
+#: Per-direction link rate from which a GPU's links count as NVLink / Infinity Fabric, not PCIe [B/s]: the catalog's
+#: slowest NVLink is 300 GB/s (A100 NVLink 3, H100 NVL bridge), its fastest PCIe 64 GB/s (Gen5 x16).
+FAST_LINK_BYTES_PER_S = 100e9
+
+
 class GPU(Frozen):
     """One accelerator. Peak FLOP/s are **dense** (no 2:4 sparsity); memory is decimal (1 GB = 1e9 B)."""
 
@@ -58,13 +72,13 @@ class GPU(Frozen):
         le=1,
         description="measured best FP8 GEMM / dense FP8 peak (MAMF); None = the BF16 fraction's scaling [1]",
     )
-    allreduce_half_bytes: float = Field(
-        default=4e6,
+    allreduce_half_bytes: float | None = Field(
+        default=None,
         ge=0,
         le=1e9,
         description="message size at which a tensor-parallel all-reduce over this GPU's links reaches half their "
-        "bandwidth (Hockney's n½; docs/calibration.md#all-reduce-half-performance-length): 4 MB on NVLink 4 "
-        "(nccl-tests on 8×H20), 0.59 MB on PCIe Gen4 [B]",
+        "bandwidth (Hockney's n½; docs/calibration.md#all-reduce-half-performance-length); empty = the value of "
+        "its link class (4 MB on NVLink and Infinity Fabric, about 0.59 MB on PCIe Gen4) [B]",
     )
     source: str = Field(default="", max_length=1000, description="where the numbers come from")
     as_of: str = Field(default="", max_length=64, description="date of the source")
@@ -74,6 +88,25 @@ class GPU(Frozen):
         return drop_new_defaults(
             self, handler(self), ("max_matmul_fraction", "max_matmul_fraction_fp8", "allreduce_half_bytes")
         )
+
+    @property
+    def link_half_bytes(self) -> float:
+        """The all-reduce half-performance length on this GPU's links: its own, else its link class's [B].
+
+        NVLink and Infinity Fabric (at least :data:`FAST_LINK_BYTES_PER_S` per direction) take the length measured
+        on NVLink 4; slower links (PCIe) the fixed time measured on PCIe Gen4 at their own rate.
+
+        >>> pcie = GPU(id="g", name="g", peak_flops_bf16_per_s=1e14, hbm_bandwidth_bytes_per_s=1e12,
+        ...            hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=32e9, power_w=300)
+        >>> nvlink = pcie.model_copy(update={"link_bandwidth_bytes_per_s": 450e9})
+        >>> round(pcie.link_half_bytes), round(nvlink.link_half_bytes)
+        (585143, 4000000)
+        """
+        if self.allreduce_half_bytes is not None:
+            return self.allreduce_half_bytes
+        if self.link_bandwidth_bytes_per_s >= FAST_LINK_BYTES_PER_S:
+            return NVLINK_ALLREDUCE_HALF_BYTES
+        return PCIE_ALLREDUCE_FIXED_S * self.link_bandwidth_bytes_per_s
 
     def matmul_scale(self, compute: Precision) -> float:
         """Best GEMM of this GPU in ``compute`` relative to the H100 the default MFUs are stated for [1].
@@ -172,8 +205,8 @@ class Efficiency(Frozen):
         le=1e9,
         description="message size at which a tensor-parallel all-reduce reaches half the link's bandwidth "
         "(Hockney's half-performance length, docs/calibration.md#all-reduce-half-performance-length); empty = the "
-        "GPU's link value (gpus.csv: 4 MB on NVLink 4, measured with nccl-tests on 8×H20, Mooncake PR #3484, "
-        "2025); 0 gives the first spec's all-reduce and its worked example "
+        "GPU's links' value (4 MB on NVLink, measured with nccl-tests on 8×H20, Mooncake PR #3484, 2025; about "
+        "0.59 MB on PCIe Gen4); 0 gives the first spec's all-reduce and its worked example "
         "(docs/departures.md#all-reduce-below-link-bandwidth) [B]",
     )
     comm_overlap: float = Field(
@@ -258,12 +291,12 @@ class Efficiency(Frozen):
     def allreduce_half_bytes_on(self, gpu: GPU) -> float:
         """The all-reduce half-performance length in use on ``gpu``'s links: this efficiency's, else the GPU's [B].
 
-        >>> Efficiency().allreduce_half_bytes_on(GPU(id="g", name="g", peak_flops_bf16_per_s=1e14,
-        ...     hbm_bandwidth_bytes_per_s=1e12, hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=32e9,
-        ...     power_w=300, allreduce_half_bytes=0.59e6))
-        590000.0
+        >>> gpu = GPU(id="g", name="g", peak_flops_bf16_per_s=1e14, hbm_bandwidth_bytes_per_s=1e12,
+        ...           hbm_capacity_bytes=8e10, link_bandwidth_bytes_per_s=450e9, power_w=300)
+        >>> Efficiency().allreduce_half_bytes_on(gpu), Efficiency(allreduce_half_bytes=0).allreduce_half_bytes_on(gpu)
+        (4000000.0, 0.0)
         """
-        return gpu.allreduce_half_bytes if self.allreduce_half_bytes is None else self.allreduce_half_bytes
+        return gpu.link_half_bytes if self.allreduce_half_bytes is None else self.allreduce_half_bytes
 
     def precision_scale(self, compute: Precision) -> float:
         """Share of the low-precision peak reached relative to BF16's MFU: 1 for BF16 [1]."""

@@ -17,7 +17,7 @@ from economics.hardware import GPU, REFERENCE_MATMUL_FRACTION, Precision
 from economics.model import ModelSpec
 from economics.prices import Confidence, IsoDate
 from economics.schemes import DiffusionScheme, SpeculativeScheme
-from economics.units import GB, MB, MS, TB, TFLOPS
+from economics.units import GB, MS, TB, TFLOPS
 
 
 # ---- CSV row models (human units; one field per column) -------------------------------------------------------
@@ -47,7 +47,6 @@ class GpuRow(CsvRow):
     power_w: float
     max_matmul_fraction: float | None = None
     max_matmul_fraction_fp8: float | None = None
-    allreduce_half_mb: float | None = None
 
     def to_domain(self) -> GPU:
         return GPU(
@@ -62,7 +61,6 @@ class GpuRow(CsvRow):
             power_w=self.power_w,
             max_matmul_fraction=self.max_matmul_fraction or REFERENCE_MATMUL_FRACTION,
             max_matmul_fraction_fp8=self.max_matmul_fraction_fp8,
-            **({} if self.allreduce_half_mb is None else {"allreduce_half_bytes": self.allreduce_half_mb * MB}),
             source=self.source,
             as_of=self.as_of.isoformat(),
         )

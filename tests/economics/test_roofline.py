@@ -66,20 +66,25 @@ def test_default_all_reduce_departs_from_the_spec_by_the_hand_count() -> None:
 
 
 def test_pcie_links_carry_their_own_half_performance_length() -> None:
-    # gpus.csv: 0.59 MB on PCIe Gen4, from 8×RTX 4090's 42 µs all-reduce of 8 bytes (NCCL issue #1530). By hand:
-    # 10 µs + 2·(7/8)·(8 B + 0.59e6 B)/32e9 B/s = 42.27 µs, the measurement; NVLink 4's 4 MB would say 229 µs.
-    # Llama-3.1-70B on 4×L40S, batch 1: m = 8192·2 B; 10 + 1.5·(16,384 + 0.59e6)/32e9 s = 38.42 µs, ·160 = 6.148 ms.
+    # PCIe Gen4 (32 GB/s): n½ = 18.286 µs · 32e9 B/s = 585,143 B, from 8×RTX 4090's 42 µs all-reduce of 8 bytes
+    # (NCCL issue #1530): 10 µs + 2·(7/8)·(128 B + 585,143 B)/32e9 B/s = 42.01 µs reproduces it; NVLink 4's 4 MB would
+    # say 229 µs. Llama-3.1-70B on 4×L40S, batch 1: m = 8192·2 B; 10 + 1.5·(16,384 + 585,143)/32e9 s = 38.196 µs,
+    # ·160 = 6.111 ms; with 4 MB 10 + 1.5·4,016,384/32e9 s = 198.27 µs, ·160 = 31.72 ms.
     from economics.io.catalog import load_catalog
     from economics.roofline import tensor_parallel_allreduce_s
 
     gpus = load_catalog().gpus
-    # one layer of d = 64: a 128-byte message, 10 + 1.75·590,128/32e9 s = 42.27 µs
+    # one layer of d = 64: a 128-byte message
     tiny = ModelSpec(id="t", name="t", n_layers=1, d_model=64, n_heads=1, n_kv_heads=1, head_dim=64, d_ff=64, vocab=8)
     eight_bytes = tensor_parallel_allreduce_s(tiny, Deployment(gpu=gpus["rtx-4090"], n_gpus=8), Efficiency(), 1)
-    assert float(eight_bytes) / 2 * 1e6 == pytest.approx(42.27, abs=0.01)  # 2 all-reduces per layer
+    assert float(eight_bytes) / 2 * 1e6 == pytest.approx(42.01, abs=0.01)  # 2 all-reduces per layer
     l40s = tensor_parallel_allreduce_s(LLAMA_31_70B, Deployment(gpu=gpus["l40s"], n_gpus=4), Efficiency(), 1)
-    assert float(l40s) * 1e3 == pytest.approx(6.148, abs=0.001)
-    # an explicit length overrides the link's; 0 is the first spec
+    assert float(l40s) * 1e3 == pytest.approx(6.111, abs=0.001)
+    # a GPU's own length overrides its link class's, an efficiency's overrides both; 0 is the first spec
+    own = gpus["l40s"].model_copy(update={"allreduce_half_bytes": 4e6})
+    assert float(tensor_parallel_allreduce_s(LLAMA_31_70B, Deployment(gpu=own, n_gpus=4), Efficiency(), 1)) * 1e3 == (
+        pytest.approx(31.72, abs=0.01)
+    )
     spec = tensor_parallel_allreduce_s(LLAMA_31_70B, Deployment(gpu=gpus["l40s"], n_gpus=4), SPEC_DEFAULTS, 1)
     assert float(spec) * 1e3 == pytest.approx(160 * (10 + 1.5 * 16_384 / 32e9 * 1e6) / 1e3, rel=1e-9)
 
@@ -306,5 +311,5 @@ def test_allreduce_half_performance_length_hand_count() -> None:
     assert float(without.comm_s) == pytest.approx(2.2525e-3, rel=1e-4)
     # on by default (docs/departures.md#all-reduce-below-link-bandwidth); the first spec's formula has none
     assert Efficiency().allreduce_half_bytes is None  # the GPU's link value
-    assert h100(8).gpu.allreduce_half_bytes == 4e6
+    assert h100(8).gpu.link_half_bytes == 4e6
     assert SPEC_DEFAULTS.allreduce_half_bytes == 0.0
