@@ -28,7 +28,7 @@ NVLINK_ALLREDUCE_HALF_BYTES = 4e6
 #: Fixed time of an all-reduce over PCIe beyond its latency α, per unit of 2(N−1)/N [s]: 8×RTX 4090 on PCIe Gen4
 #: all-reduce 8 bytes in 42 µs (NVIDIA/nccl issue #1530, all_reduce_perf); less α = 10 µs that is 32 µs = 2·(7/8)·t,
 #: so t = 18.3 µs, n½ = t·BW_link (0.59 MB at 32 GB/s, 1.17 MB at 64 GB/s, the same time assumed on Gen5).
-PCIE_ALLREDUCE_FIXED_S = 32e-6 / (2 * 7 / 8)
+PCIE_ALLREDUCE_FIXED_S = (42e-6 - 10e-6) / (2 * (8 - 1) / 8)  # (measured 8-GPU time − α) / ring factor at N = 8
 #: Per-direction link rate from which a GPU's links count as NVLink / Infinity Fabric, not PCIe [B/s]: the catalog's
 #: slowest NVLink is 300 GB/s (A100 NVLink 3, H100 NVL bridge), its fastest PCIe 64 GB/s (Gen5 x16).
 FAST_LINK_BYTES_PER_S = 100e9
