@@ -80,6 +80,21 @@ def api(
     }
 
 
+#: A node field changed from the defaults, as a finance reader writes it in the source ("electricity $0.20/kWh").
+_OVERRIDE_WORDS = {
+    "electricity_usd_per_kwh": "electricity ${:.2f}/kWh",
+    "colocation_usd_per_kw_month": "colocation ${:,.0f}/kW-month",
+    "capex_usd": "CapEx ${:,.0f}",
+}
+
+
+def _override_words(field: str, value: float) -> str:
+    words = _OVERRIDE_WORDS.get(field)
+    if words is None:
+        raise KeyError(f"write {field} in words in _OVERRIDE_WORDS before using it in a preset")
+    return words.format(value)
+
+
 def owned_node(node_id: str, name: str, nodes_owned: int, **overrides: Any) -> dict[str, Any]:
     node: dict[str, Any] = {
         "kind": "owned",
@@ -88,11 +103,12 @@ def owned_node(node_id: str, name: str, nodes_owned: int, **overrides: Any) -> d
         "gpu_id": "h100-sxm",
         "gpus_per_node": 8,
         "nodes_owned": nodes_owned,
-        "source": "docs/costs.md#node-cost defaults and data/prices/owned.csv (CapEx $280k, 4 y, 8%, 10.2 kW, f 0.7, "
-        "PUE 1.3, $0.10/kWh, colocation $150/kW-month, ops 8%/y); "
+        "source": "docs/costs.md#node-cost defaults and data/prices/owned.csv (CapEx $280k, 4 years, "
+        "8% cost of capital, 10.2 kW drawn at 70%, "
+        "PUE 1.3, $0.10/kWh, colocation $150/kW-month, operations 8% a year); "
         + A
         + "all of them"
-        + ("; changed here: " + ", ".join(f"{k} = {v:g}" for k, v in overrides.items()) if overrides else ""),
+        + ("; changed here: " + ", ".join(_override_words(k, v) for k, v in overrides.items()) if overrides else ""),
         "as_of": REVIEW_DATE.isoformat(),
     }
     node.update(overrides)
