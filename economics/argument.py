@@ -8,6 +8,8 @@ sovereign workload) is ``holds=None`` with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import Field
 
 from economics._base import Frozen
@@ -46,7 +48,12 @@ class Claim(Frozen):
     page: str = Field(description="url path of the page that shows it [-]")
 
 
-def _money(x: float) -> str:
+#: Writes an amount given in US dollars.
+Money = Callable[[float], str]
+
+
+def usd_money(x: float) -> str:
+    """The CLI's and the default's way: whole dollars from $100, cents below."""
     return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
 
 
@@ -69,7 +76,7 @@ def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Cl
     )
 
 
-def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
+def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis, money: Money) -> Claim:
     p = batch_point(s, inputs, SWING_BATCH, a)
     lo, hi = SWING_RANGE
     option = by_id(s.owned_options, inputs.ar_option_id, "owned option").name
@@ -79,7 +86,7 @@ def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
         # the study is named: the Batching page opens on this same study (economics.views.batching.default_study)
         # and shows another swing once the reader picks other options or requests there
         figure=f"÷{p.cost_swing:,.1f} from batch 1 to batch {SWING_BATCH} "
-        f"({_money(p.cost_usd_per_mtok)}/Mtok while busy) on {option}, with the requests of {workload}",
+        f"({money(p.cost_usd_per_mtok)}/Mtok while busy) on {option}, with the requests of {workload}",
         holds=p.cost_swing >= lo,  # a larger swing makes the point more strongly
         page="batching",
     )
@@ -155,7 +162,7 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
     return efficient, fair
 
 
-def _formula(s: Scenario, r: Result) -> Claim:
+def _formula(s: Scenario, r: Result, money: Money) -> Claim:
     owned = [d for d in r.decisions if d.chosen_kind in ("owned-ar", "owned-diffusion")]
     if not owned:
         return Claim(
@@ -175,8 +182,8 @@ def _formula(s: Scenario, r: Result) -> Claim:
     value = float(cost_per_mtok_capacity_form(c_h, curve.capacity_tokens_per_s, o.utilization))
     return Claim(
         claim="Effective cost per token = node cost per hour ÷ (throughput × utilization).",
-        figure=f"{d.workload_name}: {_money(c_h)}/h ÷ ({curve.capacity_tokens_per_s:,.0f} tok/s × "
-        f"{100 * o.utilization:.1f}%) = {_money(value)}/Mtok output",  # "18%" for 17.5%: the sum did not check
+        figure=f"{d.workload_name}: {money(c_h)}/h ÷ ({curve.capacity_tokens_per_s:,.0f} tok/s × "
+        f"{100 * o.utilization:.1f}%) = {money(value)}/Mtok output",  # "18%" for 17.5%: the sum did not check
         holds=True,
         page="cost_per_token",
     )
@@ -212,7 +219,7 @@ def _sovereignty(s: Scenario, r: Result) -> Claim:
     )
 
 
-def _idle(r: Result) -> Claim:
+def _idle(r: Result, money: Money) -> Claim:
     f = r.fleet
     if f.owned_nodes == 0:
         return Claim(
@@ -226,26 +233,33 @@ def _idle(r: Result) -> Claim:
     idle = r.plan.idle_owned_full_cost_usd_per_month if r.plan is not None else f.idle_cost_usd_per_month
     return Claim(
         claim="Bought GPUs sit idle: the owned fleet is paid for every hour, busy or not.",
-        figure=f"{_pct(f.owned_utilization)} of paid GPU-hours busy; {_money(idle)}/month of the owned fleet's "
+        figure=f"{_pct(f.owned_utilization)} of paid GPU-hours busy; {money(idle)}/month of the owned fleet's "
         "full cost pays for idle GPUs",
         holds=f.owned_utilization < IDLE_UTILIZATION,
         page="overview",
     )
 
 
-def argument(scenario: Scenario, result: Result) -> tuple[Claim, ...]:
+def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tuple[Claim, ...]:
     """Every claim of the essay, recomputed from ``scenario`` and its evaluated ``result``.
 
     The batching claims read the Batching page's default study (the AR option closest in size to the first
     diffusion option, the request shape of the first latency-bound workload); the others read ``result``.
+    Amounts are written by ``money`` from US dollars: the app passes its display currency's formatter, so an
+    amount is converted before it is rounded (converting the rounded USD text put S$22.83 beside S$22.82).
     """
     claims: list[Claim] = []
     inputs = default_study(scenario)
     if inputs is not None:
         a = batching_analysis(scenario, inputs)
-        claims += [_memory_wall(scenario, inputs, a), _swing(scenario, inputs, a)]
+        claims += [_memory_wall(scenario, inputs, a), _swing(scenario, inputs, a, money)]
     claims.append(_latency_bound(scenario, result))
     if inputs is not None:
         claims += list(_diffusion(a))
-    claims += [_formula(scenario, result), _routing(result), _sovereignty(scenario, result), _idle(result)]
+    claims += [
+        _formula(scenario, result, money),
+        _routing(result),
+        _sovereignty(scenario, result),
+        _idle(result, money),
+    ]
     return tuple(claims)

@@ -24,13 +24,12 @@ VERDICT: dict[bool | None, tuple[str, str]] = {
     True: ("holds", ":material/check_circle:"),
     False: ("does not hold here", ":material/cancel:"),
 }
-rate = page_rate(s)[0]  # economics writes the figures in USD; converted here, at the display edge (issue 14)
-for claim in compute.argument(s):
+rate = page_rate(s)[0]  # economics computes in USD; amounts are written in the display currency (issue 14)
+for claim in compute.argument(s, rate.code, rate.units_per_usd):
     with st.container(border=True):
         words, icon = VERDICT.get(claim.holds, ("cannot be tested with this scenario", ":material/help:"))
         left, right = st.columns([3, 1], vertical_alignment="center")
-        figure = fmt.money_text(claim.figure, rate.code, rate.units_per_usd)
-        left.markdown(f"**{fmt.md_escape(claim.claim)}**  \n{fmt.md_escape(figure)}")
+        left.markdown(f"**{fmt.md_escape(claim.claim)}**  \n{fmt.md_escape(claim.figure)}")
         right.markdown(f"{icon} **{words}**")
         label, path = PAGES[claim.page]
         right.page_link(path, label=label, icon=":material/arrow_forward:", help="The page that shows it")

@@ -49,6 +49,7 @@ from economics.views.cost import (
 from economics.views.cost import node_costs as node_cost_table
 from economics.views.quadrant import Quadrant
 from economics.views.quadrant import quadrant as quadrant_analysis
+from ui import format as fmt
 
 _ENTRIES = 64
 T = TypeVar("T")
@@ -216,13 +217,14 @@ def chart(builder: Callable[..., go.Figure], *args: Any, key: str, where: Any = 
 
 
 @st.cache_resource(max_entries=_ENTRIES, show_spinner=False)
-def _argument(scenario_json: str, _scenario: Scenario) -> tuple[Claim, ...]:
-    return argument_claims(_scenario, evaluate(_scenario))
+def _argument(scenario_json: str, code: str, units_per_usd: float, _scenario: Scenario) -> tuple[Claim, ...]:
+    return argument_claims(_scenario, evaluate(_scenario), lambda x: fmt.money(x, code, units_per_usd))
 
 
-def argument(scenario: Scenario) -> tuple[Claim, ...]:
-    """:func:`economics.argument.argument` of the scenario, cached per scenario."""
-    return _argument(scenario_key(scenario), scenario)
+def argument(scenario: Scenario, code: str = "USD", units_per_usd: float = 1.0) -> tuple[Claim, ...]:
+    """:func:`economics.argument.argument` of the scenario, its amounts in the display currency ``code`` at
+    ``units_per_usd`` (converted, then rounded), cached per scenario and currency."""
+    return _argument(scenario_key(scenario), code, units_per_usd, scenario)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -214,6 +214,23 @@ def test_n_the_formula_claim_checks_by_hand() -> None:
     assert per_hour / (tok_s * pct / 100 * 3600) * 1e6 == pytest.approx(per_mtok, rel=0.005)
 
 
+def test_n_the_formula_claim_shows_the_node_cost_of_the_cost_per_token_page() -> None:
+    # in Singapore dollars the Argument page read "S$22.83/h" where Cost per token's node chart read "S$22.82 per
+    # node-hour": the claim was written in USD, rounded to the cent ($17.56), then converted (× 1.3 = 22.83), while
+    # the chart converts first (17.5571 × 1.3 = 22.82); the same hour must read the same on both pages
+    cost_page = run_page("2_cost_per_token")
+    title = next(
+        str(spec["layout"]["title"]["text"])
+        for spec in plotly_specs(cost_page)
+        if "per node-hour" in str(spec["layout"].get("title", {}).get("text", ""))
+    )
+    m = re.search(r"(S\$[\d.,]+) per node-hour", title)
+    assert m, title
+    argument_page = run_page("8_argument")
+    formula = next(str(md.value).replace("\\", "") for md in argument_page.markdown if "/h ÷" in str(md.value))
+    assert f"{m.group(1)}/h ÷ (" in formula, (title, formula)
+
+
 def test_o_measured_throughput_caption_says_what_is_in_use() -> None:
     # typing 1,000 tok/s for the speculative 70B option changed the plan (the banner said one more node to buy) but
     # the caption under the field still read "in use: the model"; on the next run its "model estimate" showed the
