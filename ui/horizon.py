@@ -143,10 +143,13 @@ def npv_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
 
 def books_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
     """Book (straight-line) and economic (capital recovery) cost of each owned node, one column per node."""
-    measures = (  # (label, per, field of each owned node's books)
-        ("Book view: straight-line depreciation + maintenance", "/year", "book_usd_per_year"),
-        ("Economic view: capital recovery net of resale + maintenance", "/year", "economic_usd_per_year"),
-        ("Difference: cost of the money tied up", "/year", "interest_usd_per_year"),
+    # (label, per, field of each owned node's books). Short labels: the caption above says what each view holds,
+    # and at 1,024 px the long ones ("… capital recovery net of resale + maintenance") pushed the node's figures
+    # out of view behind the pinned first column
+    measures = (
+        ("Book view (straight-line)", "/year", "book_usd_per_year"),
+        ("Economic view (capital recovery)", "/year", "economic_usd_per_year"),
+        ("Difference: cost of money tied up", "/year", "interest_usd_per_year"),
         ("Resale value at end of life", "", "residual_usd"),
     )
     rows = []
