@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute, state
+from ui import format as fmt
+from ui.energy import page_rate
 from ui.widgets import price_book as pb
 
 st.title("Price book")
@@ -20,6 +22,14 @@ state.update(s)
 r = compute.evaluate(s)
 
 st.subheader(f"Prices in use · reviewed as of {s.review_date:%d %b %Y}")
+rate = page_rate(s)[0]
+if rate.code != "USD":  # the other pages show money in the display currency; prices are typed as invoiced
+    st.caption(
+        fmt.md_escape(
+            "Prices here are in US dollars, as on the invoices and the providers' price lists. The other pages "
+            f"show money in {rate.code}, at {rate.units_per_usd:g} {rate.code} per US dollar."
+        )
+    )
 shown = pb.price_frame(s, r)
 pb.summary(s, shown)
 s = pb.price_table(s, shown)

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from economics.currency import USD, DisplayRate
 from economics.evaluate import evaluate
-from economics.io.scenarios import load_preset
+from economics.io.scenarios import encode, load_preset
 from economics.result import Result
 from economics.scenario import Scenario
 from tests.ui.helpers import chart, metrics, run_page
@@ -163,3 +163,16 @@ def test_bank_argument_page_in_sgd() -> None:
     # converted read S$22.83, a cent off the Cost per token page's S$22.82)
     assert "S$22.82/h" in text.replace("\\", "")
     assert not BARE_DOLLAR.search(text)
+
+
+def test_bank_price_book_says_its_prices_are_in_us_dollars() -> None:
+    # every other page showed S$ while the price book's $280,000 and $0.20 per kWh stood without a word on currency
+    at = run_page("6_price_book")
+    text = " ".join(str(c.value) for c in at.caption).replace("\\", "")
+    assert "Prices here are in US dollars" in text
+    assert "show money in SGD, at 1.3 SGD per US dollar" in text
+
+
+def test_usd_price_book_has_no_currency_note() -> None:
+    at = run_page("6_price_book", query={"s": encode(load_preset("startup-rented"))})
+    assert not any("Prices here are in US dollars" in str(c.value) for c in at.caption)
