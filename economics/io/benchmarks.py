@@ -68,6 +68,8 @@ def _loads(file: str, text: str, where: str) -> Any:
         return json.loads(text, parse_constant=_no_constants)
     except ValueError as exc:
         raise BenchmarkFormatError(file, where, f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise BenchmarkFormatError(file, where, "not valid JSON (nested too deeply)") from None
 
 
 def _num(file: str, where: str, data: Mapping[str, Any], *keys: str, required: bool = True) -> float | None:
@@ -124,13 +126,21 @@ def _littles_law(file: str, where: str, requests_per_s: float | None, latency_ms
     return n
 
 
-def _request_rate(rec: Mapping[str, Any]) -> float | None:
+#: How the tools write an unlimited request rate: vLLM ``"inf"``, SGLang the JSON extension ``Infinity`` (read
+#: as None by :func:`_loads`), a hand-edited file ``"Infinity"``.
+_UNLIMITED = frozenset({"inf", "+inf", "infinity", "+infinity"})
+
+
+def _request_rate(file: str, where: str, rec: Mapping[str, Any]) -> float | None:
     """The run's set request rate [req/s], or None for "all at once" (``inf``, ``"inf"``, JSON ``Infinity``
-    or absent)."""
+    or absent); any other value (``"4"``, ``true``, 0) is refused, never read as "all at once"."""
     rate = rec.get("request_rate")
-    if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+    if rate is None or (isinstance(rate, str) and rate.strip().lower() in _UNLIMITED):
         return None
-    return float(rate)
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or rate <= 0:
+        raise BenchmarkFormatError(file, f"{where}key 'request_rate'", f"expected a positive number or \"inf\", "
+                                   f"got {rate!r}")  # fmt: skip
+    return float(rate) if math.isfinite(rate) else None
 
 
 def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
@@ -140,6 +150,7 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     request throughput × mean end-to-end latency (``mean_e2e_latency_ms`` of SGLang, ``mean_e2el_ms`` of vLLM,
     else ``mean_ttft_ms + (T_out − 1)·mean_tpot_ms``), at most its ``max_concurrency``; at ``request_rate`` inf,
     ``max_concurrency`` clients, or with no limit every request at once (``None``)."""
+    _not_a_serving_run(file, where, rec)
     completed = _num(file, where, rec, "completed")
     if not completed or completed <= 0:
         raise BenchmarkFormatError(file, f"{where}key 'completed'", "no completed requests")
@@ -147,7 +158,10 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     t_out = _num(file, where, rec, "total_output_tokens", "total_output") / completed  # type: ignore[operator]
     tok_s = _num(file, where, rec, "output_throughput")
     limit = _num(file, where, rec, "max_concurrency", required=False)
-    rate = _request_rate(rec)
+    prompts = _num(file, where, rec, "num_prompts", required=False)
+    if limit is not None and prompts is not None and 0 < prompts < limit:
+        limit = prompts  # --max-concurrency 64 with 10 prompts never had more than 10 in flight
+    rate = _request_rate(file, where, rec)
     conc = limit
     if rate is not None:  # Poisson arrivals at a set rate: read at the requests in flight, at most the limit
         e2e_ms = _num(file, where, rec, "mean_e2e_latency_ms", "mean_e2el_ms", required=False)
@@ -157,6 +171,9 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
             if ttft_ms is not None and tpot_ms is not None:
                 e2e_ms = ttft_ms + max(t_out - 1.0, 0.0) * tpot_ms
         req_s = _num(file, where, rec, "request_throughput", required=False)
+        if req_s is None:  # SGLang before its request_throughput key: completed over the run's duration [s]
+            duration_s = _num(file, where, rec, "duration", required=False)
+            req_s = completed / duration_s if duration_s and duration_s > 0 else None
         if limit is None:
             conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms,
                                 f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
@@ -164,6 +181,31 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
             conc = min(limit, _in_flight(req_s, e2e_ms) or limit)
     named = _named(rec.get("model_id")) or _named(rec.get("model"))
     return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
+
+
+def _not_a_serving_run(file: str, where: str, rec: Mapping[str, Any]) -> None:
+    """Refuse the results of vLLM/SGLang runs that give no single closed-loop operating point, or no output
+    tokens, before their keys are read as one.
+
+    - ``ramp_up_strategy`` (vLLM ``--ramp-up-strategy``): the request rate climbed during the run, so its
+      totals average many loads;
+    - a pooling/embedding run (vLLM ``total_input_sequences``, no ``output_throughput``): no output tokens;
+    - vLLM ``benchmark_throughput.py`` (``requests_per_second``/``tokens_per_second``, no ``completed``): an
+      offline batch whose ``tokens_per_second`` counts prompt and output tokens together.
+    """
+    ramp = rec.get("ramp_up_strategy")
+    if ramp is not None:
+        lo, hi = rec.get("ramp_up_start_rps"), rec.get("ramp_up_end_rps")
+        raise BenchmarkFormatError(file, f"{where}key 'ramp_up_strategy'", f"a {ramp} ramp-up run (from {lo} to "
+                                   f"{hi} requests per second) has no single load to fit: rerun at one request "
+                                   "rate or --max-concurrency")  # fmt: skip
+    if "output_throughput" not in rec and ("total_input_sequences" in rec or "input_sequence_throughput" in rec):
+        raise BenchmarkFormatError(file, f"{where}key 'output_throughput'", "missing: a pooling/embedding run "
+                                   "generates no output tokens")  # fmt: skip
+    if "completed" not in rec and "tokens_per_second" in rec and "requests_per_second" in rec:
+        raise BenchmarkFormatError(file, f"{where}key 'tokens_per_second'", "an offline benchmark_throughput "
+                                   "result (prompt and output tokens together, no concurrency): give a "
+                                   "benchmark_serving / vllm bench serve --save-result file")  # fmt: skip
 
 
 def _vllm(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
@@ -187,30 +229,78 @@ def _sglang(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
     return points
 
 
+#: Milliseconds in one of each latency unit GenAI-Perf and AIPerf write (early GenAI-Perf: ns) [ms].
+_MS_PER = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
+#: Units read as output tokens per second, and as requests per second (old GenAI-Perf CSVs: "per sec") [-].
+_TOKENS_PER_S = frozenset({"tokens/sec", "tokens/s", "tokens per second", "tok/s", "per sec"})
+_REQUESTS_PER_S = frozenset({"requests/sec", "requests/s", "req/s", "requests per second", "per sec"})
+
+
+def _unit(data: Mapping[str, Any], key: str) -> str | None:
+    """The ``unit`` of a GenAI-Perf / AIPerf metric block, lower case, or None when it gives none."""
+    block = data.get(key)
+    unit = block.get("unit") if isinstance(block, Mapping) else None
+    return unit.strip().lower() if isinstance(unit, str) and unit.strip() else None
+
+
+def _check_unit(file: str, where: str, unit: str | None, allowed: frozenset[str], what: str) -> None:
+    if unit is not None and unit not in allowed:
+        raise BenchmarkFormatError(file, where, f"unit {unit!r} is not {what}")
+
+
+def _latency_ms(file: str, where: str, value: float | None, unit: str | None) -> float | None:
+    """A latency in the unit the export states, in milliseconds (no unit: GenAI-Perf's ms) [ms]."""
+    if value is None or unit is None:
+        return value
+    if unit not in _MS_PER:
+        raise BenchmarkFormatError(file, where, f"unknown time unit {unit!r} (expected ns, ms or s)")
+    return value * _MS_PER[unit]
+
+
 def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    """GenAI-Perf ``profile_export_genai_perf.json`` / AIPerf ``profile_export_aiperf.json``: metric blocks
+    ``{"unit": …, "avg": …}`` and the run's ``input_config`` (GenAI-Perf ≤ 0.0.10: the CLI arguments; from
+    0.0.11, its config file: ``model_names``, ``perf_analyzer.stimulus``; AIPerf: ``endpoint.model_names``,
+    ``loadgen``).
+
+    Units are read from each block: a latency in ns or s is converted, a throughput in anything but tokens
+    (requests) per second is refused. Concurrency: the configured client count; a request-rate run (no
+    concurrency, or AIPerf ``loadgen.request_rate`` with ``concurrency`` as its cap) at its requests in flight
+    by Little's law, at most the cap."""
     data = _loads(file, text, "file")
     if not isinstance(data, Mapping):
         raise BenchmarkFormatError(file, "file", "expected one JSON object (GenAI-Perf / AIPerf profile export)")
+    _check_unit(file, "key 'output_token_throughput'", _unit(data, "output_token_throughput"), _TOKENS_PER_S,
+                "output tokens per second")  # fmt: skip
     tok_s = _num(file, "", data, "output_token_throughput")
     t_in = _per_request(file, data, "input_sequence_length", "total_isl")
     t_out = _per_request(file, data, "output_sequence_length", "total_osl")
     if t_out is None:
         raise BenchmarkFormatError(file, "key 'output_sequence_length'", "missing")
+    _check_unit(file, "key 'request_throughput'", _unit(data, "request_throughput"), _REQUESTS_PER_S,
+                "requests per second")  # fmt: skip
+    req_s = _num(file, "", data, "request_throughput", required=False)
+    latency_ms = _latency_ms(file, "key 'request_latency'", _num(file, "", data, "request_latency", required=False),
+                             _unit(data, "request_latency"))  # fmt: skip
     cfg = data.get("input_config")
     cfg = cfg if isinstance(cfg, Mapping) else {}
     conc = None
     analyzer = cfg.get("perf_analyzer")
     for block in (cfg, cfg.get("loadgen"), analyzer.get("stimulus") if isinstance(analyzer, Mapping) else None):
         if isinstance(block, Mapping) and block.get("concurrency") is not None:
-            conc = _num(file, "input_config ", block, "concurrency")  # a number: true or "32" is refused
+            clients = _num(file, "input_config ", block, "concurrency") or 0.0  # true or "32" is refused
+            rate = _num(file, "input_config ", block, "request_rate", required=False)
+            if rate is not None and rate > 0:  # AIPerf: a set rate, the concurrency only its cap
+                clients = min(clients, _in_flight(req_s, latency_ms) or clients)
+            conc = clients
             break
     if conc is None:  # a request-rate run, or an export without its configuration
-        conc = _littles_law(file, "key 'input_config'", _num(file, "", data, "request_throughput", required=False),
-                            _num(file, "", data, "request_latency", required=False),
+        conc = _littles_law(file, "key 'input_config'", req_s, latency_ms,
                             "no concurrency in the run's configuration")  # fmt: skip
-    # GenAI-Perf: input_config.model; AIPerf: input_config.endpoint.model_names
+    # GenAI-Perf: input_config.model (≤ 0.0.10) or model_names; AIPerf: input_config.endpoint.model_names
     endpoint = cfg.get("endpoint")
-    named = _named(cfg.get("model")) or (_named(endpoint.get("model_names")) if isinstance(endpoint, Mapping) else "")
+    named = (_named(cfg.get("model")) or _named(cfg.get("model_names"))
+             or (_named(endpoint.get("model_names")) if isinstance(endpoint, Mapping) else ""))  # fmt: skip
     return [_point(file, "", ctx, t_in or 1.0, t_out, conc, tok_s or 0.0, named)]
 
 
@@ -230,13 +320,27 @@ def _per_request(file: str, data: Mapping[str, Any], mean_key: str, total_key: s
 
 
 def _llmperf(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    """ray-project/llmperf ``*_summary.json`` (``token_benchmark_ray.py``, results flattened with ``results_``).
+
+    Token counts are the measured means ``results_number_input_tokens_mean`` / ``…output_tokens_mean``: the
+    top-level ``mean_input_tokens`` / ``mean_output_tokens`` are the lengths asked for (``--mean-input-tokens``),
+    read only from a summary without the measured ones. LLMPerf's clients are a closed loop of
+    ``num_concurrent_requests``; without it, the requests in flight by Little's law (its latencies are in s)."""
     data = _loads(file, text, "file")
     if not isinstance(data, Mapping):
         raise BenchmarkFormatError(file, "file", "expected one JSON object (LLMPerf summary)")
+    done = _num(file, "", data, "results_num_completed_requests", required=False)
+    if done is not None and done <= 0:
+        raise BenchmarkFormatError(file, "key 'results_num_completed_requests'", "no completed requests")
     tok_s = _num(file, "", data, "results_mean_output_throughput_token_per_s")
-    t_in = _num(file, "", data, "mean_input_tokens")
-    t_out = _num(file, "", data, "mean_output_tokens")
+    t_in = _num(file, "", data, "results_number_input_tokens_mean", "mean_input_tokens")
+    t_out = _num(file, "", data, "results_number_output_tokens_mean", "mean_output_tokens")
     conc = _num(file, "", data, "num_concurrent_requests", required=False)
+    if conc is None:
+        per_min = _num(file, "", data, "results_num_completed_requests_per_min", required=False)
+        e2e_s = _num(file, "", data, "results_end_to_end_latency_s_mean", required=False)
+        conc = _littles_law(file, "key 'num_concurrent_requests'", per_min / 60.0 if per_min else None,
+                            e2e_s * 1000.0 if e2e_s else None, "missing")  # fmt: skip
     return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0, _named(data.get("model")))]
 
 
@@ -304,24 +408,61 @@ def _plain_csv(file: str, text: str, ctx: RunContext | None) -> list[BenchmarkPo
     return points
 
 
+#: GenAI-Perf / AIPerf CSV rows read, by the start of their metric name (before the unit in brackets); early
+#: GenAI-Perf (2024) wrote "Num Input Token" / "Num Output Token" for the sequence lengths.
+_CSV_ROWS = {
+    "output token throughput": "output token throughput", "input sequence length": "input sequence length",
+    "num input token": "input sequence length", "output sequence length": "output sequence length",
+    "num output token": "output sequence length", "request throughput": "request throughput",
+    "request latency": "request latency",
+}  # fmt: skip
+
+
+def _csv_metric(name: str) -> tuple[str, str | None]:
+    """A CSV metric name split into its lower-case name and its unit: ``Request Latency (ms)`` → ``("request
+    latency", "ms")``."""
+    text = name.strip()
+    if text.endswith(")") and "(" in text:
+        head, _, unit = text[:-1].rpartition("(")
+        return head.strip().lower(), unit.strip().lower() or None
+    return text.lower(), None
+
+
+def _csv_value(file: str, line: int, row: list[str], key: str, unit: str | None) -> float:
+    """Row ``key``'s first value (``avg`` or ``Value``) without thousands separators, its unit checked and a
+    latency in ms."""
+    try:
+        value = float(row[1].replace(",", ""))
+    except ValueError:
+        raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a number {row[1]!r}") from None
+    if not math.isfinite(value):
+        raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a finite number {row[1]!r}")
+    if key == "output token throughput":
+        _check_unit(file, f"line {line}", unit, _TOKENS_PER_S, "output tokens per second")
+    elif key == "request throughput":
+        _check_unit(file, f"line {line}", unit, _REQUESTS_PER_S, "requests per second")
+    elif key == "request latency":
+        return _latency_ms(file, f"line {line}", value, unit) or 0.0
+    elif unit is not None and unit != "tokens":
+        raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: unit {unit!r} is not tokens")
+    return value
+
+
 def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
     """GenAI-Perf / AIPerf ``profile_export_*.csv``: ``Metric,avg,…`` rows, then ``Metric,Value`` rows (then
-    AIPerf's GPU telemetry, not read); the concurrency by Little's law, which the export does not record."""
+    AIPerf's GPU telemetry, not read); the concurrency by Little's law, which the export does not record.
+
+    Values may carry thousands separators (``"4,507.20"``); the unit in each metric's name is read: early
+    GenAI-Perf's ``Request Latency (ns)`` is converted to ms, a throughput in other than tokens (requests) per
+    second is refused."""
     found: dict[str, float] = {}
-    keys = ("output token throughput", "input sequence length", "output sequence length", "request throughput",
-            "request latency")  # fmt: skip
     for line, row in enumerate(_csv_rows(file, csv.reader(io.StringIO(text)), 1), start=1):
         if len(row) < 2:
             continue
-        name = row[0].strip().lower()
-        for key in keys:
-            if name.startswith(key) and "per user" not in name and key not in found:
-                try:
-                    found[key] = float(row[1].replace(",", ""))
-                except ValueError:
-                    raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a number {row[1]!r}") from None
-                if not math.isfinite(found[key]):
-                    raise BenchmarkFormatError(file, f"line {line}", f"{row[0]!r}: not a finite number {row[1]!r}")
+        name, unit = _csv_metric(row[0])
+        key = _CSV_ROWS.get(name)
+        if key is not None and key not in found:
+            found[key] = _csv_value(file, line, row, key, unit)
     if "output token throughput" not in found:
         raise BenchmarkFormatError(file, "file", "no 'Output Token Throughput' row")
     if "output sequence length" not in found:
@@ -330,6 +471,37 @@ def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoin
                         "the CSV export does not record the concurrency")  # fmt: skip
     return [_point(file, "", ctx, found.get("input sequence length", 1.0), found["output sequence length"], conc,
                    found["output token throughput"])]  # fmt: skip
+
+
+def _refuse_other_exports(file: str, text: str) -> None:
+    """Refuse the per-request files the same tools write beside their summaries, naming the file to give
+    instead (read as a summary, their first record would be reported as missing ``completed``):
+
+    - a JSON list: LLMPerf ``*_individual_responses.json``, vLLM ``*.pytorch.json``;
+    - AIPerf ``profile_export.jsonl`` (``metadata`` + ``metrics`` per request);
+    - perf_analyzer's raw ``profile_export.json`` under GenAI-Perf (``experiments``)."""
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        raise BenchmarkFormatError(file, "file", "a JSON list of per-request records (LLMPerf "
+                                   "*_individual_responses.json, vLLM *.pytorch.json), not a run summary: give "
+                                   "LLMPerf's *_summary.json or vLLM's --save-result JSON")  # fmt: skip
+    if not stripped.startswith("{"):
+        return
+    first: Any = None
+    for candidate in (stripped.split("\n", 1)[0], stripped):
+        try:
+            first = json.loads(candidate, parse_constant=_no_constants)
+            break
+        except (ValueError, RecursionError):
+            continue
+    if not isinstance(first, Mapping):
+        return
+    if "metadata" in first and "metrics" in first:
+        raise BenchmarkFormatError(file, "line 1", "AIPerf per-request records (profile_export.jsonl), not the "
+                                   "run's summary: give profile_export_aiperf.json or .csv")  # fmt: skip
+    if "experiments" in first:
+        raise BenchmarkFormatError(file, "key 'experiments'", "perf_analyzer's raw per-request export, not "
+                                   "GenAI-Perf's summary: give profile_export_genai_perf.json or .csv")  # fmt: skip
 
 
 def detect_format(text: str) -> Format | None:
@@ -344,7 +516,7 @@ def detect_format(text: str) -> Format | None:
         try:
             json.loads(first_line)
             one_line_object = True
-        except ValueError:
+        except (ValueError, RecursionError):
             one_line_object = False
         if one_line_object and text.strip().count("\n") >= 1:
             return "sglang"
@@ -509,6 +681,8 @@ def read_benchmark(file: str, data: bytes, context: RunContext | None = None, fm
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BenchmarkFormatError(file, f"byte {exc.start}", "not UTF-8 text") from None
+    if fmt != "csv":
+        _refuse_other_exports(file, text)
     kind = fmt or ("sglang" if file.lower().endswith(".jsonl") else detect_format(text))
     if kind is None:
         raise BenchmarkFormatError(file, "file", "unknown format (expected vLLM/SGLang/GenAI-Perf/AIPerf/LLMPerf "

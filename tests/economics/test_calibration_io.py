@@ -147,6 +147,134 @@ def test_gpu_names_as_people_and_nvidia_smi_write_them() -> None:
             match_catalog_models("p.csv", rows, models, gpus)
 
 
+def test_vllm_results_across_versions() -> None:
+    # vllm bench serve --save-detailed (2025): 32 prompts × 512 in / 64 out = 16384 / 2048 tokens, 2048 / 3.2 s;
+    # the per-request arrays (ttfts, itls, input_lens, …), percentiles and peak keys are not in the way
+    (d,) = _read("vllm_bench_serve_detailed.json")
+    assert (d.input_tokens, d.output_tokens, d.concurrency, d.output_tokens_per_s) == (512, 64, 8, 640)
+    # benchmark_serving.py v0.4 at --request-rate 8: no max_concurrency and no e2el, so 1.6 req/s × (40 ms +
+    # 99 × 10 ms) in flight; 1000 / 400 tokens over 4 requests
+    (o,) = _read("vllm_benchmark_serving_v0.4_rate.json")
+    assert (o.input_tokens, o.output_tokens, o.output_tokens_per_s) == (250, 100, 160)
+    assert o.concurrency == pytest.approx(1.6 * 1.030)
+    # --append-result: one JSON object per run, one per line, in the .json file vLLM names: a point per run
+    data = (FIXTURES / "vllm_bench_serve_append.jsonl").read_bytes()
+    runs = read_benchmark("vllm-infqps-Qwen3-8B.json", data, CTX)
+    assert [(r.concurrency, r.output_tokens_per_s) for r in runs] == [(1, 25600 / 40.1), (16, 25600 / 8.2)]
+    assert [r.source for r in runs] == ["vllm-infqps-Qwen3-8B.json line 1", "vllm-infqps-Qwen3-8B.json line 2"]
+
+
+def test_a_max_concurrency_above_the_prompt_count_is_read_at_the_prompt_count() -> None:
+    rec = json.loads((FIXTURES / "vllm_bench_serve.json").read_text())
+    (p,) = read_benchmark("v.json", json.dumps({**rec, "num_prompts": 16, "completed": 16}).encode(), CTX)
+    assert p.concurrency == 16  # --max-concurrency 64 with 16 prompts never had more than 16 in flight
+
+
+def test_sglang_2024_lines_without_request_throughput() -> None:
+    # the 2024 bench_serving wrote no request_throughput: 200 completed / 50 s = 4 req/s × 6.0 s mean e2e = 24
+    rate, burst = _read("sglang_bench_serving_2024.jsonl")
+    assert (rate.input_tokens, rate.output_tokens, rate.output_tokens_per_s) == (1024, 256, 1024)
+    assert rate.concurrency == pytest.approx(24.0)
+    assert (burst.concurrency, burst.output_tokens_per_s) == (None, 2560)  # request_rate Infinity: all at once
+
+
+def test_genai_perf_2024_csv_in_nanoseconds_and_current_exports() -> None:
+    # early GenAI-Perf: latencies in ns, "Num Output Token" rows, "(per sec)" throughputs, thousands separators:
+    # 1.62 req/s × 2,468,158,071 ns = 1.62 × 2.468158071 s in flight (read as ms, it would be 10⁶ times more)
+    (old,) = _read("genai_perf_2024_profile_export.csv")
+    assert (old.input_tokens, old.output_tokens, old.output_tokens_per_s) == (200, 132, 213.84)
+    assert old.concurrency == pytest.approx(1.62 * 2.468158071)
+    # GenAI-Perf ≥ 0.0.11 (its config file, 2025): input_config.model_names and perf_analyzer.stimulus; the
+    # CSV with p1…p99 columns and CRLF rows
+    (j,) = _read("genai_perf_2025_profile_export_genai_perf.json")
+    assert (j.input_tokens, j.output_tokens, j.output_tokens_per_s, j.concurrency) == (1999.6, 253.4, 876.96, 16)
+    assert j.file_model == "meta-llama/Llama-3.1-70B-Instruct"
+    (c,) = _read("genai_perf_2025_profile_export_genai_perf.csv")
+    assert (c.input_tokens, c.output_tokens, c.output_tokens_per_s) == (1999.6, 253.4, 876.96)
+    assert c.concurrency == pytest.approx(3.46 * 4.6123)
+
+
+def test_export_units_are_read_not_assumed() -> None:
+    rec = json.loads((FIXTURES / "genai_perf_profile_export.json").read_text())
+    rec["input_config"] = {}  # no concurrency: read by Little's law from the latency, in its unit
+    rec["request_latency"] = {"unit": "ns", "avg": 4507.2e6}
+    (p,) = read_benchmark("g.json", json.dumps(rec).encode(), CTX)
+    assert p.concurrency == pytest.approx(7.1 * 4.5072)
+    for key, block, message in (
+        ("request_latency", {"unit": "fortnights", "avg": 1.0}, "g.json: key 'request_latency': unknown time unit"),
+        (
+            "output_token_throughput",
+            {"unit": "requests/sec", "avg": 7.1},
+            "g.json: key 'output_token_throughput': unit 'requests/sec' is not output tokens per second",
+        ),
+    ):
+        with pytest.raises(BenchmarkFormatError) as info:
+            read_benchmark("g.json", json.dumps({**rec, key: block}).encode(), CTX)
+        assert str(info.value).startswith(message)
+    csv_text = (FIXTURES / "genai_perf_profile_export.csv").read_text()
+    bad = csv_text.replace("Output Token Throughput (tokens/sec)", "Output Token Throughput (requests/sec)")
+    with pytest.raises(BenchmarkFormatError, match=r"g.csv: line 9: unit 'requests/sec' is not output tokens"):
+        read_benchmark("g.csv", bad.encode(), CTX)
+    secs = csv_text.replace("Request Latency (ms),4507.20", "Request Latency (sec),4.5072")
+    (s,) = read_benchmark("g.csv", secs.encode(), CTX)
+    assert s.concurrency == pytest.approx(7.1 * 4.5072)
+
+
+def test_aiperf_request_rate_with_a_concurrency_cap() -> None:
+    # AIPerf --request-rate 10 --concurrency N: the rate sets the load, the concurrency only caps it; in flight
+    # 13.16 req/s × 6.55036 s = 86.2
+    rec = json.loads((FIXTURES / "aiperf_profile_export.json").read_text())
+    for cap, expected in ((100, 13.16 * 6.55036), (50, 50)):
+        rec["input_config"]["loadgen"] = {"concurrency": cap, "request_rate": 10.0, "request_rate_mode": "poisson"}
+        (p,) = read_benchmark("a.json", json.dumps(rec).encode(), CTX)
+        assert p.concurrency == pytest.approx(expected)
+
+
+def test_llmperf_reads_the_measured_token_counts() -> None:
+    # asked for 256 ± 50 in / 100 ± 20 out (mean_input_tokens, mean_output_tokens); measured 259.78 / 99.44
+    (p,) = _read("llmperf_tinyllama_256_100_summary.json")
+    assert (p.input_tokens, p.output_tokens, p.concurrency) == (259.78, 99.44, 5)
+    assert p.output_tokens_per_s == 335.40081105324157
+    rec = json.loads((FIXTURES / "llmperf_tinyllama_256_100_summary.json").read_text())
+    del rec["num_concurrent_requests"]  # not "all at once": in flight 202.37 req/min / 60 × 1.184 s
+    (q,) = read_benchmark("l.json", json.dumps(rec).encode(), CTX)
+    assert q.concurrency == pytest.approx(202.3737797988183 / 60 * 1.1840654935201018)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("r.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, "output_throughput": 5,'
+         b' "request_rate": "inf", "ramp_up_strategy": "linear", "ramp_up_start_rps": 1, "ramp_up_end_rps": 20}',
+         "r.json: key 'ramp_up_strategy': a linear ramp-up run (from 1 to 20 requests per second) has no single"),
+        ("s.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, "output_throughput": 5,'
+         b' "request_rate": "4"}', "s.json: key 'request_rate': expected a positive number or \"inf\", got '4'"),
+        ("e.json", b'{"duration": 3.1, "completed": 100, "total_input_tokens": 51200, "total_input_sequences": 100, '
+         b'"request_throughput": 32.2, "input_sequence_throughput": 32.2, "total_token_throughput": 16516.1}',
+         "e.json: key 'output_throughput': missing: a pooling/embedding run generates no output tokens"),
+        ("t.json", b'{"elapsed_time": 41.2, "num_requests": 1000, "total_num_tokens": 1280000, '
+         b'"requests_per_second": 24.27, "tokens_per_second": 31067.9}',
+         "t.json: key 'tokens_per_second': an offline benchmark_throughput result"),
+        ("profile_export.jsonl", b'{"metadata": {"session_num": 0, "benchmark_phase": "profiling"}, "metrics": '
+         b'{"request_latency": {"value": 297.5, "unit": "ms"}}, "error": null}\n',
+         "profile_export.jsonl: line 1: AIPerf per-request records (profile_export.jsonl), not the run's summary"),
+        ("profile_export.json", b'{"experiments": [{"experiment": {"mode": "concurrency", "value": 8}, "requests": '
+         b'[]}], "version": "2.45.0", "service_kind": "openai", "endpoint": "v1/chat/completions"}',
+         "profile_export.json: key 'experiments': perf_analyzer's raw per-request export"),
+        ("x_individual_responses.json", b'[{"error_code": null, "error_msg": "", "ttft_s": 0.16, '
+         b'"number_output_tokens": 97, "number_input_tokens": 270}]',
+         "x_individual_responses.json: file: a JSON list of per-request records"),
+        ("old.csv", b"Metric,avg\nOutput Token Throughput (per sec),10\nNum Output Token,5\n"
+         b"Request Throughput (per sec),1\nRequest Latency (fortnights),3\n",
+         "old.csv: line 5: unknown time unit 'fortnights'"),
+    ],
+)  # fmt: skip
+def test_real_files_that_give_no_operating_point_are_refused(name: str, data: bytes, message: str) -> None:
+    with pytest.raises(BenchmarkFormatError) as info:
+        read_benchmark(name, data, CTX)
+    assert str(info.value).startswith(message)
+
+
 def test_plain_csv_needs_no_context() -> None:
     points = _read("plain_runs.csv", None)
     assert [p.concurrency for p in points] == [1, 16, 128]
