@@ -84,9 +84,10 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from economics.calibration_fit import fit_profile
-    from economics.io import BenchmarkFormatError, RunContext, match_catalog_models, read_benchmark
+    from economics.io import MAX_FILE_BYTES, BenchmarkFormatError, RunContext, match_catalog_models, read_benchmark
     from economics.io.benchmarks import catalog_gpus_for
     from economics.io.catalog import load_catalog
+    from economics.io.safe_io import InputFileError, read_capped
 
     _check_flags(args)
     if len(args.files) > MAX_FILES:
@@ -106,11 +107,12 @@ def run(args: argparse.Namespace) -> int:
     points = []
     for name in args.files:
         path = Path(name)
+        try:  # a regular file only, read capped: /dev/zero or a FIFO is refused, never read without end
+            data = read_capped(path, MAX_FILE_BYTES)
+        except InputFileError as exc:
+            raise CliError("FILE", str(exc)) from None
         try:
-            data = path.read_bytes() if path.stat().st_size <= 8_000_001 else b" " * 8_000_001
             read = match_catalog_models(path.name, read_benchmark(path.name, data, ctx), catalog.models, catalog.gpus)
-        except OSError as exc:
-            raise CliError("FILE", f"{name}: {exc.strerror}") from None
         except BenchmarkFormatError as exc:
             raise CliError("--model" if exc.where == "model" else "FILE", str(exc)) from None
         points += read

@@ -49,6 +49,30 @@ def _draws(text: str) -> int:
     return n
 
 
+def _seed(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 0 or more, got {n}")
+    return n
+
+
+def _text(text: str) -> str:
+    """Text written into the pack; a byte that is not UTF-8 (a Latin-1 terminal) arrives as a surrogate that
+    cannot be written, so it is refused here, before the HTML file is opened."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"character U+{code:04X}"
+        raise argparse.ArgumentTypeError(
+            f"is not UTF-8 text ({what} at position {exc.start + 1}); type it in a UTF-8 terminal"
+        ) from None
+    return text
+
+
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser(
         "report",
@@ -61,8 +85,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--as-of", type=_date, metavar="DATE", help="reprice with the catalog prices of DATE and compare")
     p.add_argument("--csv-zip", type=Path, metavar="FILE.zip", help="also write every table as CSV in a zip")
     p.add_argument("--png-dir", type=Path, metavar="DIR", help="also write PNG charts (needs the system chromium)")
-    p.add_argument("--title", help="title of the pack (default: 'Price review: <scenario name>')")
-    p.add_argument("--notes", default="", help="notes shown under the title")
+    p.add_argument("--title", type=_text, help="title of the pack (default: 'Price review: <scenario name>')")
+    p.add_argument("--notes", type=_text, default="", help="notes shown under the title")
     p.add_argument(
         "--app-url",
         type=_app_url,
@@ -70,7 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="dashboard address for the share link (http or https only)",
     )
     p.add_argument("--draws", type=_draws, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="Monte Carlo seed (default 0)")
     p.add_argument("--no-uncertainty", action="store_true", help="leave out the tornado and the Monte Carlo band")
     p.set_defaults(run=run)
 

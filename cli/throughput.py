@@ -124,9 +124,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     diff.add_argument("--no-prefix-cache", action="store_true", help="recompute the whole canvas every pass")
     eff = p.add_argument_group("efficiency (defaults: docs/inputs.md#efficiency)")
     eff.add_argument("--ideal", action="store_true", help="ideal roofline: MBU = MFU = 1, no overheads")
-    eff.add_argument("--mbu", type=_number, metavar="X", help="memory-bandwidth utilisation (0, 1]")
-    eff.add_argument("--mfu-decode", type=_number, metavar="X", help="FLOP utilisation of decode passes (0, 1]")
-    eff.add_argument("--mfu-prefill", type=_number, metavar="X", help="FLOP utilisation of prefill (0, 1]")
+    eff.add_argument("--mbu", type=_number, metavar="X", help="memory-bandwidth utilisation [0.001, 1]")
+    eff.add_argument("--mfu-decode", type=_number, metavar="X", help="FLOP utilisation of decode passes [0.001, 1]")
+    eff.add_argument("--mfu-prefill", type=_number, metavar="X", help="FLOP utilisation of prefill [0.001, 1]")
     eff.add_argument("--step-overhead-ms", type=_number, metavar="MS", help="fixed cost per forward pass")
     eff.add_argument("--allreduce-latency-us", type=_number, metavar="US", help="latency of one all-reduce")
     eff.add_argument(
@@ -319,18 +319,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _profile(path: str) -> Any:
-    from pathlib import Path
-
     from economics.calibration_fit import CalibrationProfile
+    from economics.io.safe_io import InputFileError, load_json_text, read_capped
 
-    file = Path(path)
+    try:  # a regular file only, read capped: /dev/zero or a FIFO is refused, never read without end
+        raw = read_capped(path, 2_000_000)
+    except InputFileError as exc:
+        raise CliError("--calibration", str(exc)) from None
     try:
-        if file.stat().st_size > 2_000_000:
-            raise CliError("--calibration", f"{path}: larger than 2 MB")
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = load_json_text(raw)
         return CalibrationProfile.model_validate(data.get("profile", data) if isinstance(data, dict) else data)
-    except OSError as exc:
-        raise CliError("--calibration", f"{path}: {exc.strerror}") from None
     except ValueError as exc:
         raise CliError("--calibration", f"{path}: not a calibration profile ({str(exc).splitlines()[0]})") from None
 

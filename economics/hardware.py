@@ -176,16 +176,17 @@ NEW_EFFICIENCY_FIELDS = (
 class Efficiency(Frozen):
     """Achieved fractions of peak and fixed overheads (the "software" terms, docs/inputs.md#efficiency)."""
 
+    # MBU and MFUs of at least 0.001 (0.1%): a near-zero factor overflows pass times to inf and the plan to NaN
     mbu: float = Field(
-        default=0.70, gt=0, le=1, description="achieved / peak HBM bandwidth in memory-bound kernels [1]"
+        default=0.70, ge=0.001, le=1, description="achieved / peak HBM bandwidth in memory-bound kernels [1]"
     )
     mfu_decode: float = Field(
         default=0.50,
-        gt=0,
+        ge=0.001,
         le=1,
         description="achieved / peak FLOP/s in compute-bound decode, verify and diffusion passes [1]",
     )
-    mfu_prefill: float = Field(default=0.45, gt=0, le=1, description="achieved / peak FLOP/s in prefill [1]")
+    mfu_prefill: float = Field(default=0.45, ge=0.001, le=1, description="achieved / peak FLOP/s in prefill [1]")
     sequence_overhead_s: float = Field(
         default=0.0,
         ge=0,

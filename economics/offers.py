@@ -64,7 +64,8 @@ class OwnedNode(Frozen):
         description="nodes already bought (sunk fleet; 0 = buy as needed) [count]",
     )
     capex_usd: float = Field(default=280_000, gt=0, le=1e8, description="purchase price of one node [USD]")
-    economic_life_years: float = Field(default=4.0, gt=0, le=15, description="capital recovery period n [years]")
+    # at least the price book's lower end (economics.prices.OWNED_BOUNDS): a near-zero life overflows the CRF
+    economic_life_years: float = Field(default=4.0, ge=0.5, le=15, description="capital recovery period n [years]")
     cost_of_capital_per_year: float = Field(default=0.08, ge=0, le=0.5, description="discount rate r [1/year]")
     node_power_kw: float = Field(default=10.2, gt=0, le=200, description="maximum node input power [kW]")
     power_fraction_idle: float = Field(

@@ -77,7 +77,7 @@ class Policy(Frozen):
 
     target_utilization: float = Field(
         default=0.8,
-        gt=0,
+        ge=0.01,  # the flip scan's lower end; below it replica counts overflow to inf/NaN
         le=1,
         description="share of SLO capacity a replica is sized to at peak, u_target [1]",
     )

@@ -240,7 +240,7 @@ def load_json_text(raw: bytes | str) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonProblem(f"line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise JsonProblem("the JSON is nested too deeply to be a scenario (more than ~1,000 levels)") from None
+        raise JsonProblem("the JSON is nested too deeply to be read (more than ~1,000 levels)") from None
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise JsonProblem(f"a number cannot be read: {str(exc)[:120]}") from None
     found = _constant_path(data)

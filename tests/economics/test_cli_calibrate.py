@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,15 @@ def test_gpu_names_in_a_csv_and_in_gpu(tmp_path: Path) -> None:
     assert wrong.returncode == 2
     assert "--gpu" in wrong.stderr
     assert "'H100' could be h100-sxm, h100-pcie, h100-nvl" in wrong.stderr
+
+
+def test_calibrate_refuses_a_fifo_unread(tmp_path: Path) -> None:
+    # Regression (fuzzing): FILE was read whole, so a FIFO blocked forever and /dev/zero ran out of memory
+    # (MemoryError traceback); now only a regular file is read, at most MAX_FILE_BYTES of it.
+    fifo = tmp_path / "runs.json"
+    os.mkfifo(fifo)
+    out = _cli("calibrate", str(fifo), "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == (
+        f"python -m economics calibrate: error: FILE: {fifo} is a named pipe (FIFO), not a regular file; give a file\n"
+    )

@@ -122,6 +122,20 @@ def test_malformed_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_missing_file_and_bad_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(capsys, "evaluate", str(tmp_path / "missing.json"))
+def test_a_near_zero_target_utilization_is_one_line_not_a_nan_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression (fuzzing): 5e-324 passed "> 0" and evaluate died with "cannot convert float NaN to integer".
+    d = bank()
+    d["policy"]["target_utilization"] = 5e-324
+    status, out, err = run_cli(capsys, "evaluate", write(tmp_path, d))
+    assert (status, out) == (2, "")
+    assert err == (
+        "python -m economics evaluate: error: policy.target_utilization: "
+        "Input should be greater than or equal to 0.01\n"
+    )
+
+
     assert status == 2
     assert_problems(err, ["(file): cannot read "])
     status, _, err = run_cli(capsys, "evaluate", str(BANK), "--as-of", "last tuesday")

@@ -121,6 +121,7 @@ BAD_INPUT: list[tuple[dict[str, str], list[str], str, str]] = [
     ({}, ["--ideal", "--mbu", "0.5"], "--ideal", "cannot be combined"),
     ({}, ["--mbu", "1.5"], "--mbu", "less than or equal to 1"),
     ({}, ["--mbu", "nan"], "--mbu", "finite"),
+    ({}, ["--mfu-decode", "5e-324"], "--mfu-decode", "greater than or equal to 0.001"),  # was "ttft_s: ..."
     ({}, ["--scheme", "speculative"], "--scheme speculative", "--spec-preset"),
     ({}, ["--spec-preset", "nope"], "--spec-preset", "unknown speculative preset"),
     ({}, ["--acceptance-rate", "1.2"], "--acceptance-rate", "less than 1"),
@@ -208,3 +209,18 @@ def test_allreduce_half_length_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert tpot["4"] == tpot[""]
     assert main([*args, "--allreduce-half-mb", "-1"]) == 2
     assert "--allreduce-half-mb: Input should be greater than or equal to 0" in capsys.readouterr().err
+
+
+def test_a_calibration_path_that_is_not_a_regular_file_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression (fuzzing): --calibration read the whole path, so a FIFO blocked forever and /dev/zero ran out
+    # of memory (MemoryError traceback). Both are refused before they are opened for reading; the FIFO is tested
+    # (a regression hangs until pytest's timeout instead of exhausting the machine's memory).
+    fifo = tmp_path / "profile.json"
+    os.mkfifo(fifo)
+    assert main([*BASE, "--batch", "1", "--calibration", str(fifo)]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m economics throughput: error: --calibration: {fifo} is a named pipe (FIFO), not a regular file; "
+        "give a file\n"
+    )

@@ -115,6 +115,25 @@ def test_out_of_range_value_names_the_field_path() -> None:
     assert problems_of(d) == ("workloads.2.avg_requests_per_s: Input should be greater than 0",)
 
 
+def test_near_zero_factors_are_refused_naming_the_field() -> None:
+    # Regression (fuzzing): these passed "> 0" and then overflowed evaluate() to NaN costs or a crash
+    # ("cannot convert float NaN to integer"); the smallest positive float is refused, the lower bound still
+    # accepted.
+    d = bank_dict()
+    d["policy"]["target_utilization"] = 5e-324
+    d["nodes"][0]["economic_life_years"] = 5e-324
+    d["efficiency"]["mfu_decode"] = 1e-200
+    assert sorted(problems_of(d)) == [
+        "efficiency.mfu_decode: Input should be greater than or equal to 0.001",
+        "nodes.0.economic_life_years: Input should be greater than or equal to 0.5",
+        "policy.target_utilization: Input should be greater than or equal to 0.01",
+    ]
+    d["policy"]["target_utilization"] = 0.01
+    d["nodes"][0]["economic_life_years"] = 0.5
+    d["efficiency"]["mfu_decode"] = 0.001
+    assert parse_scenario(json.dumps(d)).policy.target_utilization == 0.01
+
+
 def test_several_problems_give_one_line_each() -> None:
     d = bank_dict()
     d["workloads"][0]["input_tokens"] = -5

@@ -188,6 +188,16 @@ def test_cli_as_of_compares_with_the_prices_in_the_file(tmp_path: Path) -> None:
         ([str(BANK_FILE), "--out", "x.html", "--as-of", "2020-01-01"], "no API price"),
         ([str(BANK_FILE), "--out", "x.html", "--as-of", "yesterday"], "expected a date"),
         ([str(BANK_FILE), "--out", "x.html", "--draws", "0"], "between 1 and 1,000,000"),
+        # Regressions (fuzzing): numpy's "expected non-negative integer" named no argument; a Latin-1 byte in
+        # the notes ("caf\xe9" arrives as a surrogate) failed while writing and left an empty x.html behind.
+        (
+            [str(BANK_FILE), "--out", "x.html", "--seed", "-1"],
+            "argument --seed: must be a whole number of 0 or more, got -1",
+        ),
+        (
+            [str(BANK_FILE), "--out", "x.html", "--notes", "caf\udce9"],
+            "argument --notes: is not UTF-8 text (byte 0xe9 at position 4); type it in a UTF-8 terminal",
+        ),
     ],
 )
 def test_cli_bad_input_is_one_line_per_problem_and_status_2(
