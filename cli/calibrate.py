@@ -10,11 +10,11 @@ copy of the scenario, on the owned options serving the runs' model on their GPU 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from cli.jsonout import dumps
 from cli.main import CliError
 from economics.hardware import PRECISIONS
 
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print(args: argparse.Namespace, profile: Any) -> int:
     if args.format == "json":
-        print(json.dumps({"profile": profile.model_dump(mode="json")}, indent=2))
+        print(dumps({"profile": profile.model_dump(mode="json")}))
         return 0
     print(f"Calibrated on {profile.n_points} point(s): {', '.join(profile.model_ids)} on {', '.join(profile.gpu_ids)}"
           f" ({profile.engine})")  # fmt: skip

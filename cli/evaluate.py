@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import math
 import os
 import sys
@@ -18,6 +17,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from cli.jsonout import dumps
 from economics.plan import NO_PLAN
 from economics.result import OptionResult, Result
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     result = evaluate(scenario)
     carbon = plan_carbon(scenario, result)
     if args.format == "json":
-        text = json.dumps(json_document(result, rate=rate, carbon=carbon), indent=2)
+        text = dumps(json_document(result, rate=rate, carbon=carbon))
     else:
         energy = energy_lines(energy_table(scenario, result), result)
         notes = (currency_statement(rate), carbon_statement(carbon, rate))

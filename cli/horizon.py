@@ -9,9 +9,10 @@ with status 2 and one line per problem naming the field.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from cli.jsonout import dumps
 
 PROG = "python -m economics horizon"
 
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: {e}".splitlines()[0], file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(horizon_dict(h, rate, sens), indent=2))
+        print(dumps(horizon_dict(h, rate, sens)))
     else:
         print(horizon_table(h, rate, sens))
     return 0

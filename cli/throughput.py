@@ -9,11 +9,11 @@ Example (issue #2 acceptance)::
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from cli.jsonout import dumps
 from cli.main import CliError
 from economics.hardware import PRECISIONS, Deployment, Efficiency
 from economics.iteration import AnyScheme
@@ -311,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
         ("saturation" if result.regime == "max" else "concurrency"),
     )  # fmt: skip
     if args.format == "json":
-        print(json.dumps({**result.model_dump(mode="json"), "band": band.model_dump(mode="json")}, indent=2))
+        print(dumps({**result.model_dump(mode="json"), "band": band.model_dump(mode="json")}))
     else:
         print(format_table(result))
         print(f"  likely range (10–90%): {band.low:,.0f} – {band.high:,.0f} tok/s  ({band.basis})")

@@ -56,6 +56,31 @@ def test_json_format_is_the_typed_result(capsys: pytest.CaptureFixture[str]) -> 
     assert result["fleet"]["idle_cost_usd_per_month"] == 0.0
 
 
+def _strict(text: str) -> object:
+    """Parse as strict JSON: Python's reader takes Infinity and NaN, jq and JavaScript do not."""
+
+    def refuse(constant: str) -> object:
+        raise AssertionError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_output_is_strict_json_with_null_where_an_option_has_no_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    # the single-workload preset's data is sovereign: its three APIs are not allowed and have no cost (was Infinity)
+    status, out, _ = run_cli(capsys, "evaluate", str(PRESET_DIR / "single-workload.json"), "--format", "json")
+    assert status == 0
+    barred = [o for o in _strict(out)["options"] if o["kind"] == "api"]  # type: ignore[index]
+    assert len(barred) == 3
+    for o in barred:
+        assert o["allowed"] is False
+        assert o["cost_usd_per_mtok_output"] is None
+        assert o["capacity_requests_per_s"] is None
+    for argv in (("horizon", str(BANK), "--years", "3"), ("evaluate", str(BANK))):
+        status, out, _ = run_cli(capsys, *argv, "--format", "json")
+        assert status == 0
+        _strict(out)
+
+
 def test_as_of_reprices_and_reports_the_date(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_cli(capsys, "evaluate", str(BANK), "--as-of", "2026-10-01", "--format", "json")
     assert status == 0
@@ -97,6 +122,20 @@ def test_out_of_range_values_one_line_each(tmp_path: Path, capsys: pytest.Captur
     )
 
 
+def test_a_near_zero_target_utilization_is_one_line_not_a_nan_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression (fuzzing): 5e-324 passed "> 0" and evaluate died with "cannot convert float NaN to integer".
+    d = bank()
+    d["policy"]["target_utilization"] = 5e-324
+    status, out, err = run_cli(capsys, "evaluate", write(tmp_path, d))
+    assert (status, out) == (2, "")
+    assert err == (
+        "python -m economics evaluate: error: policy.target_utilization: "
+        "Input should be greater than or equal to 0.01\n"
+    )
+
+
 def test_unknown_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = bank()
     d["owned_options"][0]["model_id"] = "gpt-9"
@@ -122,20 +161,6 @@ def test_malformed_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_missing_file_and_bad_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(capsys, "evaluate", str(tmp_path / "missing.json"))
-def test_a_near_zero_target_utilization_is_one_line_not_a_nan_crash(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Regression (fuzzing): 5e-324 passed "> 0" and evaluate died with "cannot convert float NaN to integer".
-    d = bank()
-    d["policy"]["target_utilization"] = 5e-324
-    status, out, err = run_cli(capsys, "evaluate", write(tmp_path, d))
-    assert (status, out) == (2, "")
-    assert err == (
-        "python -m economics evaluate: error: policy.target_utilization: "
-        "Input should be greater than or equal to 0.01\n"
-    )
-
-
     assert status == 2
     assert_problems(err, ["(file): cannot read "])
     status, _, err = run_cli(capsys, "evaluate", str(BANK), "--as-of", "last tuesday")
