@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,14 +55,34 @@ class ReportFiles:
 def write_report(
     pack: MeetingPack, html_path: Path, *, csv_zip: Path | None = None, png_dir: Path | None = None
 ) -> ReportFiles:
-    """Write the HTML (and optionally the CSV bundle and PNGs); parent directories are created."""
-    html_path.parent.mkdir(parents=True, exist_ok=True)
-    html_path.write_text(render_html(pack), encoding="utf-8")
-    if csv_zip is not None:
-        csv_zip.parent.mkdir(parents=True, exist_ok=True)
-        csv_zip.write_bytes(csv_bundle(pack))
+    """Write the HTML (and optionally the CSV bundle and PNGs); parent directories are created.
+
+    Both documents are rendered before anything is written, and each file is written beside its target and
+    then renamed over it: a failure (a full disk, a rendering error) leaves an earlier pack at that path whole,
+    never a truncated one."""
+    html = render_html(pack).encode("utf-8")
+    files = [(html_path, html)] + ([(csv_zip, csv_bundle(pack))] if csv_zip is not None else [])
+    _replace_all(files)
     pngs = tuple(write_pngs(pack, png_dir)) if png_dir is not None else ()
     return ReportFiles(html=html_path, csv_zip=csv_zip, pngs=pngs)
+
+
+def _replace_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write every ``(path, data)`` to a temporary file beside its path, then rename each over its path; when
+    any write fails, the temporary files are removed and no path has changed."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

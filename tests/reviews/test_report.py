@@ -218,6 +218,24 @@ def test_cli_unwritable_output_is_an_error_not_a_traceback(tmp_path: Path, capsy
     assert "cannot write the report" in capsys.readouterr().err
 
 
+def test_a_failed_write_leaves_the_earlier_pack_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the HTML could be written, the CSV bundle could not (its folder is a file): nothing is replaced, and no
+    # temporary file is left behind
+    earlier = tmp_path / "pack.html"
+    earlier.write_text("last quarter's pack", encoding="utf-8")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    argv = ["report", str(BANK_FILE), "--out", str(earlier), "--csv-zip", str(blocker / "pack.zip")]
+    assert main([*argv, "--no-uncertainty"]) == 2
+    assert "cannot write the report" in capsys.readouterr().err
+    assert earlier.read_text(encoding="utf-8") == "last quarter's pack"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "pack.html"]
+    # and when it can be written, it replaces the earlier pack whole
+    assert main(["report", str(BANK_FILE), "--out", str(earlier), "--no-uncertainty"]) == 0
+    assert earlier.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "pack.html"]
+
+
 def test_the_economics_cli_does_not_import_plotly_until_report_runs() -> None:
     code = (
         "import sys, economics, cli.main, cli.report; "
