@@ -241,38 +241,33 @@ def test_llmperf_reads_the_measured_token_counts() -> None:
     assert q.concurrency == pytest.approx(202.3737797988183 / 60 * 1.1840654935201018)
 
 
-@pytest.mark.parametrize(
-    ("name", "data", "message"),
-    [
-        ("r.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, "output_throughput": 5,'
-         b' "request_rate": "inf", "ramp_up_strategy": "linear", "ramp_up_start_rps": 1, "ramp_up_end_rps": 20}',
-         "r.json: key 'ramp_up_strategy': a linear ramp-up run (from 1 to 20 requests per second) has no single"),
-        ("s.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, "output_throughput": 5,'
-         b' "request_rate": "4"}', "s.json: key 'request_rate': expected a positive number or \"inf\", got '4'"),
-        ("e.json", b'{"duration": 3.1, "completed": 100, "total_input_tokens": 51200, "total_input_sequences": 100, '
-         b'"request_throughput": 32.2, "input_sequence_throughput": 32.2, "total_token_throughput": 16516.1}',
-         "e.json: key 'output_throughput': missing: a pooling/embedding run generates no output tokens"),
-        ("t.json", b'{"elapsed_time": 41.2, "num_requests": 1000, "total_num_tokens": 1280000, '
-         b'"requests_per_second": 24.27, "tokens_per_second": 31067.9}',
-         "t.json: key 'tokens_per_second': an offline benchmark_throughput result"),
-        ("profile_export.jsonl", b'{"metadata": {"session_num": 0, "benchmark_phase": "profiling"}, "metrics": '
-         b'{"request_latency": {"value": 297.5, "unit": "ms"}}, "error": null}\n',
-         "profile_export.jsonl: line 1: AIPerf per-request records (profile_export.jsonl), not the run's summary"),
-        ("profile_export.json", b'{"experiments": [{"experiment": {"mode": "concurrency", "value": 8}, "requests": '
-         b'[]}], "version": "2.45.0", "service_kind": "openai", "endpoint": "v1/chat/completions"}',
-         "profile_export.json: key 'experiments': perf_analyzer's raw per-request export"),
-        ("x_individual_responses.json", b'[{"error_code": null, "error_msg": "", "ttft_s": 0.16, '
-         b'"number_output_tokens": 97, "number_input_tokens": 270}]',
-         "x_individual_responses.json: file: a JSON list of per-request records"),
-        ("old.csv", b"Metric,avg\nOutput Token Throughput (per sec),10\nNum Output Token,5\n"
-         b"Request Throughput (per sec),1\nRequest Latency (fortnights),3\n",
-         "old.csv: line 5: unknown time unit 'fortnights'"),
-    ],
-)  # fmt: skip
-def test_real_files_that_give_no_operating_point_are_refused(name: str, data: bytes, message: str) -> None:
-    with pytest.raises(BenchmarkFormatError) as info:
-        read_benchmark(name, data, CTX)
-    assert str(info.value).startswith(message)
+#: Files the tools really write that give no single operating point to fit (or are not a run's summary),
+#: refused with the file to give instead.
+NO_OPERATING_POINT = [
+    ("r.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, "output_throughput": 5,'
+     b' "request_rate": "inf", "ramp_up_strategy": "linear", "ramp_up_start_rps": 1, "ramp_up_end_rps": 20}',
+     "r.json: key 'ramp_up_strategy': a linear ramp-up run (from 1 to 20 requests per second) has no single"),
+    ("s.json", b'{"completed": 10, "total_input_tokens": 100, "total_output_tokens": 50, "output_throughput": 5,'
+     b' "request_rate": "4"}', "s.json: key 'request_rate': expected a positive number or \"inf\", got '4'"),
+    ("e.json", b'{"duration": 3.1, "completed": 100, "total_input_tokens": 51200, "total_input_sequences": 100, '
+     b'"request_throughput": 32.2, "input_sequence_throughput": 32.2, "total_token_throughput": 16516.1}',
+     "e.json: key 'output_throughput': missing: a pooling/embedding run generates no output tokens"),
+    ("t.json", b'{"elapsed_time": 41.2, "num_requests": 1000, "total_num_tokens": 1280000, '
+     b'"requests_per_second": 24.27, "tokens_per_second": 31067.9}',
+     "t.json: key 'tokens_per_second': an offline benchmark_throughput result"),
+    ("profile_export.jsonl", b'{"metadata": {"session_num": 0, "benchmark_phase": "profiling"}, "metrics": '
+     b'{"request_latency": {"value": 297.5, "unit": "ms"}}, "error": null}\n',
+     "profile_export.jsonl: line 1: AIPerf per-request records (profile_export.jsonl), not the run's summary"),
+    ("profile_export.json", b'{"experiments": [{"experiment": {"mode": "concurrency", "value": 8}, "requests": '
+     b'[]}], "version": "2.45.0", "service_kind": "openai", "endpoint": "v1/chat/completions"}',
+     "profile_export.json: key 'experiments': perf_analyzer's raw per-request export"),
+    ("x_individual_responses.json", b'[{"error_code": null, "error_msg": "", "ttft_s": 0.16, '
+     b'"number_output_tokens": 97, "number_input_tokens": 270}]',
+     "x_individual_responses.json: file: a JSON list of per-request records"),
+    ("old.csv", b"Metric,avg\nOutput Token Throughput (per sec),10\nNum Output Token,5\n"
+     b"Request Throughput (per sec),1\nRequest Latency (fortnights),3\n",
+     "old.csv: line 5: unknown time unit 'fortnights'"),
+]  # fmt: skip
 
 
 def test_plain_csv_needs_no_context() -> None:
@@ -312,6 +307,7 @@ def test_plain_csv_needs_no_context() -> None:
         ("n.json", b'{"output_token_throughput": {"avg": 10}, "output_sequence_length": {"avg": 5}, '
          b'"input_config": {"concurrency": true}}',
          "n.json: input_config key 'concurrency': expected a finite number, got True"),
+        *NO_OPERATING_POINT,
     ],
 )  # fmt: skip
 def test_malformed_files_are_rejected_whole_with_the_reason(name: str, data: bytes, message: str) -> None:
