@@ -11,6 +11,7 @@ from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
 from ui.energy import carbon_line, energy_frame, page_rate
+from ui.theme import kind_labels
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
 from ui.widgets.nodes import node_inputs, typed
@@ -104,7 +105,7 @@ def effective_cost(workload_id: str) -> None:
             "what sovereignty costs.",
             icon=":material/lock:",
         )
-    curves = tables.cost_curves_frame(a, likely, rate)
+    curves = tables.cost_curves_frame(a, likely, rate, kind_labels(s))
     if curves.empty:  # an API-only scenario: the chart shows the APIs; an empty grid said "empty"
         return
     table(

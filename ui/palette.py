@@ -57,6 +57,18 @@ FONT_FAMILY = '"Source Sans 3", "Source Sans Pro", sans-serif'  # Streamlit's ow
 TEMPLATE_NAME = "llm_economics"
 
 
+def kind_labels(scenario: Scenario) -> dict[str, str]:
+    """Option id → its kind's label for legends and tables. The kinds say "owned" for any option run on our
+    own nodes; one on a rented node says "rented" ("rented AR + speculation"), so a legend entry never reads
+    "8 GPUs, rented, AWS on demand (owned AR + speculation)"."""
+    labels = {option_id: KIND_LABEL[kind] for option_id, kind in option_kinds(scenario).items()}
+    rented = {n.id for n in scenario.nodes if n.kind == "rented"}
+    for o in scenario.owned_options:
+        if o.node_id in rented:
+            labels[o.id] = labels[o.id].replace("owned", "rented", 1)
+    return labels
+
+
 def option_styles(scenario: Scenario) -> dict[str, tuple[str, str, str]]:
     """Option id → (color, dash, marker symbol): color from the kind, dash and symbol by rank within it."""
     seen: dict[DisplayKind, int] = {}

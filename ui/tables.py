@@ -19,9 +19,8 @@ from economics.result import FleetSummary, OptionResult, Result
 from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
-from economics.views.kinds import option_kinds
 from ui.format import money_text, plain
-from ui.theme import KIND_LABEL
+from ui.theme import KIND_LABEL, kind_labels
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
@@ -91,7 +90,7 @@ def options_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -
     """One row per workload and option: every cost and operating number the router compared, money in the
     display currency of ``rate``."""
     c, cv = _in(rate)
-    kinds = option_kinds(scenario)
+    kinds = kind_labels(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
     measured = {o.id for o in scenario.owned_options if o.measured is not None}
@@ -102,7 +101,7 @@ def options_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -
             {
                 "Workload": wl_names.get(o.workload_id, o.workload_id),
                 "Option": o.option_name,
-                "Kind": KIND_LABEL[kinds[o.option_id]] if o.option_id in kinds else o.kind,
+                "Kind": kinds.get(o.option_id, o.kind),
                 "Chosen": chosen.get(o.workload_id) == o.option_id,
                 "Feasible": o.feasible,
                 "Why not": money_text(plain(o.reason), rate.code, rate.units_per_usd),
@@ -161,18 +160,22 @@ def _likely(curve: Any, ratio: tuple[float, float] | None) -> str:
 
 
 def cost_curves_frame(
-    a: CostAnalysis, ratios: Mapping[str, tuple[float, float]] | None = None, rate: DisplayRate = USD
+    a: CostAnalysis,
+    ratios: Mapping[str, tuple[float, float]] | None = None,
+    rate: DisplayRate = USD,
+    labels: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per owned variant: throughput, replica cost (in ``rate``'s currency) and break-even (the chart
     shows the cost at any utilization); with ``ratios`` (option id → plausible throughput low/high as multiples
-    of the model's) the likely capacity range of each modelled variant."""
+    of the model's) the likely capacity range of each modelled variant; ``labels`` (option id → kind label,
+    :func:`ui.theme.kind_labels`) says "rented" for an option on a rented node."""
     rows = []
     for c in a.curves:
         u_star = c.break_even_utilization
         rows.append(
             {
                 "Option": c.label,
-                "Kind": KIND_LABEL[c.kind],
+                "Kind": (labels or {}).get(c.option_id, KIND_LABEL[c.kind]),
                 "Feasible": c.feasible,
                 "Why not": plain(c.reason),
                 "Throughput source": c.source,

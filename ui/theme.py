@@ -34,6 +34,7 @@ from ui.palette import (
     SYMBOLS,
     TEMPLATE_JSON,
     TEMPLATE_NAME,
+    kind_labels,
     option_styles,
 )
 
@@ -58,6 +59,7 @@ __all__ = [
     "TICK_PAD_PX",
     "Y_TITLE_PX",
     "Chart",
+    "kind_labels",
     "left_margin",
     "legend_margin",
     "log10_axis",

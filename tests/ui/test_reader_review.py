@@ -29,6 +29,7 @@ from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.energy import ENERGY_COLUMN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
+from ui.tables import options_frame
 from ui.widgets.breakeven import route_first
 from ui.widgets.price_book import price_frame
 
@@ -304,3 +305,20 @@ def test_s_reviews_bill_sentence_names_the_overview_idle_figure() -> None:
     reviews = run_page("7_reviews")
     sentence = next(str(c.value) for c in reviews.caption if "The bill of" in str(c.value)).replace("\\", "")
     assert f"the full cost of their idle hours, {idle} a month" in sentence
+
+
+def test_t_a_rented_option_is_never_called_owned() -> None:
+    # the rented preset's legend read "70B, AR + EAGLE (8 GPUs, rented, AWS on demand) (owned AR + speculation)"
+    # and the options table's Kind column "owned AR + speculation" beside the same rented option
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    r = evaluate(s)
+    legend = [t.name for t in option_cost_figure(r, s).data if t.showlegend is not False and t.name]
+    on_rented = [n for n in legend if "rented" in n.split("(")[1]]
+    assert on_rented
+    assert not [n for n in legend if "rented" in n and "owned" in n], legend
+    assert "(rented AR + speculation)" in " ".join(n.replace("<br>", " ") for n in legend)
+    kinds = options_frame(r, s)["Kind"]
+    assert not [k for k in kinds if k.startswith("owned")]  # every node of this preset is rented
+    assert {"rented AR + speculation", "rented diffusion", "frontier API"} <= set(kinds)
+    bank = default_scenario()  # an owned node keeps its word
+    assert "owned AR + speculation" in set(options_frame(evaluate(bank), bank)["Kind"])

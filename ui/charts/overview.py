@@ -17,7 +17,7 @@ from ui.axes import LEGEND_LINE_CHARS, wrap_label
 from ui.bands import cost_error_bars, cost_range
 from ui.format import CURRENCY_PREFIX, money_text
 from ui.tables import option_names
-from ui.theme import API_WINS_COLOR, KIND_COLOR, KIND_LABEL, LIMIT_COLOR, Chart, option_styles
+from ui.theme import API_WINS_COLOR, KIND_COLOR, LIMIT_COLOR, Chart, kind_labels, option_styles
 
 
 def _prefix(rate: DisplayRate) -> str:
@@ -53,10 +53,11 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
     workloads = [d.workload_name for d in result.decisions]
     styles = option_styles(scenario)
     kinds = option_kinds(scenario)
+    labels = kind_labels(scenario)
     names = option_names(scenario)
     # a long name on lines of its own: a rented option's "70B, AR + EAGLE (8 GPUs, rented, Google Cloud 1-year
-    # commitment) (owned AR + speculation)" ran past the chart's edge at 1,024 px
-    legend_names = {o: wrap_label(f"{names[o]} ({KIND_LABEL[kinds[o]]})", LEGEND_LINE_CHARS) for o in styles}
+    # commitment) (rented AR + speculation)" ran past the chart's edge at 1,024 px
+    legend_names = {o: wrap_label(f"{names[o]} ({labels[o]})", LEGEND_LINE_CHARS) for o in styles}
     c = Chart(  # two short lines: one long title was cut at the right edge in a 1,024 px window
         "Cost per million output tokens on every option<br>"
         '<span style="font-size:12px">ringed: the recommended route · prefill and idle time included</span>',
