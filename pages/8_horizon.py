@@ -46,10 +46,14 @@ table(
     file_name="horizon_npv.csv",
     column_config={c: number() for c in npv.columns if c.endswith(f"[{rate.code}]")},
 )
-left, right = st.columns(2)
-ui_compute.chart(charts.bills_figure, h, rate, key="chart_horizon_bills", where=left)
-if h.books:  # with no owned node the crossover chart was a flat line at "never" (API-only preset)
+if (alike := view.same_bills(h)) is not None:
+    st.caption(fmt.md_escape(alike))
+if h.books:
+    left, right = st.columns(2)
+    ui_compute.chart(charts.bills_figure, h, rate, key="chart_horizon_bills", where=left)
     ui_compute.chart(charts.sensitivity_figure, h, sensitivity, key="chart_horizon_sensitivity", where=right)
+else:  # with no owned node the crossover chart was a flat line at "never" (API-only preset): the bills, full width
+    ui_compute.chart(charts.bills_figure, h, rate, key="chart_horizon_bills")
 
 if h.books:
     st.subheader("The owned node in the books and in the decision")

@@ -141,6 +141,27 @@ def npv_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def same_bills(h: Horizon) -> str | None:
+    """A sentence naming the plans whose bills are the same in every year (to the dollar), or None.
+
+    In a scenario with no owned node whose APIs win every workload, "Rent only", each rental mode and "APIs
+    only" all re-plan to the same APIs: five identical rows and one line on the chart, with nothing to say
+    they coincide rather than repeat by mistake."""
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for p in h.plans:
+        groups.setdefault(tuple(round(b.total_usd) for b in p.bills), []).append(p.name)
+    alike = [names for names in groups.values() if len(names) > 1]
+    if not alike:
+        return None
+    if len(alike) == 1 and len(alike[0]) == len(h.plans):
+        return (
+            "All the plans come to the same bill every year: each re-plans to the same options, so the choice "
+            "between them does not change the cost here."
+        )
+    groups_text = "; ".join(f"{', '.join(n[:-1])} and {n[-1]}" for n in alike)
+    return f"{groups_text} come to the same bill every year: they re-plan to the same options."
+
+
 def books_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
     """Book (straight-line) and economic (capital recovery) cost of each owned node, one column per node."""
     # (label, per, field of each owned node's books). Short labels: the caption above says what each view holds,

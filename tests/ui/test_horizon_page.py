@@ -5,10 +5,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from dataclasses import replace
 
 from cli.main import main
-from economics.io.scenarios import PRESET_DIR
+from economics.finance.horizon import horizon
+from economics.io.scenarios import PRESET_DIR, encode, load_scenario
 from tests.ui.helpers import run_page
+from ui.horizon import same_bills
 
 #: The bank preset's owned node, as the books table heads its column.
 NODE = "Owned 8×H100 node (Singapore)"
@@ -70,3 +73,24 @@ def test_resale_value_lowers_both_views() -> None:
     assert books[NODE].iloc[0] == 72_800
     # economic: 224,000 · CRF(8%, 4) + 56,000 · 0.08 = 67,630.3 + 4,480 = 72,110.3 USD → SGD 93,743
     assert abs(books[NODE].iloc[1] - 93_743) <= 1
+
+
+def test_plans_with_the_same_bills_are_said_to_coincide() -> None:
+    # the rented preset's APIs win every workload: Rent only, each rental mode and APIs only re-plan to the same
+    # APIs, and the page showed five identical rows and one line with nothing saying why
+    at = run_page("8_horizon", {"s": encode(load_scenario(PRESET_DIR / "startup-rented.json"))})
+    npv = at.dataframe[0].value
+    assert len(npv) == 5
+    assert npv.drop(columns="Plan").nunique().max() == 1  # the five rows' figures are the same
+    assert "All the plans come to the same bill every year" in _text(at)
+    assert "same bill" not in _text(run_page("8_horizon"))  # the bank's plans differ
+
+
+def test_only_the_plans_alike_are_named() -> None:
+    h = horizon(load_scenario(PRESET_DIR / "singapore-bank.json"))
+    first, second = h.plans[0], h.plans[1]
+    twin = replace(second, name="Rent spot only", bills=first.bills)
+    assert same_bills(replace(h, plans=(first, second, twin))) == (
+        f"{first.name} and Rent spot only come to the same bill every year: they re-plan to the same options."
+    )
+    assert same_bills(h) is None
