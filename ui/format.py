@@ -311,5 +311,5 @@ GLOSSARY = """
 | FLOP/byte | arithmetic per byte read from GPU memory; low means the GPU waits on memory | FLOP/byte |
 | Mtok | one million tokens (a token is about ¾ of a word) | tokens |
 | utilization | busy share of the hours paid for | % |
-| owned (route) | runs on dedicated GPUs we operate and pay for by the hour, bought or rented (legends and tables say "rented" for a rented node); the other routes pay an API per token | – |
+| owned (route) | on dedicated GPUs we run and pay for by the hour, bought or rented (tables say "rented") | – |
 """
