@@ -118,6 +118,15 @@ metric = st.radio(
     }.__getitem__,
 )
 compute.chart(charts.tornado_chart, tornado, metric, rate, key="rv_chart_tornado")
+if metric == "savings" and all(
+    b.savings_at_low_usd_per_month == b.savings_at_high_usd_per_month == tornado.base_savings_usd_per_month == 0
+    for b in tornado.bars
+):  # the chart is a line at zero with no bar: say why rather than leave an empty chart to be read
+    st.caption(
+        "No input moves the savings within its range: every workload stays on an API at both ends of every "
+        "range, so nothing runs on owned or rented GPUs to save against the APIs. Choose “monthly cost of the "
+        "chosen routes” above to see what moves the bill."
+    )
 compute.chart(charts.monte_carlo_chart, mc, subject.scenario, rate, key="rv_chart_mc")
 bands = pack_tables.bands_display(mc, rate)
 table(

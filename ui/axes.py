@@ -154,6 +154,45 @@ def level_money_ticks(name: str, axis: dict[str, object]) -> None:
     axis["nticks"] = MONEY_X_TICKS
 
 
+def sign_before_money_prefix(axis: dict[str, object], values: Sequence[object]) -> None:
+    """A linear money axis over negative amounts is labelled "−$1", not plotly's "$−1": plotly writes
+    ``tickprefix`` before the sign (seen on the Reviews tornado of savings). Such an axis gets its ticks listed,
+    a 1-2-5 step over its range (or its data), with the sign before the prefix."""
+    prefix, suffix = str(axis.get("tickprefix", "")), str(axis.get("ticksuffix", ""))
+    if not prefix or axis.get("type") in ("log", "category", "date") or "tickvals" in axis:
+        return
+    numbers = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v)]
+    given = axis.get("range")
+    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
+        lo, hi = sorted(float(g) for g in given)
+    elif numbers:
+        lo, hi = min(numbers), max(numbers)
+    else:
+        return
+    if lo == hi == 0.0:  # every amount zero: plotly's autorange is −1 to 1
+        lo, hi = -1.0, 1.0
+    if lo >= 0:
+        return
+    hi = max(hi, 0.0)  # bars start at zero
+    step = _nice_step(hi - lo, MONEY_X_TICKS)
+    ticks = [round(k * step, 12) for k in range(math.floor(lo / step), math.ceil(hi / step) + 1)]
+    decimals = max(0, -math.floor(math.log10(step)))
+    axis.pop("tickprefix")
+    axis.pop("nticks", None)
+    axis.update(
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=[f"{'−' if t < 0 else ''}{prefix}{_amount(abs(t), decimals)}{suffix}" for t in ticks],
+    )
+
+
+def _amount(x: float, decimals: int) -> str:
+    """``x`` with thousands separators and at most ``decimals`` decimals, trailing zeros dropped: 2,000,000,
+    0.5, 0.01."""
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def dollars_on_every_log_tick(axis: dict[str, object]) -> None:
     """plotly leaves ``tickprefix`` off the 2s and 5s of a "D2" log axis ("$100, 50, 20, $10"); d3's
     currency flag (``$~g``) puts "$" on every label."""

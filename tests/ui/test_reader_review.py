@@ -322,3 +322,13 @@ def test_t_a_rented_option_is_never_called_owned() -> None:
     assert {"rented AR + speculation", "rented diffusion", "frontier API"} <= set(kinds)
     bank = default_scenario()  # an owned node keeps its word
     assert "owned AR + speculation" in set(options_frame(evaluate(bank), bank)["Kind"])
+
+
+def test_u_a_tornado_with_nothing_to_move_says_why() -> None:
+    # the rented preset's workloads all run on APIs: the savings tornado was an empty chart with "$−1" to "$1"
+    at = run_page("7_reviews", _link("startup-rented"))
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "No input moves the savings within its range" in captions
+    tornado = next(s for s in plotly_specs(at) if "What moves the savings" in s["layout"]["title"]["text"])
+    assert tornado["layout"]["xaxis"]["ticktext"][0] == "−$1"
+    assert "No input moves the savings" not in " ".join(str(c.value) for c in run_page("7_reviews").caption)

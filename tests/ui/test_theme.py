@@ -49,3 +49,32 @@ def test_dollar_log_axes_put_the_sign_on_every_label() -> None:
     fig = c.figure()
     assert fig.layout.yaxis.tickformat == "$,~g"  # $1,000 with its thousands separator
     assert not fig.layout.yaxis.tickprefix
+
+
+def test_a_money_axis_over_negative_amounts_puts_the_sign_before_the_currency() -> None:
+    # plotly writes tickprefix before the sign: the Reviews tornado read "$−1"; a finance reader writes "−$1"
+    c = Chart("t", "change [USD/month]", "")
+    c.axis("xaxis", tickprefix="$")
+    c.add("bar", y=["a", "b"], x=[-3500.0, 1200.0], orientation="h")
+    axis = c.figure().layout.xaxis
+    assert axis.tickprefix is None
+    assert list(axis.ticktext) == ["−$4,000", "−$2,000", "$0", "$2,000"]
+    assert list(axis.tickvals) == [-4000.0, -2000.0, 0.0, 2000.0]
+    positive = Chart("t", "cost [USD/month]", "")
+    positive.axis("xaxis", tickprefix="$")
+    positive.add("bar", y=["a"], x=[5.0], orientation="h")
+    assert positive.figure().layout.xaxis.tickprefix == "$"  # left to plotly: no sign to place
+
+
+def test_bars_from_a_base_are_labelled_where_they_are_drawn() -> None:
+    # a tornado's bars start at the base (S$20,000) and are given as lengths (−3,000 and +2,000): the axis spans
+    # 17,000–22,000, all positive, so plotly keeps its own ticks; lengths read as amounts would have been "−"
+    c = Chart("t", "savings [SGD/month]", "")
+    c.axis("xaxis", tickprefix="S$")
+    c.add("bar", y=["a", "a"], x=[-3000.0, 2000.0], base=[20000.0, 20000.0], orientation="h")
+    assert c.figure().layout.xaxis.tickprefix == "S$"
+    below = Chart("t", "savings [SGD/month]", "")
+    below.axis("xaxis", tickprefix="S$")
+    below.add("bar", y=["a", "a"], x=[-3000.0, 2000.0], base=[1000.0, 1000.0], orientation="h")
+    # spans −2,000 to 3,000: 5,000 over four ticks is 1,250, so a step of 2,000 (the 1-2-5 step above it)
+    assert list(below.figure().layout.xaxis.ticktext) == ["−S$2,000", "S$0", "S$2,000", "S$4,000"]

@@ -20,6 +20,7 @@ from ui.axes import (
     legend_margin,
     level_money_ticks,
     prefix_on_every_log_tick,
+    sign_before_money_prefix,
     thousands_on_log_ticks,
     tick_labels,
 )
@@ -199,6 +200,7 @@ class Chart:
         for name, axis in layout.items():
             if AXIS_NAME.fullmatch(name) and isinstance(axis, dict):
                 axis.setdefault("automargin", False)
+                sign_before_money_prefix(axis, _axis_values(self.data, name))  # "−$1", not "$−1"
                 level_money_ticks(name, axis)
                 dollars_on_every_log_tick(axis)  # after tick_labels, which reads tickprefix
                 prefix_on_every_log_tick(axis, _axis_values(self.data, name))  # S$, €: issue 14
@@ -223,9 +225,18 @@ def _axis_values(traces: Sequence[Mapping[str, object]], axis_name: str) -> list
             continue
         v = t.get(letter)
         if isinstance(v, np.ndarray):
-            out += [float(x) for x in v.ravel()]
-        elif isinstance(v, list | tuple):
+            v = [float(x) for x in v.ravel()]
+        if not isinstance(v, list | tuple):
+            continue
+        base = t.get("base")
+        if base is None:
             out += list(v)
+            continue
+        # bars drawn from a base (the tornado): the axis spans each base and base + length, not the lengths
+        bases = list(base) if isinstance(base, list | tuple | np.ndarray) else [base] * len(v)
+        for b, x in zip(bases, v, strict=False):
+            if isinstance(b, int | float) and isinstance(x, int | float):
+                out += [float(b), float(b) + float(x)]
     return out
 
 
