@@ -1,7 +1,7 @@
 """``python -m economics calibrate FILES...``: fit your stack's efficiency factors to your benchmark files.
 
-Reads vLLM / SGLang / GenAI-Perf / AIPerf / LLMPerf results or a plain CSV (:mod:`economics.io`), fits MBU and
-MFU by bounded least squares in log space (:func:`economics.calibration_fit.fit_profile`) and prints the
+Reads vLLM / SGLang / GenAI-Perf / AIPerf / LLMPerf / GuideLLM results or a plain CSV (:mod:`economics.io`), fits
+MBU and MFU by bounded least squares in log space (:func:`economics.calibration_fit.fit_profile`) and prints the
 profile with its uncertainty and every point's residual. ``--format json`` writes the profile that
 ``throughput --calibration FILE`` reads. ``--scenario S.json --out S2.json`` also saves the calibration into a
 copy of the scenario, on the owned options serving the runs' model on their GPU (or those named by ``--option``).
@@ -26,7 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser(
         "calibrate",
         help="fit efficiency factors to your own benchmark runs",
-        description="Fit MBU and MFU to benchmark result files (vLLM, SGLang, GenAI-Perf/AIPerf, LLMPerf, CSV).",
+        description=(
+            "Fit MBU and MFU to benchmark result files (vLLM, SGLang, GenAI-Perf/AIPerf, LLMPerf, GuideLLM, CSV)."
+        ),
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="benchmark result files")
     p.add_argument("--model", metavar="ID", help="catalog model id the runs served (not needed for the CSV)")

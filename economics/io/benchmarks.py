@@ -20,7 +20,7 @@ MAX_FILE_BYTES = 8_000_000
 #: Largest number of points one file may give [count].
 MAX_POINTS = 10_000
 
-Format = Literal["vllm", "sglang", "genai-perf", "llmperf", "csv"]
+Format = Literal["vllm", "sglang", "genai-perf", "llmperf", "guidellm", "csv"]
 
 
 class BenchmarkFormatError(ValueError):
@@ -32,7 +32,7 @@ class BenchmarkFormatError(ValueError):
 
 
 class RunContext(Frozen):
-    """What the benchmark ran on, for files that do not say (vLLM, SGLang, GenAI-Perf, LLMPerf)."""
+    """What the benchmark ran on, for files that do not say (vLLM, SGLang, GenAI-Perf, LLMPerf, GuideLLM)."""
 
     model_id: str = Field(min_length=1, max_length=64, description="catalog model id [-]")
     gpu_id: str = Field(min_length=1, max_length=64, description="catalog GPU id [-]")
@@ -344,6 +344,121 @@ def _llmperf(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
     return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0, _named(data.get("model")))]
 
 
+#: GuideLLM strategies whose clients are a closed loop of a known size: ``synchronous`` one request at a time,
+#: ``concurrent`` its ``streams``. Every other (``throughput``, ``constant``, ``poisson``, a sweep's members,
+#: ``trace``) sets a rate or none and is read at its requests in flight.
+_GUIDELLM_CLOSED_LOOP = frozenset({"synchronous", "concurrent"})
+
+
+def _guidellm(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    """GuideLLM ``guidellm benchmark --output-path benchmarks.json``: a report whose ``benchmarks`` are one run
+    each (a sweep: synchronous, throughput, then constant rates), each read as one point ("benchmark 3",
+    counted from 1).
+
+    Versions: 0.2–0.3 (``{"benchmarks": […]}``: the strategy in ``args.strategy``, the counts in
+    ``request_totals``, the model in ``worker.backend_model``); from 0.4 the strategy in ``config.strategy``,
+    the counts in ``metrics.request_totals``, the model in ``config.backend.model`` (and the report's
+    ``args.model``, from 0.7 its ``config.spec.backend.model``). Each metric is a distribution by request
+    status; the ``successful`` ``mean`` is read: ``prompt_token_count``, ``output_token_count`` and
+    ``output_tokens_per_second`` (output tokens over the measured time, all requests together).
+
+    Concurrency: ``synchronous`` 1, ``concurrent`` its ``streams``; any other strategy at its requests in
+    flight, ``requests_per_second`` × ``request_latency`` (GuideLLM's latency is in seconds), at most the
+    strategy's ``max_concurrency``."""
+    data = _loads(file, text, "file")
+    if not isinstance(data, Mapping):
+        raise BenchmarkFormatError(file, "file", "expected one JSON object (GuideLLM report)")
+    benchmarks = data.get("benchmarks")
+    if not isinstance(benchmarks, list):
+        raise BenchmarkFormatError(file, "key 'benchmarks'", "missing: expected the report's list of benchmarks")
+    if not benchmarks:
+        raise BenchmarkFormatError(file, "key 'benchmarks'", "no benchmarks in the report (the run ended "
+                                   "before its first benchmark completed)")  # fmt: skip
+    args, cfg = data.get("args"), data.get("config")
+    spec = cfg.get("spec") if isinstance(cfg, Mapping) else None
+    backend = spec.get("backend") if isinstance(spec, Mapping) else None
+    named = (_named(args.get("model")) if isinstance(args, Mapping) else "") or (
+        _named(backend.get("model")) if isinstance(backend, Mapping) else "")  # fmt: skip
+    return [_guidellm_benchmark(file, f"benchmark {i} ", bench, ctx, named) for i, bench in enumerate(benchmarks, 1)]
+
+
+def _guidellm_mean(file: str, where: str, metrics: Mapping[str, Any], key: str, required: bool = True
+                   ) -> float | None:  # fmt: skip
+    """The ``successful`` requests' ``mean`` of GuideLLM metric ``key``, named by its path in errors."""
+    block = metrics.get(key)
+    summary = block.get("successful") if isinstance(block, Mapping) else None
+    path = f"metrics.{key}.successful.mean"
+    value = summary.get("mean") if isinstance(summary, Mapping) else None
+    return _num(file, where, {path: value}, path, required=required)
+
+
+def _guidellm_benchmark(file: str, where: str, bench: Any, ctx: RunContext, report_model: str) -> BenchmarkPoint:
+    if not isinstance(bench, Mapping):
+        raise BenchmarkFormatError(file, where.strip(), "expected a JSON object per benchmark")
+    metrics = bench.get("metrics")
+    if not isinstance(metrics, Mapping):
+        if "results" in bench or "benchmarks" in bench or "requests" in bench:
+            raise BenchmarkFormatError(file, f"{where}key 'metrics'", "missing: per-request results only (a "
+                                       "GuideLLM 0.1 report, or one stripped of its metrics), no run summary: "
+                                       "rerun with GuideLLM 0.2 or later and give its benchmarks.json")  # fmt: skip
+        raise BenchmarkFormatError(file, f"{where}key 'metrics'", "missing")
+    _guidellm_successful(file, where, bench, metrics)
+    tok_s = _guidellm_mean(file, where, metrics, "output_tokens_per_second")
+    t_in = _guidellm_mean(file, where, metrics, "prompt_token_count")
+    t_out = _guidellm_mean(file, where, metrics, "output_token_count")
+    conc = _guidellm_concurrency(file, where, bench, metrics)
+    config, worker = bench.get("config"), bench.get("worker")
+    backend = config.get("backend") if isinstance(config, Mapping) else None
+    named = (_named(backend.get("model")) if isinstance(backend, Mapping) else "") or (
+        _named(worker.get("backend_model")) if isinstance(worker, Mapping) else "")  # fmt: skip
+    if named == "None":  # 0.2–0.3 wrote the string "None" when no --model was given
+        named = ""
+    return _point(file, where, ctx, max(t_in or 0.0, 1.0), max(t_out or 0.0, 1.0), conc, tok_s or 0.0,
+                  named or report_model)  # fmt: skip
+
+
+def _guidellm_successful(file: str, where: str, bench: Mapping[str, Any], metrics: Mapping[str, Any]) -> None:
+    """Refuse a benchmark with no successful request (its means would be zeros): ``request_totals`` (from 0.4
+    inside ``metrics``), else the count of the successful output token counts."""
+    totals = metrics.get("request_totals", bench.get("request_totals"))
+    done = _num(file, f"{where}request_totals ", totals, "successful", required=False) if isinstance(
+        totals, Mapping) else None  # fmt: skip
+    if done is None:
+        block = metrics.get("output_token_count")
+        summary = block.get("successful") if isinstance(block, Mapping) else None
+        done = _num(file, f"{where}metrics.output_token_count.successful ", summary, "count",
+                    required=False) if isinstance(summary, Mapping) else None  # fmt: skip
+    if done is not None and done <= 0:
+        errored = totals.get("errored") if isinstance(totals, Mapping) else None
+        raise BenchmarkFormatError(file, f"{where}key 'request_totals'", "no successful requests"
+                                   + (f" ({errored} errored)" if errored else ""))  # fmt: skip
+
+
+def _guidellm_concurrency(file: str, where: str, bench: Mapping[str, Any], metrics: Mapping[str, Any]) -> float:
+    """A GuideLLM benchmark's clients: 1 (``synchronous``), ``streams`` (``concurrent``), else its requests in
+    flight by Little's law at most its ``max_concurrency``."""
+    path = "config" if isinstance(bench.get("config"), Mapping) else "args"  # 0.2–0.3: args
+    holder = bench.get(path)
+    strategy = holder.get("strategy") if isinstance(holder, Mapping) else None
+    kind = strategy.get("type_") if isinstance(strategy, Mapping) else None
+    if not isinstance(strategy, Mapping) or not isinstance(kind, str):
+        raise BenchmarkFormatError(file, f"{where}key '{path}.strategy'", "missing: the run's scheduling strategy "
+                                   "(its type_) says what load it ran at")  # fmt: skip
+    if kind in _GUIDELLM_CLOSED_LOOP:
+        streams = 1.0 if kind == "synchronous" else _num(file, f"{where}{path}.strategy ", strategy, "streams")
+        if not streams or streams <= 0:
+            raise BenchmarkFormatError(file, f"{where}{path}.strategy key 'streams'", f"expected a positive number, "
+                                       f"got {strategy.get('streams')!r}")  # fmt: skip
+        return streams
+    # a set rate, or every request as fast as the workers go: the load the server actually carried
+    req_s = _guidellm_mean(file, where, metrics, "requests_per_second", required=False)
+    latency_s = _guidellm_mean(file, where, metrics, "request_latency", required=False)
+    conc = _littles_law(file, f"{where}key '{path}.strategy'", req_s, latency_s * 1000.0 if latency_s else None,
+                        f"a {kind} run sets no concurrency")  # fmt: skip
+    cap = _num(file, f"{where}{path}.strategy ", strategy, "max_concurrency", required=False)
+    return min(conc, cap) if cap is not None and cap > 0 else conc
+
+
 PLAIN_COLUMNS = ("model", "gpu", "gpu_count", "precision", "input_tokens", "output_tokens", "concurrency",
                  "output_tokens_per_s")  # fmt: skip
 
@@ -479,8 +594,16 @@ def _refuse_other_exports(file: str, text: str) -> None:
 
     - a JSON list: LLMPerf ``*_individual_responses.json``, vLLM ``*.pytorch.json``;
     - AIPerf ``profile_export.jsonl`` (``metadata`` + ``metrics`` per request);
-    - perf_analyzer's raw ``profile_export.json`` under GenAI-Perf (``experiments``)."""
+    - perf_analyzer's raw ``profile_export.json`` under GenAI-Perf (``experiments``);
+    - GuideLLM's ``benchmarks.csv`` (a row per benchmark, 0.4 on under a multi-row header) and
+      ``benchmarks.yaml``: its JSON report is the one read."""
     stripped = text.lstrip()
+    first_line = stripped.split("\n", 1)[0].lower()
+    if first_line.startswith(("type,run id,id,name,", "run info,")) or (
+        not stripped.startswith("{") and re.search(r"^\s*-?\s*type_: generative_benchmark\s*$", text, re.M)
+    ):
+        raise BenchmarkFormatError(file, "file", "a GuideLLM CSV or YAML export: give its JSON report "
+                                   "(guidellm benchmark --output-path benchmarks.json)")  # fmt: skip
     if stripped.startswith("["):
         raise BenchmarkFormatError(file, "file", "a JSON list of per-request records (LLMPerf "
                                    "*_individual_responses.json, vLLM *.pytorch.json), not a run summary: give "
@@ -504,10 +627,16 @@ def _refuse_other_exports(file: str, text: str) -> None:
                                    "GenAI-Perf's summary: give profile_export_genai_perf.json or .csv")  # fmt: skip
 
 
+#: The start of a GuideLLM report that names no ``generative_benchmark`` (0.1: per-request results only).
+_GUIDELLM_REPORT = re.compile(r'\{\s*"benchmarks"\s*:\s*\[')
+
+
 def detect_format(text: str) -> Format | None:
     """The format of a benchmark file from its content, or None."""
     head = text.lstrip()[:4000]
     if head.startswith("{"):
+        if _GUIDELLM_REPORT.match(head) or '"generative_benchmark"' in text:
+            return "guidellm"
         if "results_mean_output_throughput_token_per_s" in text:
             return "llmperf"
         if '"output_token_throughput"' in head or '"output_token_throughput"' in text:
@@ -661,7 +790,7 @@ def match_catalog_models(
 
 
 PARSERS: dict[str, Callable[[str, str, RunContext], list[BenchmarkPoint]]] = {
-    "vllm": _vllm, "sglang": _sglang, "llmperf": _llmperf,
+    "vllm": _vllm, "sglang": _sglang, "llmperf": _llmperf, "guidellm": _guidellm,
 }  # fmt: skip
 
 
@@ -685,8 +814,8 @@ def read_benchmark(file: str, data: bytes, context: RunContext | None = None, fm
         _refuse_other_exports(file, text)
     kind = fmt or ("sglang" if file.lower().endswith(".jsonl") else detect_format(text))
     if kind is None:
-        raise BenchmarkFormatError(file, "file", "unknown format (expected vLLM/SGLang/GenAI-Perf/AIPerf/LLMPerf "
-                                   "JSON or a CSV with an output_tokens_per_s column)")  # fmt: skip
+        raise BenchmarkFormatError(file, "file", "unknown format (expected vLLM/SGLang/GenAI-Perf/AIPerf/LLMPerf/"
+                                   "GuideLLM JSON or a CSV with an output_tokens_per_s column)")  # fmt: skip
     if kind == "csv":
         points = _plain_csv(file, text, context)
     else:

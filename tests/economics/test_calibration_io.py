@@ -230,6 +230,47 @@ def test_aiperf_request_rate_with_a_concurrency_cap() -> None:
         assert p.concurrency == pytest.approx(expected)
 
 
+def test_guidellm_report_gives_one_point_per_benchmark() -> None:
+    # GuideLLM 0.3 sweep, the successful requests' means: synchronous is one request at a time; throughput (no
+    # max_concurrency) and constant 10 req/s are read at their requests in flight, requests_per_second ×
+    # request_latency (in s): 19.44 × 6.58 and 9.93 × 2.47 (GuideLLM's own request_concurrency: 127.9, 24.5)
+    sync, burst, rate = points = _read("guidellm_benchmarks.json")
+    assert (sync.input_tokens, sync.output_tokens, sync.concurrency, sync.output_tokens_per_s) == (512.4, 127.8, 1,
+                                                                                                   98.6)  # fmt: skip
+    assert (burst.input_tokens, burst.output_tokens, burst.output_tokens_per_s) == (512.2, 127.9, 2486.4)
+    assert burst.concurrency == pytest.approx(19.44 * 6.58)
+    assert (rate.input_tokens, rate.output_tokens, rate.output_tokens_per_s) == (512.3, 127.7, 1268.9)
+    assert rate.concurrency == pytest.approx(9.93 * 2.47)
+    assert [p.source for p in points] == [f"guidellm_benchmarks.json benchmark {i}" for i in (1, 2, 3)]
+    assert {p.file_model for p in points} == {"meta-llama/Llama-3.1-8B-Instruct"}  # worker.backend_model
+    # a max_concurrency caps the rate run only when it binds (24.5 in flight)
+    rec = json.loads((FIXTURES / "guidellm_benchmarks.json").read_text())
+    for cap, expected in ((16, 16), (64, 9.93 * 2.47)):
+        rec["benchmarks"][2]["args"]["strategy"]["max_concurrency"] = cap
+        third = read_benchmark("g.json", json.dumps(rec).encode(), CTX)[2]
+        assert third.concurrency == pytest.approx(expected)
+    # pretty-printed (jq .) rather than GuideLLM's one line: still a GuideLLM report
+    assert len(read_benchmark("g.json", json.dumps(rec, indent=2).encode(), CTX)) == 3
+
+
+def test_guidellm_0_7_report() -> None:
+    # report schema version 2: strategy in config.strategy, counts in metrics.request_totals, the model in
+    # config.backend.model; a concurrent profile at 4 and 16 streams
+    four, sixteen = _read("guidellm_0.7_benchmarks.json")
+    assert (four.input_tokens, four.output_tokens, four.concurrency, four.output_tokens_per_s) == (1024.6, 256, 4,
+                                                                                                   341.2)  # fmt: skip
+    assert (sixteen.input_tokens, sixteen.output_tokens, sixteen.concurrency, sixteen.output_tokens_per_s) == (
+        1024.5, 255.8, 16, 1044.7)  # fmt: skip
+    assert (four.file_model, sixteen.source) == ("Qwen/Qwen3-8B", "guidellm_0.7_benchmarks.json benchmark 2")
+    rec = json.loads((FIXTURES / "guidellm_0.7_benchmarks.json").read_text())
+    rec["benchmarks"][1]["config"]["strategy"] = {"type_": "poisson", "worker_count": None, "max_concurrency": None,
+                                                  "rate": 4.0, "random_seed": 42}  # fmt: skip
+    del rec["benchmarks"][1]["config"]["backend"]  # the model then from the report's config.spec.backend
+    poisson = read_benchmark("g.json", json.dumps(rec).encode(), CTX)[1]
+    assert poisson.concurrency == pytest.approx(4.08 * 3.9)
+    assert poisson.file_model == "Qwen/Qwen3-8B"
+
+
 def test_llmperf_reads_the_measured_token_counts() -> None:
     # asked for 256 ± 50 in / 100 ± 20 out (mean_input_tokens, mean_output_tokens); measured 259.78 / 99.44
     (p,) = _read("llmperf_tinyllama_256_100_summary.json")
@@ -307,6 +348,26 @@ def test_plain_csv_needs_no_context() -> None:
         ("n.json", b'{"output_token_throughput": {"avg": 10}, "output_sequence_length": {"avg": 5}, '
          b'"input_config": {"concurrency": true}}',
          "n.json: input_config key 'concurrency': expected a finite number, got True"),
+        ("gl0.json", b'{"benchmarks": []}', "gl0.json: key 'benchmarks': no benchmarks in the report"),
+        ("gl1.json", b'{"benchmarks": [{"type_": "generative_benchmark", "args": {"strategy": {"type_": '
+         b'"synchronous"}}, "metrics": {}, "request_totals": {"successful": 0, "errored": 12, "incomplete": 0, '
+         b'"total": 12}}]}',
+         "gl1.json: benchmark 1 key 'request_totals': no successful requests (12 errored)"),
+        ("gl2.json", b'{"benchmarks": [{"benchmarks": [{"mode": "synchronous", "rate": null, "results": [], "errors": '
+         b'[], "concurrencies": []}], "args": {}}]}',
+         "gl2.json: benchmark 1 key 'metrics': missing: per-request results only (a GuideLLM 0.1 report"),
+        ("gl3.json", b'{"benchmarks": [{"type_": "generative_benchmark", "args": {"strategy": {"type_": "constant", '
+         b'"rate": 4.0}}, "metrics": {"output_tokens_per_second": {"successful": {"mean": 90.0}}, '
+         b'"prompt_token_count": {"successful": {"mean": 100.0}}, "output_token_count": {"successful": '
+         b'{"mean": 50.0}}}}]}',
+         "gl3.json: benchmark 1 key 'args.strategy': a constant run sets no concurrency, and no request"),
+        ("gl4.json", b'{"benchmarks": [{"type_": "generative_benchmark", "config": {"strategy": {"type_": '
+         b'"concurrent", "streams": 8}}, "metrics": {"output_tokens_per_second": {"successful": {"mean": null}}}}]}',
+         "gl4.json: benchmark 1 key 'metrics.output_tokens_per_second.successful.mean': missing"),
+        ("benchmarks.csv", b"Type,Run Id,Id,Name,Start Time,End Time,Duration,Successful Requests\n"
+         b"generative_benchmark,r,i,synchronous,x,y,30.0,46\n", "benchmarks.csv: file: a GuideLLM CSV or YAML export"),
+        ("benchmarks.yaml", b"benchmarks:\n- args:\n    max_duration: 30.0\n  type_: generative_benchmark\n",
+         "benchmarks.yaml: file: a GuideLLM CSV or YAML export"),
         *NO_OPERATING_POINT,
     ],
 )  # fmt: skip
