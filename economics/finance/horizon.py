@@ -155,9 +155,41 @@ def year_scenario(
     try:
         return Scenario.model_validate(data)
     except ValidationError as e:
+        grown = [_grown_too_far(data, k, err) for err in e.errors()]
+        if all(grown):  # prices or demand grown past the model's range: which, how far, and what to lower
+            raise ScenarioError([g for g in grown if g]) from None
         raise ScenarioError(
             [f"finance.horizon: year {k + 1} cannot be built: {p}" for p in validation_problems(e)]
         ) from None
+
+
+#: The amounts a horizon year scales, in words: (what, before the number, after it, the input that drives it).
+_GROWN: dict[tuple[str, str], tuple[str, str, str, str]] = {
+    ("apis", "input_usd_per_mtok"): ("input price", "$", " per million tokens", "the yearly change in API prices"),
+    ("apis", "output_usd_per_mtok"): ("output price", "$", " per million tokens", "the yearly change in API prices"),
+    ("apis", "cached_input_usd_per_mtok"): (
+        "cached input price", "$", " per million tokens", "the yearly change in API prices"),
+    ("workloads", "avg_requests_per_s"): ("average demand", "", " requests per second", "the demand growth"),
+    ("workloads", "peak_requests_per_s"): ("peak demand", "", " requests per second", "the demand growth"),
+    ("nodes", "price_usd_per_gpu_hour"): (
+        "rental price", "$", " per GPU-hour", "the yearly change in rental prices"),
+    ("nodes", "capex_usd"): ("purchase price", "$", "", "the yearly change in hardware prices"),
+}  # fmt: skip
+
+
+def _grown_too_far(data: dict[str, Any], k: int, err: Any) -> str | None:
+    """A horizon year whose grown prices or demand leave the range the model accepts, in words: whose amount,
+    what it would reach, the bound, and which input to lower. None for any other problem."""
+    loc, bound = tuple(err.get("loc", ())), (err.get("ctx") or {}).get("le")
+    if len(loc) != 3 or not isinstance(loc[1], int) or bound is None or (loc[0], loc[2]) not in _GROWN:
+        return None
+    what, before, after, lever = _GROWN[(str(loc[0]), str(loc[2]))]
+    item = data[str(loc[0])][loc[1]]
+    return (
+        f"In year {k + 1} of the horizon the {what} of “{item.get('name') or item.get('id')}” "
+        f"would reach {before}{item[str(loc[2])]:,.0f}{after}, above the {before}{bound:,.0f}{after} the model "
+        f"accepts: lower {lever} or plan fewer years"
+    )
 
 
 # ---- plans -----------------------------------------------------------------------------------------------------

@@ -58,3 +58,16 @@ def test_bad_scenario_names_the_field(tmp_path: Path, capsys: pytest.CaptureFixt
     path.write_text(json.dumps(data))
     assert main(["horizon", str(path)]) == 2
     assert "finance.horizon.demand_growth_by_workload: unknown workload 'ghost'" in capsys.readouterr().err
+
+
+def test_prices_grown_past_the_model_s_range_are_named_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    # +500% a year: the bank's frontier API output price, $15 per million tokens, is 15 × 6³ = $3,240 in year 4,
+    # above the $1,000 an API price may be. The message read "finance.horizon: year 4 cannot be built:
+    # apis.0.output_usd_per_mtok: Input should be less than or equal to 1000"
+    assert main(["horizon", BANK, "--years", "5", "--api-change", "500%"]) == 2
+    err = capsys.readouterr().err
+    assert "In year 4 of the horizon the output price of “Frontier API (Claude Sonnet 4.5)” would reach $3,240 per " \
+        "million tokens, above the $1,000 per million tokens the model accepts: lower the yearly change in API " \
+        "prices or plan fewer years" in err  # fmt: skip
+    assert "apis." not in err
+    assert err.count("\n") == 1

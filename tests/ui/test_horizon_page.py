@@ -94,3 +94,12 @@ def test_only_the_plans_alike_are_named() -> None:
         f"{first.name} and Rent spot only come to the same bill every year: they re-plan to the same options."
     )
     assert same_bills(h) is None
+
+
+def test_a_price_change_the_model_cannot_carry_is_said_in_words() -> None:
+    at = run_page("8_horizon")
+    at.number_input(key="horizon_api").set_value(500.0).run()
+    errors = " ".join(str(e.value) for e in at.error).replace("\\", "")  # the page escapes Markdown
+    assert "In year 4 of the horizon the output price of “Frontier API (Claude Sonnet 4.5)” would reach" in errors
+    assert "apis." not in errors
+    assert "finance.horizon" not in errors
