@@ -24,7 +24,7 @@ st.caption(
 try:
     rate = display_rate(s)
 except ScenarioError as e:
-    st.error("\n".join(fmt.md_escape(p) for p in e.problems))
+    st.error("\n\n".join(fmt.md_escape(fmt.file_problem(p, s.model_dump())) for p in e.problems))
     st.stop()
 st.caption(fmt.md_escape(currency_statement(rate)))
 
@@ -32,7 +32,7 @@ planned = view.horizon_inputs(s)
 try:
     h, sensitivity = view.compute(planned)
 except ScenarioError as e:
-    st.error("\n".join(fmt.md_escape(p) for p in e.problems))
+    st.error("\n\n".join(fmt.md_escape(fmt.file_problem(p, s.model_dump())) for p in e.problems))
     st.stop()
 
 (st.success if h.crossover_year is None else st.warning)(fmt.md_escape(h.crossover_text))

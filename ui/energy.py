@@ -10,6 +10,7 @@ from economics.energy import carbon_statement, energy_table, plan_carbon
 from economics.io.scenarios import ScenarioError
 from economics.result import Result
 from economics.scenario import Scenario
+from ui.format import file_problem
 
 _RATES: dict[DisplayRate, DisplayRate] = {}  # one object per distinct rate (a handful per process)
 
@@ -22,7 +23,7 @@ def page_rate(s: Scenario) -> tuple[DisplayRate, str]:
             _RATES.clear()
         return _RATES.setdefault(rate, rate), ""  # the same object for the same rate: memoized charts keep hitting
     except ScenarioError as e:
-        return USD, "; ".join(e.problems) + " (shown in US dollars meanwhile)"
+        return USD, "; ".join(file_problem(p) for p in e.problems) + " (shown in US dollars meanwhile)"
 
 
 def carbon_line(s: Scenario, result: Result, rate: DisplayRate) -> str:

@@ -239,9 +239,15 @@ _UNIT_WORDS = {
 }
 
 
+#: Fields whose name does not read as words part by part.
+_FIELD_NAMES = {"fx_units_per_usd": "exchange rate (units per US dollar)", "fx_as_of": "exchange rate date"}
+
+
 def _field_words(name: str) -> str:
     """A model field name in words: ``output_usd_per_mtok`` → "output $ per Mtok", ``peak_requests_per_s`` →
     "peak requests per second"."""
+    if name in _FIELD_NAMES:
+        return _FIELD_NAMES[name]
     words = [_UNIT_WORDS.get(part, part) for part in name.split("_")]
     return " ".join("second" if w == "seconds" and i and words[i - 1] == "per" else w for i, w in enumerate(words))
 

@@ -103,3 +103,15 @@ def test_a_price_change_the_model_cannot_carry_is_said_in_words() -> None:
     assert "In year 4 of the horizon the output price of “Frontier API (Claude Sonnet 4.5)” would reach" in errors
     assert "apis." not in errors
     assert "finance.horizon" not in errors
+
+
+def test_a_missing_exchange_rate_is_named_in_words() -> None:
+    # a display currency the catalog has no rate for: the page showed "finance.fx_units_per_usd: no CHF rate …"
+    s = load_scenario(PRESET_DIR / "singapore-bank.json")
+    assert s.finance is not None
+    no_rate = {"display_currency": "CHF", "fx_units_per_usd": None}
+    chf = s.model_copy(update={"finance": s.finance.model_copy(update=no_rate)})
+    at = run_page("8_horizon", {"s": encode(chf)})
+    errors = " ".join(str(e.value) for e in at.error).replace("\\", "")
+    assert "Finance › exchange rate (units per US dollar): no CHF rate in the catalog" in errors
+    assert "fx_units_per_usd" not in errors
