@@ -332,3 +332,14 @@ def test_u_a_tornado_with_nothing_to_move_says_why() -> None:
     tornado = next(s for s in plotly_specs(at) if "What moves the savings" in s["layout"]["title"]["text"])
     assert tornado["layout"]["xaxis"]["ticktext"][0] == "−$1"
     assert "No input moves the savings" not in " ".join(str(c.value) for c in run_page("7_reviews").caption)
+
+
+def test_v_the_price_in_use_is_as_precise_as_the_list_price() -> None:
+    # the batch shop's GPT-5 mini cached input is $0.025 per million tokens: the list price read "$0.025" and the
+    # price in use beside it "$0.03" (a dollar column rounds to cents)
+    s = load_scenario(PRESET_DIR / "batch-shop.json")
+    shown = price_frame(s, evaluate(s))
+    row = shown[(shown["Offer"] == "GPT-5 mini API") & (shown["Price"] == "Cached input tokens, per million")]
+    assert list(row["In use"]) == ["$0.025"]
+    assert list(row["List price (type to change)"]) == ["$0.025"]
+    assert "$280,000" in set(shown["In use"])  # not "$280,000.00"

@@ -8,6 +8,7 @@ date today, and its catalog price id is dropped (a review repricing from the cat
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable, Mapping
 
 import streamlit as st
@@ -26,7 +27,11 @@ def money_text(x: float | None) -> str:
         return ""
     if x >= 1000 and x == round(x):
         return f"${x:,.0f}"
-    return f"${x:,.2f}" if x >= 0.1 or x == 0 else f"${x:.4g}"
+    if x >= 0.1 or x == 0:
+        return f"${x:,.2f}"
+    # four significant digits, written out: $0.025, $0.0225, $0.000053 (not "5.3e-05")
+    text = f"{x:.{max(2, 3 - math.floor(math.log10(x)))}f}".rstrip("0")
+    return f"${text}"
 
 
 def _fields(api: ApiOffer) -> tuple[tuple[str, str, str, str], ...]:

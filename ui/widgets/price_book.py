@@ -111,7 +111,7 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
             "Price": [ITEM_LABEL.get(i, i.replace("_", " ")) for i in f["item"]],
             _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
-            "In use": f["value"],
+            "In use": [money_text(float(v)) for v in f["value"]],  # as precise as the list price: $0.025, not $0.03
             "Unit": [_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
             "Status": [_status(bool(x), a) for x, a in zip(f["stale"], f["age_days"], strict=True)],
             "Negotiated": f["negotiated"],
@@ -136,7 +136,7 @@ def price_table(s: Scenario, shown: pd.DataFrame) -> Scenario:
         column_config={
             "Offer": st.column_config.TextColumn(pinned=True),
             _LIST: st.column_config.TextColumn(help="Type a new price as on the invoice: $9.50 or 9.50"),
-            "In use": st.column_config.NumberColumn(format="dollar", help="After the negotiated discount"),
+            "In use": st.column_config.TextColumn(help="After the negotiated discount"),
             "Status": st.column_config.TextColumn(
                 help="Older than the threshold above, undated, or dated after the review date"
             ),
