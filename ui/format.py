@@ -261,6 +261,10 @@ _PYDANTIC_WORDS = (
     (re.compile(r"^Input should be less than "), "must be less than "),
     (re.compile(r"^Input should be a valid number.*"), "must be a number"),
     (re.compile(r"^Input should be a valid (\w+).*"), r"must be a \1"),
+    (re.compile(r"^Tuple should have at least (\d+) items? after validation, not \d+"), r"needs at least \1"),
+    (re.compile(r"^expected a list, got \w+"), "must be a list"),
+    (re.compile(r"^expected an object, got \w+"), "must be a group of settings"),
+    (re.compile(r"^the scenario has version None\b"), "the scenario has no version number"),
 )
 
 

@@ -22,6 +22,7 @@ from economics.io import scenarios
 from economics.measured import MeasuredThroughput
 from economics.scenario import Scenario
 from ui import live, view
+from ui.format import file_problem
 
 QUERY_PARAM = "s"
 _SCENARIO = "_scenario"
@@ -53,15 +54,17 @@ def init(default: Callable[[], Scenario]) -> None:
     else:
         decoded = scenarios.decode(token, default())
         loaded = decoded.scenario
+        # the economics package names fields by path ("workloads.0.peak_requests_per_s"): in words here
+        words = tuple(file_problem(m) for m in decoded.messages)
         if decoded.status == "repaired":
             notice = Notice(
                 "warning",
                 "The link was damaged or made by an older version: the parts named below were dropped, "
                 "everything else is as shared.",
-                decoded.messages + view_messages,
+                words + view_messages,
             )
         elif decoded.status == "default":
-            notice = Notice("error", "The link could not be opened.", decoded.messages + view_messages)
+            notice = Notice("error", "The link could not be opened.", words + view_messages)
     if notice is None and view_messages:
         notice = Notice("warning", "Some settings in the link were not valid and were reset.", view_messages)
     loaded = _measured_from_view(loaded)

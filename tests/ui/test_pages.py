@@ -192,7 +192,9 @@ def test_repaired_link_keeps_the_valid_rest_and_names_the_dropped_field() -> Non
     token = "v1." + base64.urlsafe_b64encode(zlib.compress(json.dumps(obj).encode())).decode().rstrip("=")
     at = run_page(None, query={"s": token})
     shown = [w.value.replace("\\", "") for w in at.warning]  # the page escapes markdown in messages
-    assert any("workloads.4.avg_requests_per_s: Input should be greater than 0" in w for w in shown), shown
+    # in a reader's words (tests/ui/test_error_words.py): the item by number, the field in words
+    assert any("Workload 5, average requests per second: must be more than 0" in w for w in shown), shown
+    assert not any("workloads.4" in w for w in shown), shown
     assert len(at.get("plotly_chart")) > 0
     assert not at.exception
 
