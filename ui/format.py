@@ -236,6 +236,7 @@ _UNIT_WORDS = {
     "kwh": "kWh",
     "kw": "kW",
     "gpu": "GPU",
+    "gpus": "GPUs",
 }
 
 
