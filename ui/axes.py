@@ -71,6 +71,20 @@ def _nice_step(span: float, target_ticks: int = 6) -> float:
     return next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
 
 
+def _extent(axis: Mapping[str, object], numbers: Sequence[float], *, log: bool) -> tuple[float, float] | None:
+    """The values an axis spans: its ``range`` when set (powers of ten on a log axis), else its data's (on a
+    log axis padded 1.5× either side, as plotly's autorange: a label just outside the data may show); None
+    with neither."""
+    given = axis.get("range")
+    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
+        lo, hi = sorted(float(g) for g in given)
+        return (10.0**lo, 10.0**hi) if log else (lo, hi)
+    if not numbers:
+        return None
+    lo, hi = min(numbers), max(numbers)
+    return (lo / 1.5, hi * 1.5) if log else (lo, hi)
+
+
 def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[str]:
     """The tick labels plotly will draw on an axis over ``values``, near enough to size a margin.
 
@@ -85,17 +99,10 @@ def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[st
         return [str(v) for v in values if v is not None]
     log = axis.get("type") == "log"
     numbers = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v) and (v > 0 or not log)]
-    given = axis.get("range")
-    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
-        lo, hi = sorted(float(g) for g in given)
-        if log:
-            lo, hi = 10**lo, 10**hi
-    elif numbers:
-        lo, hi = min(numbers), max(numbers)
-        if log:  # plotly pads an autorange; a label just outside the data may show
-            lo, hi = lo / 1.5, hi * 1.5
-    else:
+    span = _extent(axis, numbers, log=log)
+    if span is None:
         return []
+    lo, hi = span
     if log:
         ticks = log_ticks(lo, hi) or [lo, hi]
         return [f"{prefix}{t:,g}{suffix}".replace("e+0", "e+").replace("e-0", "e-") for t in ticks]
@@ -162,13 +169,10 @@ def sign_before_money_prefix(axis: dict[str, object], values: Sequence[object]) 
     if not prefix or axis.get("type") in ("log", "category", "date") or "tickvals" in axis:
         return
     numbers = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v)]
-    given = axis.get("range")
-    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
-        lo, hi = sorted(float(g) for g in given)
-    elif numbers:
-        lo, hi = min(numbers), max(numbers)
-    else:
+    span = _extent(axis, numbers, log=False)
+    if span is None:
         return
+    lo, hi = span
     if lo == hi == 0.0:  # every amount zero: plotly's autorange is −1 to 1
         lo, hi = -1.0, 1.0
     if lo >= 0:
@@ -217,13 +221,10 @@ def prefix_on_every_log_tick(axis: dict[str, object], values: Sequence[object]) 
     if axis.get("dtick") != "D2" or axis.get("tickformat") != "~g" or prefix in ("", "$") or "tickvals" in axis:
         return  # a log axis labelled at the powers of ten only (dtick 1) has the prefix on every label already
     numbers = [float(v) for v in values if isinstance(v, int | float) and math.isfinite(v) and v > 0]
-    given = axis.get("range")
-    if isinstance(given, list | tuple) and len(given) == 2 and all(isinstance(g, int | float) for g in given):
-        lo, hi = sorted(10.0 ** float(g) for g in given)
-    elif numbers:
-        lo, hi = min(numbers) / 1.5, max(numbers) * 1.5
-    else:
+    span = _extent(axis, numbers, log=True)
+    if span is None:
         return
+    lo, hi = span
     ticks = log_ticks(lo, hi, (1, 2, 5) if math.log10(hi / lo) <= 4 else (1,)) or [lo, hi]
     axis.pop("tickprefix")
     axis.pop("dtick", None)
