@@ -67,6 +67,18 @@ def set_number_input(page: Page, value: float | int | str, *, key: str | None = 
     field.press("Enter")
 
 
+def fill_in_form(field: Locator, text: str) -> None:
+    """Type ``text`` into a text field inside an ``st.form`` and leave the field.
+
+    A form's text field hands its value to the form when it loses focus. Left focused, the submit button's
+    mouse-down blurs it and the field re-renders between mouse-down and mouse-up; on a loaded machine the
+    click was then lost (no submit, one CI failure in the sign-in test). Leaving the field first makes the
+    submit click a plain click.
+    """
+    field.fill(text)
+    field.blur()
+
+
 def choose(page: Page, select: Locator, option: str | re.Pattern[str], attempts: int = 3) -> None:
     """Open a select box and click the option named ``option``, opening it again (after the app is idle) when
     the option never shows.

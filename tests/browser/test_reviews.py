@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from storage import reviews as store
 from tests.browser.server import ROOT, StreamlitServer, start_server
-from tests.browser.streamlit_page import choose, fresh, goto_app, wait_for_app
+from tests.browser.streamlit_page import choose, fill_in_form, fresh, goto_app, wait_for_app
 
 SHOTS = ROOT / "test-results" / "screenshots"
 
@@ -62,8 +62,8 @@ def test_save_reopen_in_a_new_context_and_compare_with_today(
 
     # 1. First browser context: save the current scenario as a review.
     page = _open(browser, url)
-    page.get_by_label("Name", exact=True).fill("Browser Q4 review")
-    page.get_by_label("Notes", exact=True).fill("Saved from the browser test")
+    fill_in_form(page.get_by_label("Name", exact=True), "Browser Q4 review")
+    fill_in_form(page.get_by_label("Notes", exact=True), "Saved from the browser test")
     page.get_by_role("button", name="Save review").click()
     expect(fresh(page, "stAlert").filter(has_text="Saved review #1")).to_be_visible(timeout=30_000)
     wait_for_app(page)

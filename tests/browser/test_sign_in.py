@@ -29,7 +29,7 @@ from economics.evaluate import evaluate
 from economics.io.scenarios import default_scenario
 from storage import reviews as store
 from tests.browser.server import ROOT, ServerStartError, StreamlitServer, free_port, start_server
-from tests.browser.streamlit_page import fresh, wait_for_app
+from tests.browser.streamlit_page import fill_in_form, fresh, wait_for_app
 
 USER = "ana.lim@bank.example"
 
@@ -137,7 +137,7 @@ def test_signed_in_through_the_provider_a_save_records_the_user(
     expect(page.get_by_label("Saved by", exact=True)).to_have_count(0)  # nothing to type: the user is known
 
     name = f"Signed review {uuid.uuid4().hex[:8]}"
-    page.get_by_label("Name", exact=True).fill(name)
+    fill_in_form(page.get_by_label("Name", exact=True), name)
     page.get_by_role("button", name="Save review").click()
     expect(fresh(page, "stAlert").filter(has_text="Saved review #")).to_be_visible(timeout=30_000)
     (saved,) = [s for s in store.list_reviews(path=db) if s.name == name]

@@ -24,7 +24,7 @@ from deploy.team import Replica, Team, start_team
 from economics.io import scenarios
 from economics.io.scenarios import load_preset
 from storage import reviews as store
-from tests.browser.streamlit_page import choose, fresh, wait_for_app
+from tests.browser.streamlit_page import choose, fill_in_form, fresh, wait_for_app
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,8 @@ def test_a_review_saved_through_one_replica_is_read_through_the_other(browser: B
     name = f"Team review {uuid.uuid4().hex[:8]}"
 
     page = _open(_context_on(browser, team, first), f"{team.url}/reviews", first)
-    page.get_by_label("Name", exact=True).fill(name)
-    page.get_by_label("Saved by", exact=True).fill("Ana from finance")
+    fill_in_form(page.get_by_label("Name", exact=True), name)
+    fill_in_form(page.get_by_label("Saved by", exact=True), "Ana from finance")
     page.get_by_role("button", name="Save review").click()
     expect(fresh(page, "stAlert").filter(has_text="Saved review #")).to_be_visible(timeout=30_000)
     (saved,) = [s for s in store.list_reviews(url=team.database_url) if s.name == name]
