@@ -81,12 +81,22 @@ def _no_negative_zero(x: float, digits: int) -> float:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+#: Where Streamlit's markdown (GitHub-flavoured) would turn plain text into a link even when every markdown
+#: character is escaped: a scheme's "://", "www." and an e-mail's "@". A word joiner (U+2060, invisible and
+#: zero-width) after the colon, after "www" or after the "@" keeps the text as it reads and makes it no link.
+_AUTOLINK = re.compile(r"(?i)(:)(?=//)|\b(www)(?=\.)|(@)")
+WORD_JOINER = "\u2060"
 
 
 def md_escape(text: str) -> str:
     """Text from a scenario (a name typed by someone else) made inert in Streamlit markdown: no links,
-    images, HTML or formatting can be smuggled in through a shared link."""
-    return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+    images, HTML or formatting can be smuggled in through a shared link or an uploaded file's name.
+
+    >>> md_escape("**Q4** [go](https://x.example)").replace(WORD_JOINER, "|")
+    '\\\\*\\\\*Q4\\\\*\\\\* \\\\[go\\\\]\\\\(https\\\\:|//x\\\\.example\\\\)'
+    """
+    text = _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, text.replace("\n", " "))
+    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 #: How a display currency is written before an amount; others get their ISO code and a space.
