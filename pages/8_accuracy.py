@@ -90,7 +90,7 @@ if upload is not None:
                                       catalog.models, catalog.gpus)  # fmt: skip
         profile = fit_profile(points, catalog.gpus, catalog.models)
     except (BenchmarkFormatError, ValueError) as exc:
-        st.error(f"Could not use this file: {exc}")
+        st.error(f"Could not use this file: {fmt.md_escape(str(exc))}")  # the file names itself: not markdown
     else:
         st.session_state["calibration_profile"] = profile
         rows = residuals_frame(profile.residuals)

@@ -45,3 +45,19 @@ def test_another_models_file_is_refused_then_fitted_once_its_model_is_chosen(bro
     assert not problems, problems
     expect(page.get_by_test_id("stException")).to_have_count(0)
     page.context.close()
+
+
+def test_a_refused_files_name_is_shown_as_typed_not_as_markdown(browser: Browser, app_url: str) -> None:
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    goto_app(page, f"{app_url}/accuracy", timeout_ms=60_000)
+    name = "**q4**_[see](https://example.com)_run.json"
+    page.get_by_test_id("stMainBlockContainer").locator('input[type="file"]').set_input_files(
+        files=[{"name": name, "mimeType": "application/json", "buffer": b"{not json"}]
+    )
+    refused = fresh(page, "stAlert").filter(has_text="Could not use this file")
+    expect(refused).to_contain_text("not valid JSON", timeout=30_000)
+    expect(refused.locator("a, strong, em")).to_have_count(0)  # no bold, no link (not even the bare address)
+    # the name reads as typed (word joiners, U+2060, are invisible: they only stop the address becoming a link)
+    assert f"{name}: " in refused.inner_text().replace("\u2060", "")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.context.close()
