@@ -7,6 +7,7 @@ Every chart builder in ``ui/charts`` starts from :class:`Chart`, which applies t
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -207,7 +208,44 @@ class Chart:
                 thousands_on_log_ticks(axis)  # after both: they read the plain "~g"
         # Not validated again here: plotly's validation of the assembled dicts was about half a rerun's chart cost
         # and changes nothing in them; tests/ui/test_chart_specs.py validates every chart every page draws.
-        return go.Figure(data=self.data, layout=layout, _validate=False)
+        data = [inert(t) for t in self.data]
+        layout = {k: v if k == "template" else inert(v) for k, v in layout.items()}
+        return go.Figure(data=data, layout=layout, _validate=False)
+
+
+#: The markup the house charts write themselves: line breaks, bold, a hover box's ``<extra>`` part and
+#: a smaller subtitle. Plotly draws a few HTML tags in any text (names, hover text, categories, titles), links
+#: among them, and a scenario's names are typed by whoever made its link: every other ``<`` and ``>`` is written
+#: as an entity (``&lt;``), which plotly shows as the character itself.
+_OWN_TAG = r'<(?:br|/?b|/?extra|/span|span style="font-size:\d+px")>'
+_TAG_OR_BRACKET = re.compile(f"({_OWN_TAG})|[<>]", re.IGNORECASE)
+
+
+def inert_text(text: str) -> str:
+    """``text`` with every tag plotly would draw written as characters, except the house charts' own markup.
+
+    >>> inert_text('<b>Q4</b> <a href="https://x.example">pay</a><br>next')
+    '<b>Q4</b> &lt;a href="https://x.example"&gt;pay&lt;/a&gt;<br>next'
+    """
+    if "<" not in text and ">" not in text:
+        return text
+    return _TAG_OR_BRACKET.sub(lambda m: m.group(1) or ("&lt;" if m.group(0) == "<" else "&gt;"), text)
+
+
+def inert(value: object) -> object:
+    """``value`` (a trace, a layout part, a list of categories…) with :func:`inert_text` applied to every string
+    in it; numbers and numeric arrays are returned as they are."""
+    if isinstance(value, str):
+        return inert_text(value)
+    if isinstance(value, dict):
+        return {k: inert(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(inert(v) for v in value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OU":
+        flat = [inert(v) for v in value.ravel()]
+        if any(a is not b and a != b for a, b in zip(flat, value.ravel(), strict=True)):
+            return np.array(flat, dtype=object).reshape(value.shape)
+    return value
 
 
 #: The height of one more title line, which a multi-line title starts lower by [px].

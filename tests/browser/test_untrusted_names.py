@@ -1,0 +1,29 @@
+"""A shared link's names drawn in the real browser: plotly turns ``<a href=…>`` in any text into a link, and a
+scenario's names are typed by whoever made the link. With such names on every workload, API and node, no page
+that draws them has a link to the address, and the chart shows the name as characters."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from economics.io.scenarios import encode
+from tests.browser.streamlit_page import goto_app
+from tests.ui.test_chart_text_inert import hostile_scenario
+
+LINKS_TO_EVIL = """() => [...document.querySelectorAll('a')]
+    .filter(a => (a.getAttribute('href') || a.getAttribute('xlink:href') || '').includes('evil.example')).length"""
+
+
+@pytest.mark.parametrize("path", ["overview", "cost_per_token", "workloads", "reviews"])
+def test_a_name_with_a_link_in_it_is_shown_not_followed(browser: Browser, app_url: str, path: str) -> None:
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    goto_app(page, f"{app_url}/{path}?s={encode(hostile_scenario())}", timeout_ms=60_000)
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts.first).to_be_visible()
+    expect(charts.locator("svg text").filter(has_text='<a href="https://evil.example">').first).to_be_attached(
+        timeout=10_000
+    )
+    assert page.evaluate(LINKS_TO_EVIL) == 0
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    page.context.close()
