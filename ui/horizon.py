@@ -12,6 +12,7 @@ from economics.io.catalog import load_catalog
 from economics.io.scenarios import canonical_json
 from economics.offers import OwnedNode
 from economics.scenario import Scenario
+from ui.format import md_escape
 from ui.state import with_item
 
 Sensitivity = tuple[tuple[float, int | None], ...]
@@ -75,8 +76,9 @@ def books_inputs(s: Scenario) -> Scenario:
         if not isinstance(node, OwnedNode):
             continue
         c1, c2, c3 = st.columns(3)
+        name = md_escape(node.name)  # a widget label is markdown; the name was typed by whoever made the link
         resale = c1.number_input(
-            f"{node.name}: resale at end of life [% of purchase price]",
+            f"{name}: resale at end of life [% of purchase price]",
             0.0,
             99.0,
             round(100 * node.residual_fraction, 1),
@@ -85,7 +87,7 @@ def books_inputs(s: Scenario) -> Scenario:
             help="what the node sells for when it is replaced; lowers both the book and the economic cost",
         )
         book_life = c2.number_input(
-            f"{node.name}: book life [years]",
+            f"{name}: book life [years]",
             0.5,
             15.0,
             float(node.book_life_years or node.economic_life_years),
@@ -94,7 +96,7 @@ def books_inputs(s: Scenario) -> Scenario:
             help="straight-line depreciation period in the books (Microsoft and Alphabet: 6 years, Meta: 5)",
         )
         maintenance = c3.number_input(
-            f"{node.name}: maintenance contract [USD/year]",
+            f"{name}: maintenance contract [USD/year]",
             0.0,
             1e7,
             float(node.maintenance_usd_per_year),

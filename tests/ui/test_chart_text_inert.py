@@ -18,6 +18,8 @@ from tests.ui.test_chart_specs import PAGES
 from ui.charts.chart import Chart, inert_text
 
 LINK = '<a href="https://evil.example">pay here</a>'
+#: The same in markdown, and bare addresses markdown would link: widget labels and captions are markdown.
+MD_LINKS = "[pay](https://evil.example/md) www.evil.example/w"
 #: Any tag plotly would draw that the house charts do not write themselves.
 FOREIGN_TAG = re.compile(r'<(?!br>|/?b>|/?extra>|/span>|span style="font-size:\d+px">)[a-z/!][^<>]*>', re.IGNORECASE)
 
@@ -26,10 +28,12 @@ def hostile_scenario() -> Scenario:
     s = default_scenario()
     return s.model_copy(
         update={
-            "name": f"Bank {LINK}",
-            "workloads": tuple(w.model_copy(update={"name": f"{LINK}{i}"}) for i, w in enumerate(s.workloads)),
-            "apis": tuple(a.model_copy(update={"name": f"API {LINK}{i}"}) for i, a in enumerate(s.apis)),
-            "nodes": tuple(n.model_copy(update={"name": f"Node {LINK}{i}"}) for i, n in enumerate(s.nodes)),
+            "name": f"Bank {LINK} {MD_LINKS}",
+            "workloads": tuple(
+                w.model_copy(update={"name": f"{LINK}{i} {MD_LINKS}"}) for i, w in enumerate(s.workloads)
+            ),
+            "apis": tuple(a.model_copy(update={"name": f"API {LINK}{i} {MD_LINKS}"}) for i, a in enumerate(s.apis)),
+            "nodes": tuple(n.model_copy(update={"name": f"Node {LINK}{i} {MD_LINKS}"}) for i, n in enumerate(s.nodes)),
         }
     )
 

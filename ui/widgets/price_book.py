@@ -354,4 +354,4 @@ def csv_import(s: Scenario) -> None:
     if st.button(f"Apply the {plural(len(result.prices), 'imported price')}", key=state.key("pb_apply_csv")):
         st.session_state[_APPLIED_FILE] = uploaded.file_id
         applied = plural(len(result.prices), "negotiated price")
-        _applied(result.applied_to(s), f"Imported {applied} from {uploaded.name}.")
+        _applied(result.applied_to(s), f"Imported {applied} from {md_escape(uploaded.name)}.")
