@@ -13,6 +13,8 @@ from typing import Any, Literal
 import streamlit as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ui.format import plain, validation_words
+
 _VIEW = "_view"
 _ID = r"^[A-Za-z0-9_.-]*$"
 
@@ -29,7 +31,10 @@ class View(BaseModel):
     cost_util: float = Field(default=0.5, ge=0.01, le=1.0, description="utilization marked on the chart [1]")
     cost_source: Literal["model", "measured"] = Field(default="model", description="throughput source [-]")
     cost_measured: float = Field(
-        default=0.0, ge=0, le=1e7, description="measured SLO throughput of one replica; 0 = not given [tok/s]"
+        default=0.0,
+        ge=0,
+        le=1e7,
+        description="measured throughput of one replica within the SLO; 0 = not given [tok/s]",
     )
     be_workload: str = Field(default="", max_length=64, pattern=_ID, description="workload of the break-even [-]")
     be_option: str = Field(default="", max_length=64, pattern=_ID, description="owned option compared [-]")
@@ -64,12 +69,26 @@ def init(query_params: dict[str, str]) -> list[str]:
         try:
             View.model_validate({name: raw})
         except ValidationError as exc:
-            reason = exc.errors(include_url=False)[0]["msg"]
-            messages.append(f"URL parameter {name}={raw[:40]!r}: {reason}; the default is used")
+            reason = validation_words(exc.errors(include_url=False)[0]["msg"])
+            messages.append(f"{setting_words(name)} (link setting {name}={raw[:40]!r}): {reason}; the default is used")
             continue
         kept[name] = raw
     st.session_state[_VIEW] = View.model_validate(kept)
     return messages
+
+
+#: The page each setting belongs to, by its parameter's prefix.
+_PAGE_OF = {"cost": "Cost per token", "be": "Break-even", "bt": "Batching", "rt": "Workloads and routing"}
+
+
+def setting_words(name: str) -> str:
+    """A view setting in words: its page and its description without the unit.
+
+    >>> setting_words("bt_batch")
+    'Batching page, batch size marked on the charts'
+    """
+    description = str(View.model_fields[name].description or name).split(";")[0].split(" [")[0]
+    return f"{_PAGE_OF[name.split('_')[0]]} page, {plain(description)}"
 
 
 def get() -> View:

@@ -202,7 +202,9 @@ def test_repaired_link_keeps_the_valid_rest_and_names_the_dropped_field() -> Non
 def test_invalid_view_parameter_is_reported_and_reset() -> None:
     at = run_page(None, query={"bt_batch": "lots"})
     shown = [w.value.replace("\\", "") for w in at.warning]
-    assert any("bt_batch='lots'" in w for w in shown), shown
+    # in words first (page, setting, problem), the parameter after it for whoever edits the link
+    wanted = "Batching page, batch size marked on the charts (link setting bt_batch='lots'): must be a whole number"
+    assert any(wanted in w for w in shown), shown
     at.switch_page("pages/4_batching.py").run()
     assert at.number_input(key="v_bt_batch").value == 32  # the default, not the bad value
 
