@@ -263,7 +263,16 @@ def _field_words(name: str) -> str:
     return " ".join("second" if w == "seconds" and i and words[i - 1] == "per" else w for i, w in enumerate(words))
 
 
-_PROBLEM = re.compile(r"^(?P<path>[a-z_]+(?:\.[a-z0-9_]+)*|\(scenario\)): (?P<msg>.*)$", re.DOTALL)
+_PROBLEM = re.compile(
+    r"^(?P<path>[a-z_]+(?:\.[a-z0-9_]+)*|\(scenario\))(?: \((?P<label>'[^']*'|\"[^\"]*\")\))?: (?P<msg>.*)$", re.DOTALL
+)
+#: The scenario checks' own messages about ids (economics/scenario.py, economics/io/scenarios.py), in words.
+_ID_WORDS = (
+    (re.compile(r"^unknown option '(.*)'$"), r"names the option “\1”, which is not in the scenario"),
+    (re.compile(r"^unknown (GPU|model|node|workload) '(.*)'$"), r"names the \1 “\2”, which is not in the scenario"),
+    (re.compile(r"^duplicate id '(.*)'$"), r"“\1” is also the id of an earlier one (each needs its own)"),
+)
+_DROPPED = re.compile(r"^dropped(?: \((?P<field>[a-z_]+): (?P<msg>.*)\))?$", re.DOTALL)
 _PYDANTIC_WORDS = (
     (re.compile(r"^Field required$"), "missing"),
     (re.compile(r"^Input should be greater than or equal to "), "must be at least "),
@@ -271,12 +280,28 @@ _PYDANTIC_WORDS = (
     (re.compile(r"^Input should be less than or equal to "), "must be at most "),
     (re.compile(r"^Input should be less than "), "must be less than "),
     (re.compile(r"^Input should be a valid number.*"), "must be a number"),
+    (re.compile(r"^Input should be a valid integer.*"), "must be a whole number"),
+    (re.compile(r"^String should match pattern .*"), "may hold only letters, digits, '.', '_' and '-'"),
+    (re.compile(r"^String should have at most (\d+) characters?"), r"must be at most \1 characters long"),
+    (re.compile(r"^String should have at least (\d+) characters?"), r"must be at least \1 characters long"),
+    (re.compile(r"^Input should be ('[^']*'(?:, '[^']*')*(?: or '[^']*')?)$"), r"must be \1"),
     (re.compile(r"^Input should be a valid (\w+).*"), r"must be a \1"),
     (re.compile(r"^Tuple should have at least (\d+) items? after validation, not \d+"), r"needs at least \1"),
     (re.compile(r"^expected a list, got \w+"), "must be a list"),
     (re.compile(r"^expected an object, got \w+"), "must be a group of settings"),
     (re.compile(r"^the scenario has version None\b"), "the scenario has no version number"),
 )
+
+
+def validation_words(message: str) -> str:
+    """One validation message (pydantic's, or the scenario checks') in a reader's words.
+
+    >>> validation_words("Input should be a valid integer, unable to parse string as an integer")
+    'must be a whole number'
+    """
+    for pattern, repl in (*_PYDANTIC_WORDS, *_ID_WORDS):
+        message = pattern.sub(repl, message)
+    return plain(message)
 
 
 def file_problem(message: str, data: object = None) -> str:
@@ -295,9 +320,12 @@ def file_problem(message: str, data: object = None) -> str:
     if m is None:
         return plain(message)
     msg = m["msg"]
-    for pattern, repl in _PYDANTIC_WORDS:
-        msg = pattern.sub(repl, msg)
-    msg = plain(msg)
+    dropped = _DROPPED.match(msg)
+    if dropped is not None:  # an item a damaged link or file could not keep: why, in words
+        why = dropped["field"] and f" because its {_field_words(dropped['field'])} {validation_words(dropped['msg'])}"
+        msg = f"left out{why or ''}"
+    else:
+        msg = validation_words(msg)
     parts = m["path"].split(".")
     where: list[str] = []
     if parts[0] in _SECTION_WORDS and len(parts) > 1 and parts[1].isdigit():
@@ -308,6 +336,8 @@ def file_problem(message: str, data: object = None) -> str:
             name = section[index].get("name")
             if isinstance(name, str) and name.strip():
                 item += f" “{name.strip()[:80]}”"
+        elif m["label"]:  # the item's name as the message gives it ("owned_options.2 ('8B diffusion')")
+            item += f" “{m['label'][1:-1]}”"
         where.append(item)
         parts = parts[2:]
     elif parts[0] == "(scenario)":

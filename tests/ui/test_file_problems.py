@@ -43,3 +43,35 @@ def test_a_file_without_names_or_json_still_reads_plainly() -> None:
     # a name that is not text, or an index past the list, is left out rather than guessed
     assert file_problem("models.0.layers: Field required", {"models": [{"name": 7}]}) == "Model 1, layers: missing"
     assert file_problem("gpus.5: bad", {"gpus": []}) == "GPU 6: bad"
+
+
+def test_a_file_whose_items_name_missing_or_repeated_ids_says_so_in_words() -> None:
+    data = json.loads(scenario_json(default_scenario()))
+    data["workloads"][1]["id"] = data["workloads"][0]["id"]
+    data["owned_options"][0]["node_id"] = "no-such-node"
+    data["workloads"][2]["quality_overrides"] = {"frontier-9": 0.9}
+    parsed, messages = parse_json(json.dumps(data).encode())
+    assert parsed is None
+    words = [file_problem(m, data) for m in messages]
+    first, second, third = (w["name"] for w in data["workloads"][:3])
+    option = data["owned_options"][0]["name"]
+    assert f"Owned option 1 “{option}”, node id: names the node “no-such-node”, which is not in the scenario" in words
+    assert (
+        f"Workload 3 “{third}”, quality overrides: names the option “frontier-9”, which is not in the scenario"
+    ) in words
+    repeated = data["workloads"][0]["id"]
+    assert f"Workload 2 “{second}”, id: “{repeated}” is also the id of an earlier one (each needs its own)" in words
+    assert first != second
+
+
+def test_an_item_a_damaged_link_left_out_is_named_with_the_reason() -> None:
+    assert (
+        file_problem("owned_options.2 ('8B diffusion'): dropped (node_id: unknown node 'h200-x')")
+        == "Owned option 3 “8B diffusion”: left out because its node id names the node “h200-x”, which is not in "
+        "the scenario"
+    )
+    assert file_problem("apis.0 ('Frontier'): dropped") == "API 1 “Frontier”: left out"
+    assert (
+        file_problem("workloads.3 (\"Ana's batch\"): dropped (avg_requests_per_s: Input should be greater than 0)")
+        == "Workload 4 “Ana's batch”: left out because its average requests per second must be more than 0"
+    )
