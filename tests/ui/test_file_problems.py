@@ -72,6 +72,6 @@ def test_an_item_a_damaged_link_left_out_is_named_with_the_reason() -> None:
     )
     assert file_problem("apis.0 ('Frontier'): dropped") == "API 1 “Frontier”: left out"
     assert (
-        file_problem("workloads.3 (\"Ana's batch\"): dropped (avg_requests_per_s: Input should be greater than 0)")
+        file_problem('workloads.3 ("Ana\'s batch"): dropped (avg_requests_per_s: Input should be greater than 0)')
         == "Workload 4 “Ana's batch”: left out because its average requests per second must be more than 0"
     )
