@@ -391,10 +391,13 @@ def check_value(item: str, value: float) -> str | None:
     high_ok = value <= rule.high if rule.high_inclusive else value < rule.high
     if low_ok and high_ok:
         return None
-    lo = "[" if rule.low_inclusive else "("
-    hi = "]" if rule.high_inclusive else ")"
+    lo = "at least" if rule.low_inclusive else "more than"
+    hi = "at most" if rule.high_inclusive else "less than"
     hint = " (write 0.3 or 30% for 30 percent)" if rule.unit == "fraction" and value >= 1 else ""
-    return f"{value:g} is out of range for {item}: must be in {lo}{rule.low:g}, {rule.high:g}{hi} {rule.unit}{hint}"
+    return (
+        f"{value:,.10g} is out of range for {item}: must be {lo} {rule.low:,.10g} and {hi} {rule.high:,.10g} "
+        f"{rule.unit}{hint}"
+    )
 
 
 def check_negotiated(

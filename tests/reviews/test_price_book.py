@@ -162,7 +162,7 @@ def test_checks_catch_range_duplicates_and_conflicts() -> None:
     )
     assert [(i, col) for i, col, _ in problems] == [(0, "value"), (1, "item"), (3, "item"), (4, "value")]
     reasons = [reason for *_, reason in problems]
-    assert "must be in [0, 1) fraction (write 0.3 or 30% for 30 percent)" in reasons[0]
+    assert "must be at least 0 and less than 1 fraction (write 0.3 or 30% for 30 percent)" in reasons[0]
     assert "duplicate" in reasons[1]
     assert "gpu_hour_price and reserved_discount both given" in reasons[2]
-    assert "must be in (0, 1e+08] USD" in reasons[3]
+    assert "must be more than 0 and at most 100,000,000 USD" in reasons[3]

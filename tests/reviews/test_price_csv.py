@@ -58,7 +58,7 @@ def test_every_bad_row_is_listed_and_nothing_is_applied() -> None:
     ]
     reasons = {p.line: p.reason for p in result.problems}
     assert reasons[3] == "not a number: 'abc'"
-    assert reasons[4] == "-1 is out of range for api_output_price: must be in [0, 1000] USD/Mtok"
+    assert reasons[4] == "-1 is out of range for api_output_price: must be at least 0 and at most 1,000 USD/Mtok"
     assert reasons[5].startswith("unknown offer id 'nope'; known: frontier, h100-owned, h100-rented, hosted-70b")
     assert reasons[6] == "duplicate: gpu_hour_price for 'h100-rented' is already given on line 2"
     assert "write 0.3 or 30%" in reasons[7]
