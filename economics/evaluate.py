@@ -249,6 +249,22 @@ def _money(x: float) -> str:
     return f"${x:,.4g}" if abs(x) < 1 else f"${x:,.2f}"
 
 
+def _money_alike(*xs: float) -> tuple[str, ...]:
+    """Amounts to compare, with one number of decimals: cents, or four significant figures of the smallest
+    amount under a dollar (at most eight decimals).
+
+    >>> _money_alike(0.2, 0.29063)
+    ('$0.2000', '$0.2906')
+    >>> _money_alike(0.65, 1.04)
+    ('$0.6500', '$1.0400')
+    >>> _money_alike(1.35, 6.5107)
+    ('$1.35', '$6.51')
+    """
+    small = [abs(x) for x in xs if 0 < abs(x) < 1]
+    places = 2 if not small else min(8, max(2, 3 - math.floor(math.log10(min(small)))))
+    return tuple(f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
+
+
 def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
     """One paragraph a reviewer can read: where the plan puts the workload, why, and by how much.
 
@@ -288,9 +304,11 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
             parts.append("it runs on GPUs the plan already pays for")
         bound = f"latency-bound (β = {beta:.2g} < 1: no batch forms)" if beta < 1 else f"batchable (β = {beta:.2g} ≥ 1)"
         parts.append(bound)
-    parts.append(f"marginal J = {_money(float(j[w, chosen]))}/task on {names[chosen]}")
+    pair = (float(j[w, chosen]), float(j[w, runner])) if runner >= 0 else (float(j[w, chosen]),)
+    costs = _money_alike(*pair)  # one number of decimals, so "$0.2000 vs $0.2906", not "$0.2 vs $0.2906"
+    parts.append(f"marginal J = {costs[0]}/task on {names[chosen]}")
     if runner >= 0:
-        parts.append(f"vs {_money(float(j[w, runner]))} on {names[runner]}")
+        parts.append(f"vs {costs[1]} on {names[runner]}")
     else:
         parts.append("no other allowed option can serve it")
     return "; ".join(parts) + "."

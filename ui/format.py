@@ -127,6 +127,8 @@ def currency_prefix(code: str) -> str:
 
 
 _DOLLARS = re.compile(r"([−-])?\$(\d[\d,]*(?:\.\d+)?)")
+#: An amount under one unit as :func:`money` writes it ("S$0.26", "−€0.0047"): its decimals.
+_SMALL_AMOUNT = re.compile(r"(?<![\d,])0\.(\d+)$")
 
 
 def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
@@ -135,17 +137,35 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
     Economics keeps computing and writing in USD; this is the display edge's conversion of its texts (reasons,
     flip thresholds, close calls). In USD at a rate of 1 the text is returned unchanged.
 
+    Converted amounts under one unit are written with the same decimals within a sentence (up to four), so a
+    comparison reads as one: "S$0.2600/task vs S$0.3778", not "S$0.26/task vs S$0.3778" (the first had lost
+    its zeros in the conversion).
+
     >>> money_text("J = $0.2/task vs $3,984/Mtok", "SGD", 1.3)
     'J = S$0.26/task vs S$5,179/Mtok'
+    >>> money_text("J = $0.2/task; vs $0.2906", "SGD", 1.3)
+    'J = S$0.2600/task; vs S$0.3778'
     """
     if code == "USD" and units_per_usd == 1.0:
         return text
+    parts = _DOLLARS.split(text)  # text, sign, amount, text, sign, amount, …, text
+    amounts = []
+    for i in range(1, len(parts), 3):
+        sign, number = parts[i], parts[i + 1]
+        value = float(number.replace(",", ""))
+        amounts.append(money(-value if sign else value, code, units_per_usd))
+    small = [_SMALL_AMOUNT.search(a) for a in amounts]
+    places = min(4, max((len(m.group(1)) for m in small if m), default=0))
 
-    def convert(m: re.Match[str]) -> str:
-        value = float(m.group(2).replace(",", ""))
-        return money(-value if m.group(1) else value, code, units_per_usd)
+    def padded(amount: str, m: re.Match[str] | None) -> str:
+        if m is None or len(m.group(1)) >= places:
+            return amount
+        return amount[: m.end(1)] + "0" * (places - len(m.group(1))) + amount[m.end(1) :]
 
-    return _DOLLARS.sub(convert, text)
+    out = [parts[0]]
+    for k, (amount, m) in enumerate(zip(amounts, small, strict=True)):
+        out += [padded(amount, m), parts[3 * k + 3]]
+    return "".join(out)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

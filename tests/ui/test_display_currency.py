@@ -44,6 +44,23 @@ def test_money_text_converts_every_dollar_amount() -> None:
     assert fmt.money_text(text, "SGD", 1.3) == "J = S$0.26/task; rises above S$5,179/Mtok; saves −S$19.50"
 
 
+def test_a_compared_pair_keeps_its_decimals_in_both_currencies(bank: tuple[Scenario, Result]) -> None:
+    # 0.2 and 0.2906 USD a task: 0.26 and 0.37778 SGD; the first was shown "S$0.26" beside "S$0.3778"
+    assert fmt.money_text("J = $0.2000/task; vs $0.2906", "SGD", 1.3) == "J = S$0.2600/task; vs S$0.3778"
+    pair = re.compile(r"J = (?:S\$)?\$?(\d[\d,]*\.(\d+))/task on .*; vs (?:S\$)?\$?(\d[\d,]*\.(\d+)) on ")
+    s, r = bank
+    compared = 0
+    for d in r.decisions:
+        for text in (d.reason, fmt.money_text(d.reason, "SGD", 1.3)):
+            m = pair.search(text.replace("S$", "$"))
+            if m is None:
+                continue
+            compared += 1
+            if float(m.group(1).replace(",", "")) < 1 and float(m.group(3).replace(",", "")) < 1:
+                assert len(m.group(2)) == len(m.group(4)), text
+    assert compared >= 4
+
+
 def test_fx_one_changes_nothing(bank: tuple[Scenario, Result]) -> None:
     s, r = bank
     for d in r.decisions:
