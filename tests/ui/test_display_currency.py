@@ -48,7 +48,7 @@ def test_a_compared_pair_keeps_its_decimals_in_both_currencies(bank: tuple[Scena
     # 0.2 and 0.2906 USD a task: 0.26 and 0.37778 SGD; the first was shown "S$0.26" beside "S$0.3778"
     assert fmt.money_text("J = $0.2000/task; vs $0.2906", "SGD", 1.3) == "J = S$0.2600/task; vs S$0.3778"
     pair = re.compile(r"J = (?:S\$)?\$?(\d[\d,]*\.(\d+))/task on .*; vs (?:S\$)?\$?(\d[\d,]*\.(\d+)) on ")
-    s, r = bank
+    _s, r = bank
     compared = 0
     for d in r.decisions:
         for text in (d.reason, fmt.money_text(d.reason, "SGD", 1.3)):
