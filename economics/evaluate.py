@@ -187,6 +187,8 @@ def _option_table(
     cost = np.where(feasible, stack("cost"), np.inf)
     # the throughput flip pays these offers hour by hour, as their cost here does (option_costs._owned_variant)
     hourly = np.array([billed_per_hour_used(scenario.node(o.node_id)) for o in owned] + [False] * len(scenario.apis))
+    rented_node = [isinstance(scenario.node(o.node_id), RentedNode) for o in owned]
+    on_rented = np.array(rented_node + [False] * len(scenario.apis))
     table = OptionTable(
         option_ids=option_ids,
         kind=kind,
@@ -219,6 +221,7 @@ def _option_table(
         api_negotiated_keep=np.array([1.0] * len(owned) + [1 - a.negotiated_discount_fraction for a in scenario.apis]),
         sizing_rates=w.sizing_rates if hourly.any() else None,
         billed_per_hour_used=hourly if hourly.any() else None,
+        rented=on_rented if on_rented.any() else None,
     )
     return table, reasons
 
@@ -230,7 +233,7 @@ def coordinates(ev: Evaluation, main: IntArray | None = None) -> Coordinates:
     co = quadrant_coordinates(ev.table, ev.route, beta)
     if main is None:
         return co
-    return replace(co, labels=route_labels(main, ev.table.kind, ev.table.frontier, co.batchability))
+    return replace(co, labels=route_labels(main, ev.table.kind, ev.table.frontier, co.batchability, ev.table.rented))
 
 
 def _take(a: FloatArray, idx: IntArray) -> FloatArray:

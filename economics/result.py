@@ -10,7 +10,17 @@ from pydantic import Field, model_validator
 from economics._base import Frozen
 
 OptionKind = Literal["owned-ar", "owned-diffusion", "api"]
-RouteLabel = Literal["owned diffusion", "owned AR (batch)", "owned AR", "frontier API", "API", "none feasible"]
+RouteLabel = Literal[
+    "owned diffusion",
+    "owned AR (batch)",
+    "owned AR",
+    "frontier API",
+    "API",
+    "none feasible",
+    "rented diffusion",
+    "rented AR (batch)",
+    "rented AR",
+]
 
 
 class OptionResult(Frozen):

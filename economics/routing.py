@@ -37,8 +37,13 @@ ROUTE_LABELS: tuple[RouteLabel, ...] = (
     "frontier API",
     "API",
     "none feasible",
+    "rented diffusion",
+    "rented AR (batch)",
+    "rented AR",
 )
 (LABEL_OWNED_DIFFUSION, LABEL_OWNED_AR_BATCH, LABEL_OWNED_AR, LABEL_FRONTIER_API, LABEL_API, LABEL_NONE) = range(6)
+#: The same routes on a rented node: a GPU rented by the hour or committed is not "owned".
+LABEL_RENTED_DIFFUSION, LABEL_RENTED_AR_BATCH, LABEL_RENTED_AR = range(6, 9)
 
 #: API tiers whose label is "frontier API" (the high-value corner of the quadrant).
 FRONTIER_TIERS = frozenset({"frontier", "reasoning"})
@@ -203,16 +208,24 @@ def batchability(peak_requests_per_s: ArrayLike, output_tokens: ArrayLike, tpot_
 
 
 def route_labels(
-    chosen: ArrayLike, kind: ArrayLike, frontier: ArrayLike, batchability_index: ArrayLike
+    chosen: ArrayLike,
+    kind: ArrayLike,
+    frontier: ArrayLike,
+    batchability_index: ArrayLike,
+    rented: ArrayLike | None = None,
 ) -> NDArray[np.int8]:
     """Quadrant label code per workload, from the winner and the batchability margin (docs/routing.md#routing-rule) [-].
 
     ``kind`` ``(O,)`` holds :data:`OWNED_AR`/:data:`OWNED_DIFFUSION`/:data:`API`; ``frontier`` ``(O,)`` marks
-    frontier/reasoning APIs. Owned AR is "(batch)" when ``β ≥ 1`` (a batch can form); owned diffusion, frontier
-    API, other API and "none feasible" follow the winner. Codes index :data:`ROUTE_LABELS`.
+    frontier/reasoning APIs; ``rented`` ``(O,)`` marks options on a rented node (None: none is). Owned AR is
+    "(batch)" when ``β ≥ 1`` (a batch can form); owned diffusion, frontier API, other API and "none feasible"
+    follow the winner; a winner on a rented node says "rented" instead of "owned". Codes index
+    :data:`ROUTE_LABELS`.
 
     >>> [ROUTE_LABELS[i] for i in route_labels([0, 0, 1, 2, -1], [0, 1, 2], [False, False, True], [3.0, 0.2, 0, 0, 0])]
     ['owned AR (batch)', 'owned AR', 'owned diffusion', 'frontier API', 'none feasible']
+    >>> [ROUTE_LABELS[i] for i in route_labels([0, 0, 1], [0, 1, 2], [False] * 3, [3.0, 0.2, 0], [True, True, False])]
+    ['rented AR (batch)', 'rented AR', 'rented diffusion']
     """
     ch = np.asarray(chosen, dtype=np.intp)
     kinds = np.asarray(kind, dtype=np.int8)
@@ -225,6 +238,11 @@ def route_labels(
         [LABEL_NONE, LABEL_OWNED_DIFFUSION, LABEL_OWNED_AR_BATCH, LABEL_OWNED_AR, LABEL_FRONTIER_API],
         default=LABEL_API,
     )
+    if rented is not None:
+        on_rented = (ch >= 0) & np.asarray(rented, dtype=bool)[safe]
+        label = np.where(on_rented & (label == LABEL_OWNED_DIFFUSION), LABEL_RENTED_DIFFUSION, label)
+        label = np.where(on_rented & (label == LABEL_OWNED_AR_BATCH), LABEL_RENTED_AR_BATCH, label)
+        label = np.where(on_rented & (label == LABEL_OWNED_AR), LABEL_RENTED_AR, label)
     return np.asarray(label, dtype=np.int8)
 
 
@@ -272,6 +290,8 @@ class OptionTable:
     #: (O,) the option's offer is paid only for the hours it runs (on-demand, negotiated, spot:
     #: :func:`economics.finance.rental.billed_per_hour_used`); None = none is [-]
     billed_per_hour_used: BoolArray | None = None
+    #: (O,) the option runs on a rented node (its route label says "rented"); None = none does [-]
+    rented: BoolArray | None = None
 
     @property
     def is_api(self) -> BoolArray:
@@ -363,5 +383,5 @@ def quadrant_coordinates(table: OptionTable, r: Route, batchability_by_option: F
         table.replica_variable_usd_per_hour[safe],
     )
     lam_star = np.where(both & np.isfinite(lam_star), lam_star, np.nan)
-    labels = route_labels(r.chosen, table.kind, table.frontier, beta)
+    labels = route_labels(r.chosen, table.kind, table.frontier, beta, table.rented)
     return Coordinates(beta, best_owned, best_api, v_star, u_star, lam_star, labels)

@@ -234,6 +234,21 @@ def with_api_prices(s: Scenario, k: float) -> Scenario:
     return s.model_copy(update={"apis": tuple(apis)})
 
 
+def test_a_route_on_rented_gpus_says_rented_in_the_decisions_and_the_quadrant() -> None:
+    # the startup rents all its GPUs; with APIs at 100× list, every workload moves to a rented option
+    s = with_api_prices(load_scenario(PRESET_DIR / "startup-rented.json"), 100.0)
+    r = evaluate(s)
+    rented_nodes = {n.id for n in s.nodes if n.kind == "rented"}
+    assert rented_nodes == {n.id for n in s.nodes}
+    assert all(d.chosen_kind in ("owned-ar", "owned-diffusion") for d in r.decisions)
+    assert {d.route_label for d in r.decisions} <= {"rented AR (batch)", "rented AR", "rented diffusion"}
+    w = s.workloads[0]
+    scale = (0.1, 1.0, 10.0)
+    g = evaluate_grid(s, w.id, [w.avg_requests_per_s * k for k in scale], [w.failure_cost_usd * k for k in scale])
+    names = {ROUTE_LABELS[int(v)] for v in np.unique(g.label)}
+    assert not any(n.startswith("owned") for n in names)
+
+
 @SLOW
 @given(k=st.floats(min_value=1e-4, max_value=0.1))
 def test_sovereign_workloads_stay_owned_however_cheap_the_apis(bank: Scenario, k: float) -> None:

@@ -260,6 +260,20 @@ def test_labels_follow_the_winner_and_batchability() -> None:
     ]
 
 
+def test_a_winner_on_a_rented_node_is_labelled_rented_not_owned() -> None:
+    rented = [True, True, False, False, False]  # options 0 (AR) and 1 (diffusion) run on rented nodes
+    frontier = [False, False, False, True, False]
+    labels = route_labels([0, 0, 1, 2, 3, -1], KIND, frontier, [5.0, 0.3, 0.3, 0.3, 0, 0], rented)
+    assert [ROUTE_LABELS[i] for i in labels] == [
+        "rented AR (batch)",
+        "rented AR",
+        "rented diffusion",
+        "owned AR",
+        "frontier API",
+        "none feasible",
+    ]
+
+
 # ---- flip thresholds: re-route just before and just past each threshold ---------------------------------------
 
 

@@ -11,9 +11,10 @@ from economics.currency import USD, DisplayRate
 from economics.views.quadrant import Quadrant
 from ui.format import currency_prefix
 from ui.labels import Label, place_labels
-from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, Chart, log10_axis
+from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, KIND_SHADES, Chart, log10_axis
 
-#: Region colors by route label: owned diffusion green, owned AR blue, APIs warm, none gray.
+#: Region colors by route label: owned diffusion green, owned AR blue, APIs warm, none gray; the same routes on
+#: rented nodes in a darker shade of their family, so a plan with both reads as two regions.
 ROUTE_COLOR: dict[str, str] = {
     "owned diffusion": KIND_COLOR["owned-diffusion"],
     "owned AR (batch)": KIND_COLOR["owned-ar"],
@@ -21,6 +22,9 @@ ROUTE_COLOR: dict[str, str] = {
     "frontier API": KIND_COLOR["api-frontier"],
     "API": KIND_COLOR["api-hosted-open"],
     "none feasible": INFEASIBLE_COLOR,
+    "rented diffusion": KIND_SHADES["owned-diffusion"][1],
+    "rented AR (batch)": KIND_SHADES["owned-ar"][1],
+    "rented AR": KIND_SHADES["owned-ar-spec"][1],
 }
 PER_1K = 1000.0  # value is shown per 1,000 output tokens, like the reasons on the Overview
 

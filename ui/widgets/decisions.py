@@ -21,6 +21,9 @@ ROUTE_BADGE: dict[str, BadgeColor] = {
     "frontier API": "red",
     "API": "orange",
     "none feasible": "gray",
+    "rented diffusion": "green",
+    "rented AR (batch)": "violet",
+    "rented AR": "violet",
 }
 
 
