@@ -163,26 +163,43 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
 
 
 def _formula(s: Scenario, r: Result, money: Money) -> Claim:
-    owned = [d for d in r.decisions if d.chosen_kind in ("owned-ar", "owned-diffusion")]
-    if not owned:
-        return Claim(
-            claim="Effective cost per token = node cost per hour ÷ (throughput × utilization).",
-            figure="no workload runs on owned hardware here",
-            holds=None,
-            page="cost_per_token",
-        )
-    d = owned[0]
-    a = cost_analysis(s, CostInputs(workload_id=d.workload_id), variant_capacities(s, d.workload_id))
+    """The formula on the first workload routed to GPUs we run (owned or rented); when every workload is on an
+    API, on the cheapest GPU option a workload could use, said so: the identity holds whichever option it is."""
+    claim = "Effective cost per token = node cost per hour ÷ (throughput × utilization)."
+    gpu = ("owned-ar", "owned-diffusion")
+    picked = [
+        (d.workload_id, d.chosen_option_id, "") for d in r.decisions if d.chosen_kind in gpu and d.chosen_option_id
+    ]
+    if not picked:
+        names = {d.workload_id: d.workload_name for d in r.decisions}
+        for d in r.decisions:
+            able = [o for o in r.options if o.workload_id == d.workload_id and o.kind in gpu and o.feasible]
+            if able:
+                best = min(able, key=lambda o: o.cost_usd_per_request)
+                aside = f", if run on {best.option_name} instead of the API the plan chose"
+                picked.append((d.workload_id, best.option_id, aside))
+                break
+        else:
+            return Claim(
+                claim=claim,
+                figure="no workload here could run on GPUs owned or rented in this scenario",
+                holds=None,
+                page="cost_per_token",
+            )
+    else:
+        names = {d.workload_id: d.workload_name for d in r.decisions}
+    workload_id, option_id, aside = picked[0]
+    a = cost_analysis(s, CostInputs(workload_id=workload_id), variant_capacities(s, workload_id))
     curve = min(
-        (c for c in a.curves if c.option_id == d.chosen_option_id and c.feasible),
+        (c for c in a.curves if c.option_id == option_id and c.feasible),
         key=lambda c: float(c.cost_usd_per_mtok[-1]),
     )
-    o = next(o for o in r.options if o.workload_id == d.workload_id and o.option_id == d.chosen_option_id)
+    o = next(o for o in r.options if o.workload_id == workload_id and o.option_id == option_id)
     c_h = hourly_cost_usd(curve.replica_fixed_usd_per_hour, curve.replica_variable_usd_per_hour, o.utilization)
     value = float(cost_per_mtok_capacity_form(c_h, curve.capacity_tokens_per_s, o.utilization))
     return Claim(
-        claim="Effective cost per token = node cost per hour ÷ (throughput × utilization).",
-        figure=f"{d.workload_name}: {money(c_h)}/h ÷ ({curve.capacity_tokens_per_s:,.0f} tok/s × "
+        claim=claim,
+        figure=f"{names[workload_id]}{aside}: {money(c_h)}/h ÷ ({curve.capacity_tokens_per_s:,.0f} tok/s × "
         f"{100 * o.utilization:.1f}%) = {money(value)}/Mtok output",  # "18%" for 17.5%: the sum did not check
         holds=True,
         page="cost_per_token",
@@ -212,7 +229,7 @@ def _sovereignty(s: Scenario, r: Result) -> Claim:
     on_api = [d.workload_name for d in r.decisions if d.workload_id in sovereign and d.chosen_kind == "api"]
     return Claim(
         claim="Sovereignty keeps regulated data on owned hardware, whatever the API price.",
-        figure=f"{len(sovereign)} sovereign workloads, "
+        figure=f"{_count(len(sovereign), 'sovereign workload')}, "
         + ("all on owned hardware" if not on_api else f"on an API: {', '.join(on_api)}"),
         holds=not on_api,
         page="overview",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from economics import evaluate
 from economics.argument import argument
-from economics.io.scenarios import default_scenario
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
 from economics.scenario import Scenario
 
 
@@ -40,3 +44,32 @@ def test_the_idle_claim_reads_the_overviews_idle_figure_in_the_cash_lens() -> No
     assert idle > 1000.0
     claim = next(c for c in argument(s, r) if c.claim.startswith("Bought GPUs sit idle"))
     assert f"${idle:,.0f}/month" in claim.figure, claim.figure
+
+
+def test_the_formula_is_shown_on_a_gpu_option_even_when_every_workload_goes_to_an_api() -> None:
+    # The rented startup sends all three workloads to APIs; the formula is an identity on any GPU option, so the
+    # claim shows it on the cheapest rented option of the first workload and says the plan chose an API.
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    r = evaluate(s)
+    assert all(d.chosen_kind == "api" for d in r.decisions)
+    claim = next(c for c in argument(s, r) if c.claim.startswith("Effective cost per token"))
+    assert claim.holds is True
+    assert "instead of the API the plan chose" in claim.figure
+    # the figure's own numbers check: $/h ÷ (tok/s × utilization) × 1e6 / 3600 = $/Mtok, to its printed digits
+    m = re.search(r"\$([\d.,]+)/h ÷ \(([\d,]+) tok/s × ([\d.]+)%\) = \$([\d.,]+)/Mtok", claim.figure)
+    assert m is not None, claim.figure
+    per_h, tok_s, util_pct, per_mtok = (float(g.replace(",", "")) for g in m.groups())
+    assert per_h / 3600 / (tok_s * util_pct / 100) * 1e6 == pytest.approx(per_mtok, rel=0.02)
+
+
+def test_an_api_only_scenario_says_the_formula_has_nothing_to_run_on() -> None:
+    s = load_scenario(PRESET_DIR / "api-only.json")
+    claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Effective cost per token"))
+    assert claim.holds is None
+    assert "no workload here could run on GPUs" in claim.figure
+
+
+def test_one_sovereign_workload_is_counted_in_the_singular() -> None:
+    s = load_scenario(PRESET_DIR / "batch-shop.json")
+    claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Sovereignty"))
+    assert claim.figure.startswith("1 sovereign workload,"), claim.figure
