@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from economics._base import Frozen
 
 OptionKind = Literal["owned-ar", "owned-diffusion", "api"]
+#: Quadrant route labels; their order is the integer code in grids (:data:`economics.routing.ROUTE_LABELS`).
 RouteLabel = Literal[
     "owned diffusion",
     "owned AR (batch)",

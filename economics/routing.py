@@ -13,6 +13,7 @@ Decision-flip thresholds (how far one driver can move before the route changes) 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,18 +30,8 @@ BoolArray = NDArray[np.bool_]
 OWNED_AR, OWNED_DIFFUSION, API = 0, 1, 2
 OPTION_KINDS: tuple[OptionKind, ...] = ("owned-ar", "owned-diffusion", "api")
 
-#: Route labels, in the order of their integer codes in grids.
-ROUTE_LABELS: tuple[RouteLabel, ...] = (
-    "owned diffusion",
-    "owned AR (batch)",
-    "owned AR",
-    "frontier API",
-    "API",
-    "none feasible",
-    "rented diffusion",
-    "rented AR (batch)",
-    "rented AR",
-)
+#: Route labels, in the order of their integer codes in grids (the order of :data:`economics.result.RouteLabel`).
+ROUTE_LABELS: tuple[RouteLabel, ...] = get_args(RouteLabel)
 (LABEL_OWNED_DIFFUSION, LABEL_OWNED_AR_BATCH, LABEL_OWNED_AR, LABEL_FRONTIER_API, LABEL_API, LABEL_NONE) = range(6)
 #: The same routes on a rented node: a GPU rented by the hour or committed is not "owned".
 LABEL_RENTED_DIFFUSION, LABEL_RENTED_AR_BATCH, LABEL_RENTED_AR = range(6, 9)
