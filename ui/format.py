@@ -342,8 +342,8 @@ def file_problem(message: str, data: object = None) -> str:
     msg = m["msg"]
     dropped = _DROPPED.match(msg)
     if dropped is not None:  # an item a damaged link or file could not keep: why, in words
-        why = dropped["field"] and f" because its {_field_words(dropped['field'])} {validation_words(dropped['msg'])}"
-        msg = f"left out{why or ''}"
+        field = dropped["field"]
+        msg = f"left out because its {_field_words(field)} {validation_words(dropped['msg'])}" if field else "left out"
     else:
         msg = validation_words(msg)
     parts = m["path"].split(".")
