@@ -13,6 +13,7 @@ saves one PNG per path and viewport. Prints the files it wrote; exit code 1 if a
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import sys
 from pathlib import Path
@@ -38,8 +39,11 @@ SCROLLER_JS = """
 
 
 def slug(url_path: str) -> str:
-    """File-name stem of a URL path: "/" → "home", "/pricing?x=1" → "pricing_x_1"."""
+    """File-name stem of a URL path: "/" → "home", "/pricing?x=1" → "pricing_x_1"; a long one (a shared link's
+    scenario) keeps its first 60 characters and a short hash of the rest, so the name fits the file system."""
     cleaned = re.sub(r"[^A-Za-z0-9]+", "_", url_path).strip("_")
+    if len(cleaned) > 80:
+        cleaned = f"{cleaned[:60]}_{hashlib.sha256(cleaned.encode()).hexdigest()[:10]}"
     return cleaned or "home"
 
 
