@@ -58,4 +58,5 @@ def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRat
                 "Basis": r.basis,
             }
         )
-    return pd.DataFrame(rows)
+    # a column nobody can fill (emissions with no grid region set) is left out, not shown as "None" in every row
+    return pd.DataFrame(rows).dropna(axis="columns", how="all")

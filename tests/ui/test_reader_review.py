@@ -90,6 +90,8 @@ def test_d_horizon_bills_axis_is_money_and_the_legend_fits() -> None:
     lines = [line for tr in fig.data for line in str(tr.name).split("<br>")]
     assert max(len(line) for line in lines) <= LEGEND_LINE_CHARS
     assert any("GCP a3-highgpu-8g" in str(tr.name).replace("<br>", " ") for tr in fig.data)  # wrapped, not cut
+    # whole years only: read as numbers, the axis ticked "2,027.5" between the years of a five-year horizon
+    assert fig.layout.xaxis.type == "category"
 
 
 def test_e_overview_axes_on_an_api_only_scenario() -> None:
@@ -130,6 +132,15 @@ def test_f_energy_table_in_words_and_cents() -> None:
     assert "Energy [J/output token]" not in frame.columns
     cost = frame["Cost [SGD/Mtok output]"]
     assert (cost == cost.round(2)).all()
+
+
+def test_f_no_grid_region_no_emissions_column_of_nones() -> None:
+    # the rented startup sets no grid region: its energy table showed "None" in every row of the emissions column
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    frame = energy_frame(s, evaluate(s), s.workloads[0].id, SGD)
+    assert len(frame) > 0
+    assert not any(col.startswith("Emissions") for col in frame.columns), list(frame.columns)
+    assert not frame.isna().any().any()
 
 
 def test_g_horizon_without_owned_nodes_draws_no_crossover_chart() -> None:

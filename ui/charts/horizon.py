@@ -42,6 +42,8 @@ def bills_figure(h: Horizon, rate: DisplayRate) -> go.Figure:
         )
     # money on the axis as on every other page ("S$700,000", not "700k")
     c.axis("yaxis", tickprefix=currency_prefix(rate.code), tickformat=",.0f")
+    # years are categories: Plotly read "2027" as a number and ticked "2,027.5" between the years
+    c.axis("xaxis", type="category")
     return c.figure()
 
 
