@@ -8,7 +8,6 @@ date today, and its catalog price id is dropped (a review repricing from the cat
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Callable, Mapping
 
 import streamlit as st
@@ -20,18 +19,23 @@ from economics.scenario import Scenario
 from ui import format as fmt
 from ui import live, state
 
+#: Decimals a typed price keeps in its field: a price is shown as entered, never rounded ($0.125 read "$0.12").
+PRICE_DECIMALS = 8
+
 
 def money_text(x: float | None) -> str:
-    """A price as it is shown in a text field: $3.00, $0.075, '' for none."""
+    """A price as it is shown in a text field, exactly as entered: at least two decimals, more when the price has
+    them, float noise (0.30000000000000004) dropped; '' for none.
+
+    >>> [money_text(v) for v in (3.0, 9.5, 0.125, 1.275, 0.025, 0.000053, 280000.0, 1234.5, 0.1 + 0.2, None)]
+    ['$3.00', '$9.50', '$0.125', '$1.275', '$0.025', '$0.000053', '$280,000', '$1,234.50', '$0.30', '']
+    """
     if x is None:
         return ""
     if x >= 1000 and x == round(x):
         return f"${x:,.0f}"
-    if x >= 0.1 or x == 0:
-        return f"${x:,.2f}"
-    # four significant digits, written out: $0.025, $0.0225, $0.000053 (not "5.3e-05")
-    text = f"{x:.{max(2, 3 - math.floor(math.log10(x)))}f}".rstrip("0")
-    return f"${text}"
+    whole, _, decimals = f"{x:,.{PRICE_DECIMALS}f}".partition(".")
+    return f"${whole}.{decimals.rstrip('0').ljust(2, '0')}"
 
 
 def _fields(api: ApiOffer) -> tuple[tuple[str, str, str, str], ...]:
