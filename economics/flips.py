@@ -362,16 +362,33 @@ _WHAT = {
 }
 
 
-def _fmt(value: float, unit: str) -> str:
+def _fmt(value: float, unit: str, extra: int = 0) -> str:
+    """``value`` in ``unit`` for a sentence, with ``extra`` more digits than usual."""
     if unit == "USD/Mtok":
-        return f"${value:,.4g}/Mtok"
+        return f"${value:,.{4 + extra}g}/Mtok"
     if unit == "USD/node-hour":
-        return f"${value:,.2f}/node-hour"
+        return f"${value:,.{2 + extra}f}/node-hour"
     if unit == "share of SLO capacity":
-        return f"{100 * value:.3g}%"
+        return f"{100 * value:.{3 + extra}g}%"
     if unit == "quality points (0–1)":
-        return f"{100 * value:+.3g} points"
-    return f"{value:.3g} {unit}"
+        return f"{100 * value:+.{3 + extra}g} points"
+    return f"{value:.{3 + extra}g} {unit}"
+
+
+def _fmt_pair(threshold: float, current: float, unit: str) -> tuple[str, str]:
+    """The threshold and today's value with as many digits as it takes to tell them apart (up to 3 more): a route
+    on the edge read "falls below 80% (now 80%)".
+
+    >>> _fmt_pair(0.7996, 0.8, "share of SLO capacity")
+    ('79.96%', '80%')
+    >>> _fmt_pair(10.19, 10.2, "req/s per replica")
+    ('10.19 req/s per replica', '10.2 req/s per replica')
+    """
+    for extra in range(4):
+        a, b = _fmt(threshold, unit, extra), _fmt(current, unit, extra)
+        if a != b:
+            return a, b
+    return a, b
 
 
 def flip_rows(
@@ -398,10 +415,18 @@ def flip_rows(
                 text = f"No value of {what} {f.searched} changes the route (now {_fmt(current, f.unit)})."
             else:
                 way = "rises above" if above else "falls below"
-                text = (
-                    f"The route moves to {option_names[new]} if {what} {way} {_fmt(th, f.unit)} "
-                    f"(now {_fmt(current, f.unit)})."
-                )
+                shown_th, shown_now = _fmt_pair(th, current, f.unit)
+                if shown_th == shown_now:  # the threshold is today's value: any move that way flips the route
+                    text = (
+                        f"The route is on the edge: it moves to {option_names[new]} if {what} "
+                        f"{'rises' if above else 'falls'} at all from today's {shown_now}."
+                    )
+                else:
+                    edge = abs(th - current) <= 0.005 * abs(current)
+                    text = (
+                        f"The route moves to {option_names[new]} if {what} {way} {shown_th} "
+                        f"(now {shown_now}{', close to the edge' if edge else ''})."
+                    )
                 threshold, new_id = th, option_ids[new]
             out[w].append(
                 {

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from economics.evaluate import evaluate
-from economics.io.scenarios import default_scenario
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
 from economics.plan import PlanSolution, solve_plan
 from economics.plan_utilization import utilization_flips
 from economics.price_book import NegotiatedPrice, apply_negotiated
@@ -136,3 +138,22 @@ def test_evaluate_without_flips_is_the_same_result_with_every_decision_s_flips_l
         }
     )
     assert refilled == full
+
+
+@pytest.mark.parametrize("preset", sorted(p.name for p in PRESET_DIR.glob("*.json")))
+def test_a_threshold_never_reads_the_same_as_todays_value(preset: str) -> None:
+    # the bank's code completion read "falls below 80% (now 80%)": rounded to three digits, a threshold at today's
+    # value (or a hair from it) said nothing; it now gets the digits to differ, or says the route is on the edge
+    s = load_scenario(PRESET_DIR / preset)
+    for d in evaluate(s).decisions:
+        for f in d.flips:
+            m = re.search(r"(?:rises above|falls below) (.+) \(now (.+?)(?:, close to the edge)?\)\.$", f.text)
+            if m:
+                assert m.group(1) != m.group(2), f.text
+
+
+def test_a_route_on_the_edge_says_so() -> None:
+    texts = [f.text for d in evaluate(default_scenario()).decisions for f in d.flips]
+    edge = [t for t in texts if t.startswith("The route is on the edge")]
+    assert edge, texts
+    assert all("at all from today's" in t for t in edge)
