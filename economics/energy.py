@@ -282,6 +282,8 @@ def _fleet_sentence(c: PlanCarbon, rate: DisplayRate) -> str:
         (owned, rented), "Owned nodes and rented GPUs"
     )
     kwh = c.kwh_per_month + c.rented_kwh_per_month
+    if kwh <= 0:  # an API-only plan read "Owned nodes: 0 kWh and 0 t CO2e a month"
+        return "The plan runs no GPUs of its own: it has no energy or emissions of its own to count."
     if c.kg_co2e_per_month is None or c.factor is None:
         return f"{who}: {kwh:,.0f} kWh a month; set a grid region to see emissions and price carbon."
     text = (

@@ -287,9 +287,11 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
     if t.kind[chosen] == API:
         owned = best_of(j[w : w + 1], ~t.is_api, t.tpot_s[w : w + 1], t.is_api)[0]
         if owned < 0:
-            parts.append("No owned option can serve it")
+            has_gpus = bool((~t.is_api).any())
+            parts.append("No option on owned or rented GPUs can serve it" if has_gpus else "The scenario has no GPUs")
         elif t.quality[w, chosen] > t.quality[w, owned] and t.cost_usd[w, chosen] > t.cost_usd[w, owned]:
-            parts.append("The API's higher quality is worth more than what the plan's owned capacity would save")
+            own = "rented" if t.rented is not None and bool(t.rented[owned]) else "owned"
+            parts.append(f"The API's higher quality is worth more than what the plan's {own} capacity would save")
         else:
             parts.append(
                 f"Carrying it on {names[owned]} would cost the plan more than the API's bill "

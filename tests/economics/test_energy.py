@@ -8,6 +8,7 @@ import pytest
 
 from economics.currency import DisplayRate
 from economics.energy import (
+    PlanCarbon,
     carbon_statement,
     energy_per_token_j,
     energy_table,
@@ -130,3 +131,10 @@ def test_carbon_price_enters_rented_gpu_hours_too() -> None:
     assert "estimated from their board power" in text
     if priced_r.plan.api_cost_usd_per_month > 0:
         assert "providers publish no energy" in text
+
+
+def test_an_api_only_plan_counts_no_energy_of_its_own() -> None:
+    # it read "Owned nodes: 0 kWh and 0 t CO2e a month" on the API-only preset
+    text = carbon_statement(PlanCarbon(0.0, 0.0, 0.0, 0.0, None))
+    assert "0 kWh" not in text
+    assert text.startswith("The plan runs no GPUs of its own")

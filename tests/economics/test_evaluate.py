@@ -379,3 +379,12 @@ def test_break_even_demand_by_hand(bank_result: Result) -> None:
     assert d["analyst-research"].break_even_demand_requests_per_s == pytest.approx(node_h / (3600 * 0.039), rel=1e-4)
     # Sovereign workloads have no API to break even against.
     assert d["kyc-overnight"].break_even_demand_requests_per_s is None
+
+
+def test_reasons_name_rented_capacity_and_an_api_only_scenario_in_its_own_words() -> None:
+    rented = load_scenario(PRESET_DIR / "startup-rented.json")
+    reasons = [d.reason for d in evaluate(rented).decisions]
+    assert not any("owned capacity" in t for t in reasons), reasons
+    assert any("rented capacity" in t for t in reasons), reasons
+    api_only = load_scenario(PRESET_DIR / "api-only.json")
+    assert all(d.reason.startswith("The scenario has no GPUs") for d in evaluate(api_only).decisions)

@@ -148,7 +148,9 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         y=names,
         x=[k * d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0 for d in decisions],
         orientation="h",
-        name="its best API (none for sovereign data)",
+        # "(none for sovereign data)" only where a workload has no API it may use
+        name="its best API"
+        + (" (none where no API may serve it)" if any(d.all_api_monthly_cost_usd is None for d in decisions) else ""),
         marker={"color": API_WINS_COLOR},
         opacity=0.75,
         hovertemplate=f"<b>%{{y}}</b><br>best API: {cur}%{{x:,.0f}}/month<extra></extra>",
