@@ -93,6 +93,13 @@ def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis, money: Mone
 
 
 def _latency_bound(s: Scenario, r: Result) -> Claim:
+    if not s.owned_options:  # batchability is measured at an AR option's batch-one speed: there is none
+        return Claim(
+            claim="Latency-bound work cannot wait for a batch, so owned GPUs that serve it sit mostly idle.",
+            figure="the scenario has no owned or rented GPU option, so no batchability to measure",
+            holds=None,
+            page="workloads",
+        )
     bound = [d for d in r.decisions if d.batchability < 1]
     if not bound:
         return Claim(
@@ -206,8 +213,16 @@ def _formula(s: Scenario, r: Result, money: Money) -> Claim:
     )
 
 
-def _routing(r: Result) -> Claim:
+def _routing(s: Scenario, r: Result) -> Claim:
     labels = {d.route_label for d in r.decisions}
+    if not s.owned_options:
+        return Claim(
+            claim="Route each workload by batchability × value per token.",
+            figure=f"{_count(len(r.decisions), 'workload')} on {_count(len(labels), 'route')} "
+            f"({', '.join(sorted(labels))}), chosen by value alone: with no GPU option there is no batchability",
+            holds=None,
+            page="workloads",
+        )
     return Claim(
         claim="Route each workload by batchability × value per token.",
         figure=f"{_count(len(r.decisions), 'workload')} on {_count(len(labels), 'route')}: "
@@ -275,7 +290,7 @@ def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tu
         claims += list(_diffusion(a))
     claims += [
         _formula(scenario, result, money),
-        _routing(result),
+        _routing(scenario, result),
         _sovereignty(scenario, result),
         _idle(result, money),
     ]

@@ -73,3 +73,16 @@ def test_one_sovereign_workload_is_counted_in_the_singular() -> None:
     s = load_scenario(PRESET_DIR / "batch-shop.json")
     claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Sovereignty"))
     assert claim.figure.startswith("1 sovereign workload,"), claim.figure
+
+
+def test_an_api_only_scenario_does_not_claim_batchability_it_cannot_measure() -> None:
+    # it said "5 latency-bound workloads, all on APIs … holds" with β = 0 for lack of any GPU option, the overnight
+    # batch included, and "routing by batchability × value holds" where only value could decide
+    s = load_scenario(PRESET_DIR / "api-only.json")
+    claims = {c.claim.split(",")[0]: c for c in argument(s, evaluate(s))}
+    latency = claims["Latency-bound work cannot wait for a batch"]
+    routing = claims["Route each workload by batchability × value per token."]
+    assert latency.holds is None
+    assert "no batchability to measure" in latency.figure
+    assert routing.holds is None
+    assert "chosen by value alone" in routing.figure
