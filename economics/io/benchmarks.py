@@ -80,12 +80,26 @@ def _num(file: str, where: str, data: Mapping[str, Any], *keys: str, required: b
         value = data[key]
         if isinstance(value, Mapping):
             value = value.get("avg", value.get("value"))
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise BenchmarkFormatError(file, f"{where}key '{key}'", f"expected a finite number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
+            raise BenchmarkFormatError(file, f"{where}key '{key}'", f"expected a finite number, got {_short(value)}")
         return float(value)
     if required:
         raise BenchmarkFormatError(file, f"{where}key '{keys[0]}'", "missing")
     return None
+
+
+def _finite(value: int | float) -> bool:
+    """A number a float can hold: a 400-digit integer in a file overflowed float() with a traceback."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a value from a file, cut to 40 characters (a 400-digit number is not repeated whole)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def _named(value: Any) -> str:
@@ -97,10 +111,13 @@ def _named(value: Any) -> str:
 
 def _point(file: str, where: str, ctx: RunContext, t_in: float, t_out: float, conc: float | None,
            tok_s: float, named: str = "") -> BenchmarkPoint:  # fmt: skip
+    if conc is not None and conc <= 0:  # -5 or 0 clients was read as "every request at once", a silent wrong fit
+        raise BenchmarkFormatError(file, where or "file", f"concurrency {conc:g} must be more than 0 (leave it out "
+                                   "for a run that sent every request at once)")  # fmt: skip
     try:
         return BenchmarkPoint(
             model_id=ctx.model_id, gpu_id=ctx.gpu_id, gpus=ctx.gpus, precision=ctx.precision, engine=ctx.engine,
-            input_tokens=t_in, output_tokens=t_out, concurrency=conc if conc and conc > 0 else None,
+            input_tokens=t_in, output_tokens=t_out, concurrency=conc,
             output_tokens_per_s=tok_s, source=f"{file} {where}".strip()[:300], file_model=named,
         )  # fmt: skip
     except ValidationError as exc:
@@ -137,9 +154,10 @@ def _request_rate(file: str, where: str, rec: Mapping[str, Any]) -> float | None
     rate = rec.get("request_rate")
     if rate is None or (isinstance(rate, str) and rate.strip().lower() in _UNLIMITED):
         return None
-    if isinstance(rate, bool) or not isinstance(rate, int | float) or rate <= 0:
+    bad = isinstance(rate, bool) or not isinstance(rate, int | float) or rate <= 0
+    if bad or (rate != math.inf and not _finite(rate)):
         raise BenchmarkFormatError(file, f"{where}key 'request_rate'", f"expected a positive number or \"inf\", "
-                                   f"got {rate!r}")  # fmt: skip
+                                   f"got {_short(rate)}")  # fmt: skip
     return float(rate) if math.isfinite(rate) else None
 
 

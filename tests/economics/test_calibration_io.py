@@ -368,6 +368,16 @@ def test_plain_csv_needs_no_context() -> None:
          b"generative_benchmark,r,i,synchronous,x,y,30.0,46\n", "benchmarks.csv: file: a GuideLLM CSV or YAML export"),
         ("benchmarks.yaml", b"benchmarks:\n- args:\n    max_duration: 30.0\n  type_: generative_benchmark\n",
          "benchmarks.yaml: file: a GuideLLM CSV or YAML export"),
+        # a 400-digit integer overflowed float() with a traceback; it is refused like any other bad number
+        ("big.json", b'{"completed": 1' + b"0" * 400 + b', "total_input_tokens": 1, "total_output_tokens": 1, '
+         b'"output_throughput": 1}', "big.json: key 'completed': expected a finite number, got 1000"),
+        ("bigrate.json", b'{"completed": 1, "total_input_tokens": 1, "total_output_tokens": 1, "output_throughput": 1,'
+         b' "request_rate": 1' + b"0" * 400 + b"}", "bigrate.json: key 'request_rate': expected a positive number"),
+        # -5 or 0 clients was read as "every request at once" and fitted silently
+        ("neg.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+         b"llama-3.1-8b,h100-sxm,1,fp8,100,100,-5,190\n", "neg.csv: line 2: concurrency -5 must be more than 0"),
+        ("zero.json", b'{"completed": 10, "total_input_tokens": 10, "total_output_tokens": 10, "output_throughput": 5,'
+         b' "max_concurrency": 0}', "zero.json: file: concurrency 0 must be more than 0"),
         *NO_OPERATING_POINT,
     ],
 )  # fmt: skip
