@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from economics._base import Frozen
 from economics.finance.terms import RentalTerms
@@ -98,6 +98,18 @@ class OwnedNode(Frozen):
     )
     source: str = Field(default="", max_length=1000, description="where the inputs come from")
     as_of: str = Field(default="", max_length=64, description="date of the inputs")
+
+    @field_validator("power_fraction_busy")
+    @classmethod
+    def _busy_draws_at_least_idle(cls, busy: float, info: ValidationInfo) -> float:
+        """A node busy below its idle draw made the power of busy hours negative, and with it the bill."""
+        idle = info.data.get("power_fraction_idle")
+        if idle is not None and busy < idle:
+            raise ValueError(
+                f"the power drawn when busy ({100 * busy:g}% of maximum) must be at least the power drawn when "
+                f"idle ({100 * idle:g}%)"
+            )
+        return busy
 
 
 NodeOffer = Annotated[RentedNode | OwnedNode, Field(discriminator="kind")]

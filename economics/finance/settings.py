@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from economics._base import Frozen
 
@@ -58,6 +58,15 @@ class FinanceSettings(Frozen):
         "[currency/USD]",
     )
     fx_as_of: dt.date | None = Field(default=None, description="date of the FX rate [-]")
+
+    @field_validator("fx_units_per_usd")
+    @classmethod
+    def _a_dollar_is_a_dollar(cls, rate: float | None, info: ValidationInfo) -> float | None:
+        """A rate of 5 with money shown in USD multiplied every amount by 5 and still called it USD."""
+        if rate is not None and rate != 1.0 and info.data.get("display_currency") == "USD":
+            raise ValueError(f"money shown in US dollars needs a rate of 1 (or none), not {rate:g}")
+        return rate
+
     fx_source: str = Field(default="", max_length=500, description="where the FX rate comes from [-]")
     cost_of_capital_per_year: float | None = Field(
         default=None,
