@@ -14,12 +14,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from cli.jsonout import dumps
 from cli.main import CliError
+from economics._errors import error_items
 from economics.hardware import PRECISIONS
 
 #: Most files one call reads [count].
 MAX_FILES = 50
+#: The flag behind each field of the run's context, for a message that names what the user typed.
+_FLAGS = {"model_id": "--model", "gpu_id": "--gpu", "gpus": "--gpus", "precision": "--precision", "engine": "--engine"}
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -104,8 +109,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             ctx = RunContext(model_id=args.model, gpu_id=gpu[0], gpus=args.gpus, precision=args.precision,
                              engine=args.engine)  # fmt: skip
-        except ValueError as exc:
-            raise CliError("--model/--gpu/--gpus", str(exc).splitlines()[-1]) from None
+        except ValidationError as exc:  # the flag that holds the bad value, and pydantic's message for it
+            loc, _, msg = next(error_items(exc))
+            flag = _FLAGS.get(str(loc[0]) if loc else "", "--model/--gpu/--gpus")
+            raise CliError(flag, msg) from None
     points = []
     for name in args.files:
         path = Path(name)

@@ -3,6 +3,7 @@ traceback and never a hang. Each case runs the real ``python -m economics`` in a
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -80,6 +81,40 @@ def test_nan_is_reported_with_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "nan.json"
     path.write_text(text.replace('"avg_requests_per_s": 0.46', '"avg_requests_per_s": NaN', 1))
     assert_one_line_error(cli("evaluate", str(path)), "line ", "workloads.0.avg_requests_per_s", "NaN")
+
+
+def test_a_node_busy_below_its_idle_draw_is_refused(tmp_path: Path) -> None:
+    # it passed, and the bill came out negative (busy hours paid less power than idle ones): "total SGD -355.6/month"
+    data = json.loads((PRESET_DIR / "single-workload.json").read_text(encoding="utf-8"))
+    data["nodes"][0]["power_fraction_busy"] = 0.0
+    path = tmp_path / "busy.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert_one_line_error(cli("evaluate", str(path)), "nodes.0.power_fraction_busy", "at least the power drawn")
+
+
+def test_a_dollar_rate_other_than_one_is_refused(tmp_path: Path) -> None:
+    # "USD at 5 USD per US dollar" multiplied every amount by 5 and still called it USD
+    data = json.loads((PRESET_DIR / "single-workload.json").read_text(encoding="utf-8"))
+    data["finance"] = {**(data.get("finance") or {}), "display_currency": "USD", "fx_units_per_usd": 5}
+    path = tmp_path / "usd5.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert_one_line_error(cli("evaluate", str(path)), "finance.fx_units_per_usd", "needs a rate of 1")
+
+
+def test_calibrate_names_the_flag_and_the_problem_not_a_link() -> None:
+    # it printed "--model/--gpu/--gpus:     For further information visit https://errors.pydantic.dev/…"
+    runs = str(ROOT / "tests" / "data" / "benchmarks" / "vllm_bench_serve.json")
+    proc = cli("calibrate", runs, "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "0")
+    assert_one_line_error(proc, "--gpus:", "greater than or equal to 1")
+    assert "errors.pydantic.dev" not in proc.stderr
+
+
+def test_a_400_digit_number_in_a_benchmark_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text('{"completed": 1' + "0" * 400 + ', "total_input_tokens": 1, "total_output_tokens": 1, '
+                    '"output_throughput": 1}', encoding="utf-8")  # fmt: skip
+    proc = cli("calibrate", str(path), "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert_one_line_error(proc, "key 'completed'", "expected a finite number")
 
 
 def test_a_bom_is_accepted(tmp_path: Path) -> None:
