@@ -102,7 +102,8 @@ MAX_JSON_BYTES = 2_000_000
 MAX_MESSAGES = 20
 
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]*$")
-_VERSION_RE = re.compile(r"^v(\d{1,6})$")
+#: "v" and a number in ASCII digits without leading zeros ("v01", "v1\n" or an Arabic-Indic "v١" are no format)
+_VERSION_RE = re.compile(r"v(0|[1-9]\d{0,5})", re.ASCII)
 _ITEM_PATH_RE = re.compile(r"^\s*([a-z_]+)\.(\d+)\b")
 
 Status = Literal["ok", "repaired", "default"]
@@ -199,7 +200,7 @@ def decode(token: str | None, fallback: Scenario) -> Decoded:
             "so it was not opened. Share large scenarios as a JSON file.",
         )
     version, dot, body = token.partition(".")
-    match = _VERSION_RE.match(version)
+    match = _VERSION_RE.fullmatch(version)
     if not dot or match is None:
         return _default(fallback, f"The link is not a scenario link (it should start with '{LINK_FORMAT}.').")
     if version != LINK_FORMAT:

@@ -135,6 +135,10 @@ def test_json_file_round_trip() -> None:
         ("hello", "not a scenario link"),
         ("v2.abcd", "'v2', which is newer"),
         ("v0.abcd", "'v0', which is older"),
+        # look-alikes of v1 were called "newer than v1": a leading zero, a newline, an Arabic-Indic one
+        ("v01.abcd", "not a scenario link"),
+        ("v1\n.abcd", "not a scenario link"),
+        ("v\u0661.abcd", "not a scenario link"),
         ("v1.ab$cd", "characters a scenario link never has"),
         ("v1.aGVsbG8", "does not decompress"),  # base64 of "hello"
         ("v1." + "A" * (scenarios.MAX_TOKEN_CHARS + 1), "too long"),
