@@ -520,12 +520,30 @@ def _draw(surrogate: Surrogate, n: int, seed: int) -> _Draws:
     return _Draws(api, node, *shared)
 
 
+#: Most draws × workloads × options one Monte Carlo holds [cells]: each (N, W, O) array of the draws is 8 bytes a
+#: cell, and a few are alive at once. A 5,000-workload upload at 10,000 draws grew past 15 GB before this cap.
+MAX_DRAW_CELLS = 4_000_000
+
+
+def draws_that_fit(n: int, workloads: int, options: int) -> int:
+    """``n``, or fewer so that draws × workloads × options stays within :data:`MAX_DRAW_CELLS` (at least 1).
+
+    >>> draws_that_fit(10_000, 5, 8), draws_that_fit(10_000, 5_000, 8), draws_that_fit(10, 10**6, 10)
+    (10000, 100, 1)
+    """
+    return max(1, min(n, MAX_DRAW_CELLS // max(1, workloads * options)))
+
+
 def monte_carlo(surrogate: Surrogate, n: int = 10_000, seed: int = 0) -> MonteCarlo:
-    """Seeded Monte Carlo over the ranges: bands on $/Mtok and P(owned beats API) per workload."""
+    """Seeded Monte Carlo over the ranges: bands on $/Mtok and P(owned beats API) per workload.
+
+    A scenario too large for ``n`` draws in memory gets fewer (:func:`draws_that_fit`); ``draws`` on the result
+    says how many were made, and every page and the meeting pack print that number."""
     if n < 1:
         raise ValueError("n must be at least 1")
     ev = surrogate.evaluation
     t, sc = ev.table, ev.scenario
+    n = draws_that_fit(n, len(sc.workloads), len(t.option_ids))
     out = _propagate(surrogate, _draw(surrogate, n, seed))
     base = _propagate(surrogate, _base_draws(surrogate, 1))
     per_mtok = MTOK / t.output_tokens

@@ -146,6 +146,12 @@ if (mc.workloads["prob_fleet_short"] > 0).any():  # a sunk route's median above 
         "in a draw where the GPUs do less than assumed (the efficiency ranges above), a fleet sized exactly for the "
         "scenario runs short, and the extra capacity is charged at its full price. The last column says how often."
     )
+if mc.draws < draws:  # a large scenario gets fewer draws than asked for, to fit in memory: say so
+    st.info(
+        f"{mc.draws:,} draws instead of the {draws:,} asked for: this scenario has "
+        f"{fmt.plural(len(subject.scenario.workloads), 'workload')} and that many draws of every option would not fit "
+        "in memory. The bands are wider-grained; a smaller scenario gets every draw."
+    )
 st.caption(
     f"{mc.draws:,} seeded draws (seed {mc.seed}) through the evaluated operating point, each routed by the fleet "
     "plan (the workload's marginal cost in it, the rest of the plan held fixed); "

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from economics import uncertainty
 from economics.evaluate import evaluate, evaluate_arrays
 from economics.io.scenarios import default_scenario, load_preset
 from economics.offers import OwnedNode, RentedNode
@@ -247,3 +248,15 @@ def test_a_bought_route_runs_short_only_when_the_gpus_do_less_than_assumed() -> 
     assert above.any()
     assert (base.loc[above, "prob_fleet_short"] >= 0.5).all()
     assert (base.loc[sunk & (base["p50_usd_per_mtok"] == 0), "prob_fleet_short"] <= 0.5).all()
+
+
+def test_a_scenario_too_large_for_the_draws_gets_fewer(bank_surrogate, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    # a 5,000-workload upload at 10,000 draws grew past 15 GB: the draws are capped by draws × workloads × options
+    sg = bank_surrogate
+    cells = len(BANK.workloads) * len(sg.evaluation.table.option_ids)
+    monkeypatch.setattr(uncertainty, "MAX_DRAW_CELLS", 100 * cells)
+    mc = monte_carlo(sg, 10_000, seed=3)
+    assert mc.draws == 100
+    assert len(mc.workloads) == len(BANK.workloads)
+    assert mc.savings_p05_usd_per_month <= mc.savings_p95_usd_per_month
+    assert monte_carlo(sg, 50, seed=3).draws == 50  # under the cap: every draw asked for
