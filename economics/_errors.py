@@ -58,7 +58,11 @@ def validation_problems(error: ValidationError, prefix: Loc = ()) -> list[str]:
     ['review_date: Field required', 'gpus: Field required']
     """
     lines: list[str] = []
-    for loc, kind, msg in error_items(error):
+    items = list(error_items(error))
+    inner = {loc[:-1] for loc, _, _ in items if loc} | {loc[:-2] for loc, _, _ in items if len(loc) > 1}
+    for loc, kind, msg in items:
+        if kind == "too_short" and loc in inner:  # "at least 1 item after validation, not 0": its items were bad
+            continue
         path = field_path(loc, prefix, UNION_TAGS)
         if ": " in msg and not field_path(loc, (), UNION_TAGS):  # a model-level check naming its own paths
             lines.extend(f"{path + '.' if path else ''}{part.strip()}" for part in msg.split("; ") if part.strip())

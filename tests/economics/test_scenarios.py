@@ -209,3 +209,18 @@ def test_reprice_reports_offers_without_a_price_on_that_date() -> None:
         reprice(s, load_catalog(), dt.date(2020, 1, 1))
     assert all(".price_id: " in line for line in e.value.problems)
     assert any(line.startswith("apis.0.price_id: ") for line in e.value.problems)
+
+
+def test_a_bad_only_workload_is_one_problem_not_also_an_empty_list() -> None:
+    # pydantic adds "workloads: Tuple should have at least 1 item after validation, not 0" under the item's own
+    # error: a second line that sends the reader looking for a missing list
+    data = json.loads((PRESET_DIR / "single-workload.json").read_text(encoding="utf-8"))
+    data["workloads"][0]["avg_requests_per_s"] = -1
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario(data)
+    assert len(info.value.problems) == 1, info.value.problems
+    assert info.value.problems[0].startswith("workloads.0.avg_requests_per_s:")
+    data["workloads"] = []
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario(data)
+    assert info.value.problems == ("workloads: Tuple should have at least 1 item after validation, not 0",)
