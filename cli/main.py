@@ -14,8 +14,8 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn, Protocol, cast
+from collections.abc import Iterator, Sequence
+from typing import Any, NoReturn, Protocol, TextIO, cast
 
 from pydantic import ValidationError
 
@@ -90,14 +90,49 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
+#: Control characters and text-direction marks a name from a file could carry to the terminal, each written as
+#: its escape instead ("\\x1b", "\\u202e"): a workload named "\x1b[31m…" recoloured the terminal, a NUL or a
+#: right-to-left override changed what the reader saw. Line breaks and tabs stay (the tables use them).
+_SHOWN_AS_ESCAPES = {
+    c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
+    for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F,
+              *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}  # fmt: skip
+
+
+class _Printable:
+    """A text stream that writes control characters as their escapes (:data:`_SHOWN_AS_ESCAPES`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text.translate(_SHOWN_AS_ESCAPES))
+
+    def __getattr__(self, name: str) -> object:  # flush, fileno, encoding …: the wrapped stream's
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _printable_output() -> Iterator[None]:
+    """stdout and stderr escape control characters while the command runs (names come from files)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Printable(out), _Printable(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input or output closed early).
 
     Never a traceback for bad input: a reader that closes the output early (``| head -1``) and JSON nested
-    too deeply each give one line on stderr and status 2.
+    too deeply each give one line on stderr and status 2. Control characters in names are shown as escapes.
     """
     try:
-        status = _main(argv)
+        with _printable_output():
+            status = _main(argv)
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()

@@ -117,6 +117,20 @@ def test_a_400_digit_number_in_a_benchmark_file_is_one_line(tmp_path: Path) -> N
     assert_one_line_error(proc, "key 'completed'", "expected a finite number")
 
 
+def test_control_characters_in_names_reach_the_terminal_as_escapes(tmp_path: Path) -> None:
+    # a workload named "\x1b[31mRED\x1b[0m" recoloured the terminal; a NUL and a right-to-left override went out raw
+    data = json.loads((PRESET_DIR / "single-workload.json").read_text(encoding="utf-8"))
+    data["workloads"][0]["name"] = "\x1b[31mRED\x1b[0m"
+    data["name"] = "a\x00b\u202ec"
+    path = tmp_path / "ctrl.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    proc = cli("evaluate", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert not any(ch in proc.stdout for ch in ("\x1b", "\x00", "\u202e")), proc.stdout[:300]
+    assert "\\x1b[31mRED\\x1b[0m" in proc.stdout  # shown as the escapes, so the reader sees what the file holds
+    assert "a\\x00b\\u202ec" in proc.stdout
+
+
 def test_a_bom_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf" + (PRESET_DIR / "batch-shop.json").read_bytes())
