@@ -19,7 +19,14 @@ st.caption(
     "Each year is re-planned from scratch with that year's demand and prices. API and rental prices fall by "
     "the rates below (by default, the median of the price history in our catalog); an owned node is replaced "
     "at the end of its life at that year's price. Net present value discounts each year's bill at the cost "
-    "of capital."
+    "of capital. Over years a node already bought is not free: each year's bill carries an owned node's full "
+    "cost (its capital spread over its life, power, operations)"
+    + (
+        ", while the Overview's monthly figure, in the cash view, counts only the spending that changes, so the "
+        "two do not compare line for line."
+        if s.policy.lens == "cash" and any(n.kind == "owned" for n in s.nodes)
+        else "."
+    )
 )
 try:
     rate = display_rate(s)

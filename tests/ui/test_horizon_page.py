@@ -27,6 +27,8 @@ def test_horizon_page_on_the_bank() -> None:
     text = _text(at)
     assert "SGD" in text
     assert "Owning keeps paying" in text  # the data rules keep sovereign work off rented nodes
+    # the yearly bill (full cost of the bought node) was read against the Overview's cash-view month: say why
+    assert "do not compare line for line" in text
     npv = at.dataframe[0].value
     assert npv["Plan"].iloc[0] == "Own the nodes"
     assert "NPV [SGD]" in npv.columns
