@@ -17,6 +17,7 @@ from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_sc
 from economics.price_book import price_book
 from economics.uncertainty import build_surrogate, monte_carlo
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from economics.views.cost import CostInputs, cost_analysis, variant_capacities
 from economics.views.kinds import option_kinds
 from reporting.finance import finance_data, finance_frames
 from reporting.pack import build_pack
@@ -24,6 +25,7 @@ from reporting.tables import fleet_changes_display, price_book_display, workload
 from reporting.tables import workloads_frame as pack_workloads_frame
 from tests.ui.helpers import metrics, number, plotly_specs, run_page
 from ui.charts.batching import concurrency_figure, roofline_figure
+from ui.charts.cost import cost_curve_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
 from ui.energy import ENERGY_COLUMN, energy_frame
@@ -354,3 +356,14 @@ def test_v_the_price_in_use_is_as_precise_as_the_list_price() -> None:
     assert list(row["In use"]) == ["$0.025"]
     assert list(row["List price (type to change)"]) == ["$0.025"]
     assert "$280,000" in set(shown["In use"])  # not "$280,000.00"
+
+
+def test_two_apis_of_one_kind_draw_lines_of_their_own_colour() -> None:
+    # the rented startup's GPT-5 and GPT-5 mini (both frontier APIs) drew the same orange flat line
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    w = s.workloads[0].id
+    fig = cost_curve_figure(cost_analysis(s, CostInputs(workload_id=w), variant_capacities(s, w)))
+    flat = [tr for tr in fig.data if tr.mode == "lines" and len(tr.x) == 2 and "/Mtok" in str(tr.name)]
+    frontier = [tr for tr in flat if "GPT-5" in str(tr.name)]
+    assert len(frontier) == 2, [tr.name for tr in flat]
+    assert frontier[0].line.color != frontier[1].line.color

@@ -70,9 +70,12 @@ def cost_curve_figure(
                 "<br>capacity %{customdata:,.0f} tok/s per replica<extra>%{fullData.name}</extra>"
             ),
         )
+    api_rank: dict[DisplayKind, int] = {}
     for api in a.apis:
         if not (api.feasible and math.isfinite(api.cost_usd_per_mtok)):
             continue
+        # two APIs of one kind (GPT-5 and GPT-5 mini) drew the same orange line: a shade of the kind each
+        rank = api_rank[api.kind] = api_rank.get(api.kind, -1) + 1
         note = "" if api.allowed else " (not allowed: sovereign data)"
         price = k * api.cost_usd_per_mtok
         finite.append(price)
@@ -80,7 +83,7 @@ def cost_curve_figure(
             x=[0, 100],
             y=[price, price],
             mode="lines",
-            line={"color": KIND_COLOR[api.kind], "width": 2, "dash": "solid" if api.allowed else "dot"},
+            line={"color": shade(api.kind, rank), "width": 2, "dash": "solid" if api.allowed else "dot"},
             name=_with_note(wrap_label(f"{api.label}: {cur}{price:,.3g}/Mtok", LEGEND_LINE_CHARS), note.strip()),
             hovertemplate=f"{api.label}<br>{cur}%{{y:,.3g}} per Mtok output at any utilization{note}<extra></extra>",
         )
