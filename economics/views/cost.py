@@ -23,6 +23,7 @@ from economics.costs import (
     owned_node_cost_breakdown,
     rented_node_list_usd_per_hour,
 )
+from economics.finance.rental import billing_reasons
 from economics.hardware import Deployment
 from economics.lookup import by_id
 from economics.model import FloatArray
@@ -153,6 +154,8 @@ class VariantCapacity:
     reason: str
     output_tokens_per_s: float  # λ_max·T_out [tok/s]
     source: Literal["model", "measured"] = "model"  # the option's attached benchmark replaced the model's figure
+    #: the offer's billing mode can carry the workload (spot with no fallback carries no latency SLO) [-]
+    billable: bool = True
 
 
 def capacity_key(scenario: Scenario, workload_id: str) -> str:
@@ -163,6 +166,8 @@ def capacity_key(scenario: Scenario, workload_id: str) -> str:
         node = scenario.node(option.node_id)
         parts += [option.model_dump_json(), scenario.model(option.model_id).model_dump_json()]
         parts += [scenario.gpu(node.gpu_id).model_dump_json(), str(node.gpus_per_node)]
+        if isinstance(node, RentedNode):  # the billing mode decides which workloads the offer may carry
+            parts += [node.pricing_type, node.billing.model_dump_json() if node.billing is not None else ""]
     return "\n".join(parts)
 
 
@@ -190,15 +195,26 @@ def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCap
             # the option's benchmark (OwnedOption.measured) replaces every variant's capacity, as in evaluate()
             # (economics.measured.measured_capacity); feasibility stays the model's, as there
             measured = option.measured.output_tokens_per_s if option.measured is not None else None
+            # the offer's billing rule, as in evaluate(): spot with no fallback carries no latency SLO, and a
+            # serverless cold start may miss the TTFT SLO (the page drew spot as the chat's cheapest option)
+            mode = str(
+                billing_reasons(
+                    node,
+                    np.array([wl.ttft_slo_s is not None or wl.tpot_slo_s is not None]),
+                    np.array([wl.ttft_slo_s if wl.ttft_slo_s is not None else np.inf]),
+                    np.atleast_1d(np.asarray(cap.ttft_s, dtype=np.float64))[:1],
+                )[0]
+            )
             out.append(
                 VariantCapacity(
                     option.id,
                     label,
                     kind,
-                    bool(cap.feasible),
-                    str(cap.reason),
+                    bool(cap.feasible) and not mode,
+                    mode or str(cap.reason),
                     float(cap.output_tokens_per_s) if measured is None else measured,
                     "model" if measured is None else "measured",
+                    billable=not mode,
                 )
             )
     return tuple(out)
@@ -244,7 +260,7 @@ def cost_analysis(scenario: Scenario, inputs: CostInputs, capacities: tuple[Vari
             else (typed if cap.kind != "owned-ar-spec" else None)
         )
         measured = tok_s is not None
-        feasible = measured or cap.feasible
+        feasible = (measured or cap.feasible) and cap.billable
         x_cap = (tok_s or 0.0) if measured else (cap.output_tokens_per_s if feasible else 0.0)
         if cheapest is None:
             u_star = float("nan")

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from economics.evaluate import evaluate, evaluate_with_plan
-from economics.io.scenarios import default_scenario
+from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
 from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, cost_at, node_costs, variant_capacities
 from economics.views.quadrant import GRID, quadrant
@@ -78,3 +78,20 @@ def test_quadrant_on_the_evaluated_plan_equals_one_that_solves_it_again() -> Non
         assert reused.label_names == again.label_names
     alone = evaluate(s)
     assert (alone.decisions, alone.options, alone.fleet) == (result.decisions, result.options, result.fleet)
+
+
+def test_spot_without_a_fallback_is_not_a_cost_curve_for_a_latency_bound_workload() -> None:
+    # the rented startup's chat has a latency SLO; AWS spot has no on-demand fallback, so the plan may not use it
+    # for the chat (evaluate says why), yet the Cost per token page drew it as the chat's cheapest option
+    s = load_scenario(PRESET_DIR / "startup-rented.json")
+    r = evaluate(s)
+    for w in s.workloads:
+        a = cost_analysis(s, CostInputs(workload_id=w.id), variant_capacities(s, w.id))
+        plan = {o.option_id: o for o in r.options if o.workload_id == w.id}
+        for c in a.curves:
+            if "spot" in c.option_id:
+                assert c.feasible == plan[c.option_id].feasible, (w.id, c.option_id, c.reason)
+                if not c.feasible:
+                    assert "on-demand fallback" in c.reason
+    chat = cost_analysis(s, CostInputs(workload_id="assistant-chat"), variant_capacities(s, "assistant-chat"))
+    assert not any(c.feasible for c in chat.curves if "spot" in c.option_id)
