@@ -174,11 +174,11 @@ def _formula(s: Scenario, r: Result, money: Money) -> Claim:
     API, on the cheapest GPU option a workload could use, said so: the identity holds whichever option it is."""
     claim = "Effective cost per token = node cost per hour ÷ (throughput × utilization)."
     gpu = ("owned-ar", "owned-diffusion")
+    names = {d.workload_id: d.workload_name for d in r.decisions}
     picked = [
         (d.workload_id, d.chosen_option_id, "") for d in r.decisions if d.chosen_kind in gpu and d.chosen_option_id
     ]
     if not picked:
-        names = {d.workload_id: d.workload_name for d in r.decisions}
         for d in r.decisions:
             able = [o for o in r.options if o.workload_id == d.workload_id and o.kind in gpu and o.feasible]
             if able:
@@ -193,8 +193,6 @@ def _formula(s: Scenario, r: Result, money: Money) -> Claim:
                 holds=None,
                 page="cost_per_token",
             )
-    else:
-        names = {d.workload_id: d.workload_name for d in r.decisions}
     workload_id, option_id, aside = picked[0]
     a = cost_analysis(s, CostInputs(workload_id=workload_id), variant_capacities(s, workload_id))
     curve = min(

@@ -175,6 +175,8 @@ def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCap
     """SLO capacity (docs/serving.md#slo-capacity) of every owned option's variants (plain AR, with speculation,
     diffusion) for the workload's request shape and SLOs."""
     wl = by_id(scenario.workloads, workload_id, "workload")
+    w = [i for i, x in enumerate(scenario.workloads) if x.id == workload_id][:1]  # (1,) index: arrays, not scalars
+    slo = WorkloadArrays.of(scenario)  # the latency-SLO rule of evaluate(), not a copy of it
     out: list[VariantCapacity] = []
     for option in scenario.owned_options:
         node = scenario.node(option.node_id)
@@ -197,14 +199,8 @@ def variant_capacities(scenario: Scenario, workload_id: str) -> tuple[VariantCap
             measured = option.measured.output_tokens_per_s if option.measured is not None else None
             # the offer's billing rule, as in evaluate(): spot with no fallback carries no latency SLO, and a
             # serverless cold start may miss the TTFT SLO (the page drew spot as the chat's cheapest option)
-            mode = str(
-                billing_reasons(
-                    node,
-                    np.array([wl.ttft_slo_s is not None or wl.tpot_slo_s is not None]),
-                    np.array([wl.ttft_slo_s if wl.ttft_slo_s is not None else np.inf]),
-                    np.atleast_1d(np.asarray(cap.ttft_s, dtype=np.float64))[:1],
-                )[0]
-            )
+            ttft = np.atleast_1d(np.asarray(cap.ttft_s, dtype=np.float64))[:1]
+            mode = str(billing_reasons(node, slo.latency_slo[w], slo.ttft_slo[w], ttft)[0])
             out.append(
                 VariantCapacity(
                     option.id,
