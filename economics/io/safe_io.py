@@ -213,8 +213,32 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are unique; a key written twice is refused (``json`` would keep the last silently,
+    so an edited file could carry a value the author never sees)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _duplicate_line(text: str, key: str) -> str:
+    """``line L: `` of the key's second appearance (where a reader would look), or "" when it cannot be found."""
+    offsets = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+    return f"line {_line_col(text, offsets[1])[0]}: " if len(offsets) > 1 else ""
+
+
 def load_json_text(raw: bytes | str) -> Any:
-    """Parse untrusted JSON: UTF-8 (a byte-order mark is allowed), no NaN/Infinity, bounded nesting.
+    """Parse untrusted JSON: UTF-8 (a byte-order mark is allowed), no NaN/Infinity, no key twice in one
+    object, bounded nesting.
 
     Raises :class:`JsonProblem` whose message says where: ``line 3 column 12: ...`` and, for NaN or
     Infinity, the field path too.
@@ -226,6 +250,11 @@ def load_json_text(raw: bytes | str) -> Any:
     ... except JsonProblem as exc:
     ...     print(exc)
     line 2 column 8: w.1.x: NaN is not a number JSON files may contain; write a finite number
+    >>> try:
+    ...     load_json_text('{"name": "a",\\n "name": "b"}')
+    ... except JsonProblem as exc:
+    ...     print(exc)
+    line 2: the key "name" is written twice in one object; keep one
     """
     if isinstance(raw, bytes):
         try:
@@ -236,7 +265,11 @@ def load_json_text(raw: bytes | str) -> Any:
     else:
         text = raw.removeprefix("\ufeff")
     try:
-        data = json.loads(text, parse_constant=_Constant, parse_float=_float)
+        data = json.loads(text, parse_constant=_Constant, parse_float=_float, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        shown = json.dumps(exc.key[:60], ensure_ascii=True)
+        where = _duplicate_line(text, exc.key)
+        raise JsonProblem(f"{where}the key {shown} is written twice in one object; keep one") from None
     except json.JSONDecodeError as exc:
         raise JsonProblem(f"line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:

@@ -186,6 +186,7 @@ def test_zip_bomb_is_capped_while_inflating() -> None:
         (b"{not json", "not valid JSON"),
         (b'{"name": NaN}', "not valid JSON"),
         (b"[1, 2, 3]", "JSON list, not a scenario"),
+        (b'{"name": "a", "name": "b"}', 'the key "name" is written twice in one object'),
         (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),  # nesting bomb
     ],
 )

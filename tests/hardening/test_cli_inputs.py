@@ -83,6 +83,14 @@ def test_nan_is_reported_with_line_and_field(tmp_path: Path) -> None:
     assert_one_line_error(cli("evaluate", str(path)), "line ", "workloads.0.avg_requests_per_s", "NaN")
 
 
+def test_a_key_written_twice_is_one_line_with_the_key(tmp_path: Path) -> None:
+    text = (PRESET_DIR / "singapore-bank.json").read_text(encoding="utf-8")
+    path = tmp_path / "twice.json"
+    twice = '"avg_requests_per_s": 0.46, "avg_requests_per_s": 9'
+    path.write_text(text.replace('"avg_requests_per_s": 0.46', twice, 1))
+    assert_one_line_error(cli("evaluate", str(path)), "line ", '"avg_requests_per_s" is written twice')
+
+
 def test_a_node_busy_below_its_idle_draw_is_refused(tmp_path: Path) -> None:
     # it passed, and the bill came out negative (busy hours paid less power than idle ones): "total SGD -355.6/month"
     data = json.loads((PRESET_DIR / "single-workload.json").read_text(encoding="utf-8"))

@@ -38,6 +38,25 @@ def test_non_finite_numbers_are_named_with_line_and_field(constant: str) -> None
     assert "workloads.0.peak_requests_per_s" in messages[0], messages
 
 
+def test_a_key_written_twice_is_refused_with_its_line() -> None:
+    # it was read silently, the last value winning: an edited file could carry a price its author never saw
+    twice = '"peak_requests_per_s": 1.4, "peak_requests_per_s": 90'
+    text = BANK.decode().replace('"peak_requests_per_s": 1.4', twice, 1)
+    line = text[: text.index('"peak_requests_per_s": 90')].count("\n") + 1
+    parsed, messages = scenarios.parse_json(text.encode())
+    assert parsed is None
+    key = '"peak_requests_per_s"'
+    problem = f"line {line}: the key {key} is written twice in one object; keep one"
+    assert messages == (f"The file is not valid JSON ({problem}).",)
+
+
+def test_the_same_key_in_two_objects_is_not_a_duplicate() -> None:
+    parsed, messages = scenarios.parse_json(BANK)
+    assert messages == ()
+    assert parsed is not None
+    assert len(parsed.workloads) > 1  # every workload has an "id": one key per object, many objects
+
+
 def test_empty_files_get_a_message() -> None:
     parsed, messages = scenarios.parse_json(b"")
     assert parsed is None
