@@ -385,18 +385,35 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
         cleaned[name] = _clean_object(name, data.get(name, {}), messages)
     lists = {name: _clean_list(name, data.get(name, []), messages) for name in _LIST_SECTIONS}
 
-    # Each pass drops at least one item, so this ends; the bound only documents that.
-    for _ in range(sum(len(items) for items in lists.values()) + 1):
+    # Each pass drops an item or mends a workload's quality figures (a workload at most once per option
+    # section that loses items), so this ends; the bound only documents that.
+    for _ in range(3 * sum(len(items) for items in lists.values()) + 1):
         try:
             scenario = Scenario.model_validate({**cleaned, **{k: [it for _, it in v] for k, v in lists.items()}})
         except ValidationError as exc:
             broken = _broken_items(exc)
             if not broken:
                 return _default(fallback, *_limit([*messages, *validation_problems(exc)]))
+            option_ids = {str(it.get("id")) for k in ("owned_options", "apis") for _, it in lists[k]}
+            dropped: list[tuple[str, int]] = []
             for (section, position), detail in sorted(broken.items()):
                 index, item = lists[section][position]
+                if section == "workloads" and detail.startswith("quality_overrides:"):
+                    # a quality figure for an option the link no longer has: drop that figure, keep the workload
+                    overrides = item.get("quality_overrides") or {}
+                    unknown = sorted(k for k in overrides if k not in option_ids)
+                    kept_overrides = {k: v for k, v in overrides.items() if k in option_ids}
+                    lists[section][position] = (index, {**item, "quality_overrides": kept_overrides})
+                    names = ", ".join(repr(k[:60]) for k in unknown)
+                    what = "an option" if len(unknown) == 1 else f"{len(unknown)} options"
+                    messages.append(
+                        f"{section}.{index}{_label(item)}: the quality it set for {what} not in the scenario "
+                        f"({names}) was left out; the workload was kept"
+                    )
+                    continue
                 messages.append(f"{section}.{index}{_label(item)}: dropped ({detail})")
-            for section, position in sorted(broken, key=lambda sp: -sp[1]):
+                dropped.append((section, position))
+            for section, position in sorted(dropped, key=lambda sp: -sp[1]):
                 del lists[section][position]
             continue
         return Decoded(scenario, "repaired", _limit(messages))

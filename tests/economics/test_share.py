@@ -244,6 +244,35 @@ def test_dropping_a_node_drops_the_options_that_use_it() -> None:
     )
 
 
+def test_a_quality_set_for_an_unknown_option_is_left_out_and_the_workload_kept() -> None:
+    # it dropped the whole workload, demand and all, for one quality figure
+    data = data_of(scenario(2))
+    data["workloads"][0]["quality_overrides"] = {"frontier": 0.97, "gone": 0.5, "also-gone": 0.6}  # type: ignore[index]
+    data["workloads"][1]["quality_overrides"] = {"gone": 0.5}  # type: ignore[index]
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
+    assert decoded.status == "repaired"
+    assert [w.id for w in decoded.scenario.workloads] == ["w0", "w1"]
+    assert [dict(w.quality_overrides) for w in decoded.scenario.workloads] == [{"frontier": 0.97}, {}]
+    assert decoded.messages == (
+        "workloads.0 ('Workload 0'): the quality it set for 2 options not in the scenario ('also-gone', 'gone') "
+        "was left out; the workload was kept",
+        "workloads.1 ('Workload 1'): the quality it set for an option not in the scenario ('gone') "
+        "was left out; the workload was kept",
+    )
+
+
+def test_an_option_dropped_with_its_api_keeps_the_workloads_that_rated_it() -> None:
+    data = data_of(scenario(2))
+    data["apis"][0]["output_usd_per_mtok"] = "lots"  # type: ignore[index]
+    decoded = scenarios.decode(raw_token(data), FALLBACK)
+    assert decoded.status == "repaired"
+    assert [a.id for a in decoded.scenario.apis] == []
+    assert [w.id for w in decoded.scenario.workloads] == ["w0", "w1"]
+    assert decoded.scenario.workloads[0].quality_overrides == {}
+    assert any(m.startswith("apis.0 ('Frontier'): dropped") for m in decoded.messages), decoded.messages
+    assert any("('frontier') was left out" in m for m in decoded.messages), decoded.messages
+
+
 def test_unknown_fields_are_named_and_ignored() -> None:
     data = data_of(scenario())
     data["evil"] = "__import__('os')"
