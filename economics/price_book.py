@@ -20,10 +20,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import pandas as pd
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from economics._base import Frozen
 from economics.offers import ApiOffer, OwnedNode, RentedNode
+from economics.price_text import date_range_problem
 from economics.result import Result
 from economics.scenario import Scenario
 
@@ -212,7 +213,7 @@ PRICE_BOOK_COLUMNS: dict[str, str] = {
     name: str(field.description) for name, field in PriceEntry.model_fields.items() if name != "as_of_text"
 } | {"in_chosen_route": "the price feeds a route chosen by the result (False when no result given) [-]"}
 
-_DATE_RE = re.compile(r"^\s*(\d{4})-(\d{2})(?:-(\d{2}))?\s*$")
+_DATE_RE = re.compile(r"^\s*([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?\s*$")
 
 
 def parse_as_of(text: str) -> dt.date | None:
@@ -363,6 +364,13 @@ class NegotiatedPrice(Frozen):
     value: float = Field(allow_inf_nan=False, description="the price or discount, in the item's unit [unit]")
     as_of: dt.date | None = Field(default=None, description="date of the agreement; None = the review date [-]")
     source: str = Field(default="", max_length=500, description="contract or quote reference [-]")
+
+    @field_validator("as_of")
+    @classmethod
+    def _plausible_date(cls, value: dt.date | None) -> dt.date | None:
+        if value is not None and (problem := date_range_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
 
 
 class NegotiatedPriceError(ValueError):

@@ -10,7 +10,19 @@ import datetime as dt
 import math
 import re
 
-__all__ = ["PriceTextError", "parse_date", "parse_money", "parse_percent", "typed_source"]
+__all__ = [
+    "PRICE_DATE_YEARS",
+    "PriceTextError",
+    "date_range_problem",
+    "parse_date",
+    "parse_money",
+    "parse_percent",
+    "typed_source",
+]
+
+#: Years a price's date may fall in [year]: a wider date is a typing slip (9999, 0202), not a quote.
+PRICE_DATE_YEARS = (2000, 2099)
+_ISO_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 _MONEY = re.compile(r"^(?:US\$|USD|\$)?\s*(?P<num>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)\s*(?:USD|\$)?$", re.IGNORECASE)
 _PERCENT = re.compile(r"^(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*%$")
@@ -81,20 +93,38 @@ def parse_percent(text: str, field: str, *, maximum: float = 100.0) -> float:
     return value / 100.0
 
 
+def date_range_problem(date: dt.date) -> str | None:
+    """Why a price's date cannot be right (its year outside :data:`PRICE_DATE_YEARS`), or None.
+
+    >>> date_range_problem(dt.date(9999, 12, 31))
+    '9999-12-31 is not a plausible date for a price; give a year from 2000 to 2099'
+    """
+    first, last = PRICE_DATE_YEARS
+    if first <= date.year <= last:
+        return None
+    return f"{date.isoformat()} is not a plausible date for a price; give a year from {first} to {last}"
+
+
 def parse_date(text: str, field: str) -> dt.date:
     """An ISO date (2026-11-01) [-]; other spellings are refused rather than guessed (is 01/11 January or
-    November?).
+    November?), and so are compact (20261101) and week dates, digits other than 0-9, and years outside
+    :data:`PRICE_DATE_YEARS`.
 
     >>> parse_date("2026-11-01", "As of")
     datetime.date(2026, 11, 1)
     """
     cleaned = text.strip()
     try:
-        return dt.date.fromisoformat(cleaned)
+        if not _ISO_DATE.match(cleaned):
+            raise ValueError(cleaned)
+        date = dt.date.fromisoformat(cleaned)
     except ValueError:
         raise PriceTextError(
             f"{field}: “{cleaned}” is not a date; type it as year-month-day, e.g. 2026-11-01"
         ) from None
+    if (problem := date_range_problem(date)) is not None:
+        raise PriceTextError(f"{field}: {problem}")
+    return date
 
 
 def typed_source(today: dt.date) -> str:

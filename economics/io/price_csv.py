@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 
 from pydantic import Field
 
@@ -34,6 +35,7 @@ from economics.price_book import (
     check_value,
     parse_as_of,
 )
+from economics.price_text import date_range_problem
 from economics.scenario import Scenario
 
 __all__ = [
@@ -114,6 +116,10 @@ def _header_problems(header: list[str]) -> list[CsvProblem]:
     return problems
 
 
+#: A plain decimal number as a spreadsheet writes it: ASCII digits, a point, an optional exponent and "%".
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+
+
 def _number(text: str, item: str | None) -> float | str:
     """The value as a float, or the reason it is not one."""
     raw = text.strip()
@@ -122,11 +128,14 @@ def _number(text: str, item: str | None) -> float | str:
     percent = raw.endswith("%")
     if percent and item is not None and NEGOTIABLE_ITEMS[item].unit != "fraction":
         return f"{raw!r}: a percentage is only allowed for discounts"
-    try:
-        value = float(raw.removesuffix("%").strip())
-    except ValueError:
-        hint = " (write digits only, with a dot for decimals, e.g. 2.5)" if any(c in raw for c in "$,€ ") else ""
+    digits = raw.removesuffix("%").strip()
+    if not _PLAIN_NUMBER.match(digits):  # float() would also take "1_000", "１２" and "infinity"
+        if digits.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+            return f"not a finite number: {raw!r}"
+        odd = not digits.isascii() or any(c in raw for c in "$,€ _")
+        hint = " (write digits 0-9 only, with a dot for decimals, e.g. 2.5)" if odd else ""
         return f"not a number: {raw!r}{hint}"
+    value = float(digits)
     if not math.isfinite(value):
         return f"not a finite number: {raw!r}"
     return value / 100.0 if percent else value
@@ -157,6 +166,8 @@ def _row(cells: dict[str, str], line: int, problems: list[CsvProblem]) -> Negoti
     as_of = parse_as_of(as_of_text) if as_of_text else None
     if as_of_text and (as_of is None or len(as_of_text) != 10):
         problems.append(CsvProblem(line=line, column="as_of", reason=f"not a date: {as_of_text!r}; write YYYY-MM-DD"))
+    elif as_of is not None and (far := date_range_problem(as_of)) is not None:
+        problems.append(CsvProblem(line=line, column="as_of", reason=far))
     source = cells.get("source", "").strip()
     if len(source) > 500:
         problems.append(CsvProblem(line=line, column="source", reason=f"too long ({len(source)} characters, max 500)"))

@@ -38,6 +38,11 @@ def test_iso_date() -> None:
         (parse_percent, "150%", "above 100%"),
         (parse_percent, "lots", "is not a percentage"),
         (parse_date, "01/11/2026", "year-month-day"),
+        (parse_date, "20261101", "year-month-day"),  # date.fromisoformat takes it
+        (parse_date, "2026-W48-1", "year-month-day"),  # ... and a week date
+        (parse_date, "２０２６-１１-０１", "year-month-day"),
+        (parse_date, "9999-12-31", "give a year from 2000 to 2099"),
+        (parse_date, "0202-11-01", "give a year from 2000 to 2099"),
     ],
 )
 def test_bad_text_gets_a_message_naming_the_field(parse: object, text: str, words: str) -> None:

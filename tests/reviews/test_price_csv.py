@@ -65,7 +65,7 @@ def test_every_bad_row_is_listed_and_nothing_is_applied() -> None:
     assert reasons[8] == "not a date: '2025-31-01'; write YYYY-MM-DD"
     assert reasons[9].startswith("unknown item 'teleport'; one of gpu_hour_price, reserved_discount")
     assert reasons[10].startswith("api_discount does not apply to owned offer 'h100-owned'; use node_capex")
-    assert "write digits only" in reasons[11]
+    assert "write digits 0-9 only" in reasons[11]
     assert str(result.problems[0]) == "line 3, value: not a number: 'abc'"
     with pytest.raises(ValueError, match="line 3"):
         result.applied_to(SCENARIO)
@@ -129,6 +129,34 @@ def test_conflicting_items_for_one_offer_are_rejected() -> None:
 def test_a_percentage_is_only_allowed_for_discounts() -> None:
     result = read_negotiated_csv(HEADER + "h100-rented,gpu_hour_price,20%,,\n", SCENARIO)
     assert result.problems[0].reason == "'20%': a percentage is only allowed for discounts"
+
+
+@pytest.mark.parametrize(
+    ("value", "as_of", "column", "reason"),
+    [  # each was read as a price: float() takes other scripts' digits and underscores
+        ("１２.５", "", "value", "not a number: '１２.５' (write digits 0-9 only, with a dot for decimals, e.g. 2.5)"),
+        ("٣", "", "value", "not a number: '٣' (write digits 0-9 only, with a dot for decimals, e.g. 2.5)"),
+        ("1_000", "", "value", "not a number: '1_000' (write digits 0-9 only, with a dot for decimals, e.g. 2.5)"),
+        ("infinity", "", "value", "not a finite number: 'infinity'"),
+        (
+            "2.10",
+            "9999-12-31",
+            "as_of",
+            "9999-12-31 is not a plausible date for a price; give a year from 2000 to 2099",
+        ),  # noqa: E501
+        ("2.10", "２０２５-０６-０１", "as_of", "not a date: '２０２５-０６-０１'; write YYYY-MM-DD"),
+    ],
+)
+def test_odd_numbers_and_dates_are_refused_in_words(value: str, as_of: str, column: str, reason: str) -> None:
+    result = read_negotiated_csv(HEADER + f"h100-rented,gpu_hour_price,{value},{as_of},\n", SCENARIO)
+    assert not result.ok
+    assert [(p.line, p.column, p.reason) for p in result.problems] == [(2, column, reason)]
+
+
+def test_a_plain_exponent_is_still_a_number() -> None:
+    result = read_negotiated_csv(HEADER + "h100-rented,gpu_hour_price,2.1e0,2025-06-01,\n", SCENARIO)
+    assert result.ok
+    assert [p.value for p in result.prices] == [2.1]
 
 
 def test_quoted_multiline_cells_keep_line_numbers_right() -> None:
