@@ -26,7 +26,9 @@ st.title("Break-even: when owning beats the API")
 st.caption(
     "Owned capacity costs the same every hour; the API costs the same every token. Owned wins once enough of "
     "its paid hours do useful work. Capacity is sized for the peak with headroom, so the average utilization "
-    "can never exceed peak-to-average × target utilization: that limit is drawn on every chart."
+    "can never exceed peak-to-average × target utilization: that limit is drawn on every chart. The comparison "
+    "is of inference cost alone; the quality of the answers and the cost of a failed task are left out here "
+    "(the Workloads page counts them: expected cost per task)."
 )
 
 

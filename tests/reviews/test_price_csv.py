@@ -143,7 +143,7 @@ def test_a_percentage_is_only_allowed_for_discounts() -> None:
             "9999-12-31",
             "as_of",
             "9999-12-31 is not a plausible date for a price; give a year from 2000 to 2099",
-        ),  # noqa: E501
+        ),
         ("2.10", "２０２５-０６-０１", "as_of", "not a date: '２０２５-０６-０１'; write YYYY-MM-DD"),
     ],
 )

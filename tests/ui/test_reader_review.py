@@ -367,3 +367,11 @@ def test_two_apis_of_one_kind_draw_lines_of_their_own_colour() -> None:
     frontier = [tr for tr in flat if "GPT-5" in str(tr.name)]
     assert len(frontier) == 2, [tr.name for tr in flat]
     assert frontier[0].line.color != frontier[1].line.color
+
+
+def test_break_even_says_what_it_leaves_out() -> None:
+    # a finance reader asked why a cheaper API "wins" here and loses on Workloads: this page compares $/Mtok only
+    at = run_page("3_break_even")
+    caption = " ".join(c.value for c in at.caption)
+    assert "the cost of a failed task are left out here" in caption
+    assert "expected cost per task" in caption
