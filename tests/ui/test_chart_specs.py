@@ -54,3 +54,17 @@ def test_a_misspelt_property_is_caught_by_the_validation_this_test_relies_on() -
     spec = json.loads(pio.to_json(c.figure(), validate=False))
     with pytest.raises(ValueError, match="lnie"):
         _validated(spec)
+
+
+def test_the_quadrant_names_its_value_axis_in_words() -> None:
+    # "value at risk" read as the risk measure (VaR) to a finance reader; the axis is the cost of a failed answer
+    from economics import evaluate
+    from economics.io.scenarios import default_scenario
+    from ui import compute
+    from ui.charts.quadrant import quadrant_figure
+
+    s = default_scenario()
+    fig = quadrant_figure(compute.quadrant(s, evaluate(s), s.workloads[0].id))
+    title = fig.layout.yaxis.title.text
+    assert title.startswith("cost of a failed answer [USD per 1,000 output tokens]"), title
+    assert "value at risk" not in title

@@ -79,8 +79,8 @@ def _half_cell(values: np.ndarray) -> float:
 
 
 def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
-    """x: batchability β (log), y: value at risk per 1,000 output tokens (log, in ``rate``'s currency: converted
-    here, at the display edge); regions of one workload."""
+    """x: batchability β (log), y: cost of a failed answer per 1,000 output tokens, the essay's value at risk v
+    (log, in ``rate``'s currency: converted here, at the display edge); regions of one workload."""
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     # both axes hold log10 values on linear axes labelled like log axes (log10_axis): the region map then
     # draws as one pixel per cell, not one rectangle per cell
@@ -96,7 +96,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         # two lines: the workload's name made one line too wide for a 1,024 px window
         f'Routing quadrant<br><span style="font-size:12px">regions computed for “{q.region_workload_name}”</span>',
         "batchability: requests in flight at once at peak [count] (log)",
-        f"value at risk [{rate.code} per 1,000 output tokens] (log)",
+        f"cost of a failed answer [{rate.code} per 1,000 output tokens] (log)",
         height=560,
         legend_rows=len(present) + 1,  # a row per region and the workloads: 2 squeezed the x title
     )
@@ -147,7 +147,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         ],
         hovertemplate=(
             "<b>%{text}</b><br>route: %{customdata[0]}<br>batchability %{customdata[2]:.3g}, "
-            f"{cur}%{{customdata[3]:,.3g}} per 1k tokens"
+            f"a failed answer costs {cur}%{{customdata[3]:,.3g}} per 1,000 output tokens"
             f"<br>margin over runner-up {cur}%{{customdata[1]:,.4f}}/task<extra></extra>"
         ),
         name="workloads (color: their route)",
