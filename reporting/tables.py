@@ -100,7 +100,7 @@ def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
         frame[f"Uncertain inputs, high, {view} [{c}/Mtok]"] = [
             _times(_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]), k) for w in ids
         ]
-        frame["Chance owned beats the API"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
+        frame["Chance owned costs less per task"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
     return frame
 
 
@@ -431,7 +431,7 @@ def bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
             f"Median [{code}/Mtok]": w["p50_usd_per_mtok"] * k,
             f"High (1 draw in 20 above) [{code}/Mtok]": w["p95_usd_per_mtok"] * k,
             "API allowed": w["api_allowed"],
-            "Chance owned beats the API": w["prob_owned_beats_api"],
+            "Chance owned costs less per task": w["prob_owned_beats_api"],
             "Chance the route holds": w["prob_route_unchanged"],
             "Chance the bought GPUs run short": w["prob_fleet_short"],
         }

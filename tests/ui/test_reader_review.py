@@ -375,3 +375,18 @@ def test_break_even_says_what_it_leaves_out() -> None:
     caption = " ".join(c.value for c in at.caption)
     assert "the cost of a failed task are left out here" in caption
     assert "expected cost per task" in caption
+
+
+def test_reviews_says_the_chance_is_per_task_and_the_bands_per_token() -> None:
+    # a reader saw the owned route's band under the API's and "chance owned beats the best API: 30%" beside it: the
+    # chance compares expected cost per task (failures counted), the bands inference cost per million tokens
+    at = run_page("7_reviews")
+    caption = " ".join(str(c.value) for c in at.caption)
+    assert "inference cost per million output tokens" in caption
+    assert "expected cost per task" in caption
+    mc = next(s for s in plotly_specs(at) if "5–95" in s["layout"]["title"]["text"])
+    titles = " ".join(a["text"] for a in mc["layout"].get("annotations", []))
+    assert "chance owned costs less per task than" in titles
+    assert "chance owned beats" not in titles
+    bands = next(df for df in (d.value for d in at.dataframe) if "Median [SGD/Mtok]" in df.columns)
+    assert "Chance owned costs less per task" in bands.columns

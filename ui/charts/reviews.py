@@ -284,13 +284,14 @@ PANEL_TITLE_LINE_PX = 19
 
 
 def _panel_title(w: pd.Series) -> str:
-    """A Monte Carlo panel's title: the workload, then the chance owned beats the API, then how often the bought
-    GPUs run short (why a route that costs nothing at the scenario's values has a band above zero), a line each."""
+    """A Monte Carlo panel's title: the workload, then the chance owned costs less per task than the API (failures
+    counted, as routes are chosen), then how often the bought GPUs run short (why a route that costs nothing at
+    the scenario's values has a band above zero), a line each."""
     lines = [str(w["workload_name"])]
     p = w["prob_owned_beats_api"]
     if math.isfinite(p):
         vs = "the API it may not use" if not w["api_allowed"] else "the best API"
-        lines.append(f"chance owned beats {vs}: {100 * p:.0f}%")
+        lines.append(f"chance owned costs less per task than {vs}: {100 * p:.0f}%")
     short = w["prob_fleet_short"]
     if math.isfinite(short) and short > 0:
         lines.append(f"bought GPUs run short in {100 * short:.0f}% of draws")
