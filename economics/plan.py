@@ -34,10 +34,14 @@ The solver runs with a time limit; at the limit it returns its best plan with th
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
+import os
+import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any, cast
@@ -470,16 +474,65 @@ class _Milp:
     mip_gap: float | None
 
 
+_QUIET_LOCK = threading.Lock()
+_quiet: list[int] = []  # [saved descriptor 1, solves under way] while a solve has standard output silenced
+
+
+@contextlib.contextmanager
+def _solver_output_silenced() -> Iterator[None]:
+    """Standard output (file descriptor 1) on /dev/null while HiGHS solves.
+
+    HiGHS prints some lines of its own even with ``disp`` off. On large fleets a sub-MIP heuristic prints
+    ``HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();``, and that line landed in the
+    middle of the CLI's JSON on standard output. Solves run in several threads of one app server. The first
+    solve saves the descriptor, and the last one to finish puts it back."""
+    with _QUIET_LOCK:
+        if not _quiet:
+            if sys.stdout is not None:
+                sys.stdout.flush()
+            try:
+                saved = os.dup(1)
+            except OSError:  # no standard output at all: nothing to silence
+                saved = -1
+            if saved >= 0:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.close(null)
+            _quiet.extend([saved, 0])
+        _quiet[1] += 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _quiet[1] -= 1
+            if _quiet[1] == 0:
+                saved = _quiet[0]
+                if saved >= 0:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                _quiet.clear()
+
+
+def _fresh_quiet_lock() -> None:
+    """A forked child gets a lock of its own: the parent's may have been held by another thread at the fork."""
+    global _QUIET_LOCK
+    _QUIET_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_quiet_lock)
+
+
 def _milp(
     c: FloatArray, constraints: list[LinearConstraint], integrality: NDArray[np.uint8], bounds: Bounds, limit: float
 ) -> _Milp:
-    res = milp(
-        c,
-        constraints=constraints,
-        integrality=integrality,
-        bounds=bounds,
-        options={"time_limit": limit, "mip_rel_gap": MIP_REL_GAP, "disp": False},
-    )
+    with _solver_output_silenced():
+        res = milp(
+            c,
+            constraints=constraints,
+            integrality=integrality,
+            bounds=bounds,
+            options={"time_limit": limit, "mip_rel_gap": MIP_REL_GAP, "disp": False},
+        )
     return _Milp(res.x, int(res.status), str(res.message), getattr(res, "mip_gap", None))
 
 
