@@ -443,15 +443,44 @@ def crossover_sensitivity(
 ) -> tuple[tuple[float, int | None], ...]:
     """The crossover year at each API price change in ``rates`` (None: owning pays through the horizon, or the
     scenario owns nothing, or no plan without owned nodes serves every workload at the first rate, which is
-    answered without re-planning the other rates)."""
+    answered without re-planning the other rates).
+
+    The first rate gets a whole :func:`horizon`. The others re-plan only what their crossover year needs, and
+    they give the same year as a whole horizon would:
+    * the plans the crossover compares: the own plan and the plans without owned nodes that serve every
+      workload. Whether a plan serves every workload depends on data rules, SLOs and demand, not on API
+      prices, so the first rate's answer holds at every rate.
+    * year by year, stopping at the first year in which such a plan costs no more than the own plan;
+    * the first year (k = 0) is the scenario itself at every rate, so its bills are the first rate's.
+    On the 5,000-workload portfolio (two plans, five years, seven rates, owning pays throughout) this solves
+    58 fleet plans instead of 70; an early crossover saves more."""
     if not any(isinstance(n, OwnedNode) for n in scenario.nodes):
         return tuple((a, None) for a in rates)
     if not rates:
         return ()
-    first = horizon(scenario, years=years, api_change_per_year=rates[0])
-    if not any(p.plan_id.startswith(("rent", "api")) and p.serves_everything for p in first.plans):
+    catalog = load_catalog()
+    first = horizon(scenario, years=years, api_change_per_year=rates[0], catalog=catalog)
+    own = next((p for p in first.plans if p.plan_id == "own"), None)
+    compared = {p.plan_id for p in first.plans if p.plan_id.startswith(("rent", "api")) and p.serves_everything}
+    if own is None or not compared:
         # which plans can serve every workload depends on data rules and SLOs, not on API prices: owning keeps
         # paying at every rate, answered without re-planning
         return tuple((a, None) for a in rates)
-    rest = tuple((a, horizon(scenario, years=years, api_change_per_year=a).crossover_year) for a in rates[1:])
-    return ((rates[0], first.crossover_year), *rest)
+    year_one = {p.plan_id: p.bills[0].total_usd for p in first.plans}
+    bases = [(i, s) for i, _, s in plans(scenario, catalog) if i == "own" or i in compared]
+    rental, hardware = first.rental_change_per_year, first.hardware_change_per_year
+
+    def crossover_year(a: float) -> int | None:
+        for k, year in enumerate(first.years):
+            totals = {
+                i: year_one[i]
+                if k == 0
+                else plan_fleet(evaluate_arrays(year_scenario(s, k, a, rental, hardware))).plan.total_cost_usd_per_month
+                * _MONTHS
+                for i, s in bases
+            }
+            if min(totals[i] for i in compared) <= totals["own"] * (1.0 + 1e-9):
+                return year
+        return None
+
+    return ((rates[0], first.crossover_year), *((a, crossover_year(a)) for a in rates[1:]))

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from economics.evaluate import evaluate
-from economics.finance.horizon import horizon, price_trends, year_scenario
+from economics.finance.horizon import crossover_sensitivity, horizon, price_trends, year_scenario
 from economics.finance.npv import npv_usd
 from economics.finance.settings import FinanceSettings, HorizonSettings
 from economics.io.catalog import load_catalog
@@ -119,6 +119,35 @@ def test_a_cheaper_api_never_moves_the_crossover_later(a: float, steeper: float)
     slow = horizon(s, api_change_per_year=a).crossover_year or never
     fast = horizon(s, api_change_per_year=max(-0.95, a - steeper)).crossover_year or never
     assert fast <= slow
+
+
+def _whole_horizons(s: Scenario, rates: tuple[float, ...]) -> tuple[tuple[float, int | None], ...]:
+    """The crossover year at each rate from a whole horizon each: what the sensitivity must agree with."""
+    return tuple((a, horizon(s, api_change_per_year=a).crossover_year) for a in rates)
+
+
+@pytest.mark.parametrize("years", [2, 5])
+def test_the_sensitivity_gives_the_crossover_of_a_whole_horizon_at_every_rate(years: int) -> None:
+    # the sensitivity re-plans only the plans and years its crossover needs: it must find the same years
+    s = _contested().model_copy(update={"finance": FinanceSettings(horizon=HorizonSettings(years=years))})
+    rates = (0.0, -0.2, -0.35, -0.5, -0.6, -0.8)
+    whole = _whole_horizons(s, rates)
+    assert crossover_sensitivity(s, rates) == whole
+    assert len({y for _, y in whole}) >= 2  # the rates reach different answers, so the comparison can fail
+    assert crossover_sensitivity(s, rates[::-1]) == whole[::-1]  # the first rate is not special
+
+
+@SLOW
+@given(st.sampled_from(["singapore-bank", "batch-shop", "single-workload"]), st.floats(0.2, 5.0))
+def test_the_sensitivity_agrees_with_whole_horizons_on_presets(preset: str, api_factor: float) -> None:
+    data = load_preset(preset).model_dump()
+    for a in data["apis"]:  # dearer or cheaper APIs move the crossover between years
+        for key in ("input_usd_per_mtok", "output_usd_per_mtok", "cached_input_usd_per_mtok"):
+            if a.get(key) is not None:
+                a[key] *= api_factor
+    s = Scenario.model_validate(data)
+    rates = (0.0, -0.3, -0.6)
+    assert crossover_sensitivity(s, rates) == _whole_horizons(s, rates)
 
 
 def test_demand_beyond_the_model_bounds_is_a_clear_message() -> None:
