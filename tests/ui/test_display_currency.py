@@ -95,6 +95,12 @@ def test_overview_cards_read_like_the_headline() -> None:
     assert headline == "S$2,665"
     cards = [str(m.value) for m in at.markdown if "its share of the plan" in str(m.value)]
     assert f"**{headline}** per month, its share of the plan" in cards  # the analyst card: the whole bill
+    # the one card that saves against an API carries the whole saving, in whole units like the headline: it read
+    # "saves S$691.82/month" under "Savings vs baseline S$692"
+    saving = metrics(at)["Savings vs baseline, SGD/month"]
+    assert [str(c.value) for c in at.caption if str(c.value).startswith("saves")] == [
+        f"saves {saving} a month vs its best API"
+    ]
     texts = [str(x.value) for x in (*at.markdown, *at.caption, *at.warning)]
     assert not [t for t in texts if BARE_DOLLAR.search(t)]
     assert not any("cards and tables below are in USD" in t for t in texts)

@@ -34,8 +34,8 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
     measured = {o.id for o in scenario.owned_options if o.measured is not None}
     workloads = {w.id: w for w in scenario.workloads}
 
-    def money(x: float | None) -> str:
-        return fmt.money(x, rate.code, rate.units_per_usd)
+    def money(x: float | None) -> str:  # whole units, as the headline: "saves S$692", not "S$691.82" beside it
+        return fmt.money(x, rate.code, rate.units_per_usd, cents=False)
 
     def text(x: str) -> str:
         return fmt.md_escape(fmt.money_text(x, rate.code, rate.units_per_usd))
@@ -62,9 +62,9 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
             elif d.savings_vs_api_usd_per_month is None:
                 right.caption("no API allowed or feasible")
             elif d.savings_vs_api_usd_per_month >= 0:
-                right.caption(f"saves {money(d.savings_vs_api_usd_per_month)}/month vs its best API")
+                right.caption(f"saves {money(d.savings_vs_api_usd_per_month)} a month vs its best API")
             else:
                 right.caption(
-                    f"costs {money(-d.savings_vs_api_usd_per_month)}/month more than its best API, "
+                    f"costs {money(-d.savings_vs_api_usd_per_month)} a month more than its best API, "
                     "which the quality gain pays for"
                 )
