@@ -20,6 +20,9 @@ def test_the_bank_case_supports_every_claim() -> None:
     assert claims[0].figure.startswith("1.0 FLOP/byte at batch 1")
     # LLaDA 8B with 32-token blocks is still memory-bound at batch one, and the page says so
     assert "still memory-bound" in claims[3].figure
+    # the swing in words, not "÷19.8 from batch 1 to batch 32"
+    swing = r"cost per token falls \d+\.\d× from batch 1 to batch 32, to \$0\.\d{2,4}/Mtok while busy"
+    assert re.match(swing, claims[1].figure), claims[1].figure
 
 
 def test_a_claim_that_does_not_hold_says_so() -> None:
