@@ -42,7 +42,7 @@ if inputs is not None:
             [
                 (f"AR tok/s at batch {p.batch}", fmt.count(p.tokens_per_s)),
                 ("AR cost per Mtok while busy", fmt.money(p.cost_usd_per_mtok, rate.code, rate.units_per_usd)),
-                (f"Swing, batch 1 → {p.batch}", f"÷{p.cost_swing:,.1f}"),
+                (f"Cost per token falls, batch 1 → {p.batch}", f"{p.cost_swing:,.1f}×"),
                 (
                     f"FLOP per byte read ({'compute' if p.compute_bound else 'memory'}-bound)",
                     f"{p.intensity_flop_per_byte:,.0f}",
@@ -51,12 +51,12 @@ if inputs is not None:
                 ("Likely AR tok/s", bands.batch_range(s, chosen.ar_option_id, p.batch, p.tokens_per_s)),
             ],
             title=f"Autoregressive replica at batch {p.batch}",
-            help_text="Tokens per second: output tokens of one AR replica in steady decode. Cost per Mtok while busy: "
-            "the replica's cost per hour ÷ that throughput, at 100% utilization. Swing: cost per Mtok at batch 1 "
-            "÷ cost per Mtok at this batch. FLOP/B: arithmetic intensity of the AR decode pass (the GPU's ridge "
-            "point is on the roofline). KV cache: the caches of the whole batch. Likely range: the 10–90% band of "
-            "the model's error on measured benchmarks like this one (or of your calibration, when one is in use). "
-            + currency_statement(rate),
+            help_text="Tokens per second: output tokens of one AR replica in steady decode. Cost per Mtok while "
+            "busy: the replica's cost per hour ÷ that throughput, at 100% utilization. Cost per token "
+            "falls: cost per Mtok at batch 1 ÷ cost per Mtok at this batch. FLOP/B: arithmetic "
+            "intensity of the AR decode pass (the GPU's ridge point is on the roofline). KV cache: the "
+            "caches of the whole batch. Likely range: the 10–90% band of the model's error on measured "
+            "benchmarks like this one (or of your calibration, when one is in use). " + currency_statement(rate),
         )
         compute.chart(charts.batch_cost_figure, a, p, rate, key="chart_batch_cost")
 

@@ -144,14 +144,15 @@ def test_batching_page_batch_size_moves_throughput_and_cost() -> None:
     m1 = metrics(at)
     # docs/roofline.md#worked-example-70b: a dense model at batch 1 in BF16 does ≈ 2 FLOP per 2-byte weight: ≈ 1 FLOP/B
     assert number(m1["FLOP per byte read (memory-bound)"]) == pytest.approx(1.0, abs=0.5)
-    assert m1["Swing, batch 1 → 1"] == "÷1.0"
+    assert m1["Cost per token falls, batch 1 → 1"] == "1.0×"
     at.number_input(key="v_bt_batch").set_value(64).run()
     m64 = metrics(at)
     assert number(m64["AR tok/s at batch 64"]) > 10 * number(m1["AR tok/s at batch 1"])
-    swing = number(m64["Swing, batch 1 → 64"])
+    falls = m64["Cost per token falls, batch 1 → 64"]
+    swing = number(falls)
     assert 10 < swing < 64  # the essay's 10-30× swing; never more than the batch itself
     title = chart(at, "Cost per token while busy")["layout"]["title"]["text"]
-    assert "batch 64" in title
+    assert f"{falls} lower at batch 64 than at batch 1" in title  # the chart and the figure beside it agree
 
 
 def test_batching_page_draws_roofline_points_for_every_scheme() -> None:
@@ -211,7 +212,7 @@ def test_invalid_view_parameter_is_reported_and_reset() -> None:
 
 def test_batching_opens_at_a_batch_showing_the_essays_swing() -> None:
     at = run_page("4_batching")
-    swing = next(v for k, v in metrics(at).items() if k.startswith("Swing"))
+    swing = next(v for k, v in metrics(at).items() if k.startswith("Cost per token falls"))
     # the essay: cost per token swings 10–30× between batch 1 and a realistic batch
     assert 10 <= number(swing) <= 30
 

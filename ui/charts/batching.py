@@ -147,8 +147,8 @@ def batch_cost_figure(a: BatchingAnalysis, p: BatchPoint, rate: DisplayRate = US
     cur = currency_prefix(rate.code)
     c = Chart(
         # two lines: on one the title ran past a half-width chart's edge at 1,440 px
-        f'Cost per token while busy<br><span style="font-size:12px">÷{p.cost_swing:,.0f} from batch 1 to batch '
-        f"{p.batch}</span>",
+        f'Cost per token while busy<br><span style="font-size:12px">{p.cost_swing:,.1f}× lower at batch {p.batch} '
+        "than at batch 1</span>",
         "batch size [concurrent sequences] (log)",
         f"cost while busy [{rate.code} per Mtok output] (log)",
         legend_rows=len(a.batch_series),
