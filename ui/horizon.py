@@ -35,6 +35,7 @@ def horizon_inputs(s: Scenario) -> Scenario:
         500.0,
         round(100 * a_default, 1),
         step=5.0,
+        format="%.1f",  # the default is rounded to 0.1 point; "%.2f" showed -40.30
         key="horizon_api",
         help=f"Default {trends.api_basis}.",
     )
@@ -44,6 +45,7 @@ def horizon_inputs(s: Scenario) -> Scenario:
         500.0,
         round(100 * r_default, 1),
         step=5.0,
+        format="%.1f",
         key="horizon_rental",
         help=f"Default {trends.rental_basis}. Reservations keep their price for their term.",
     )
@@ -53,6 +55,7 @@ def horizon_inputs(s: Scenario) -> Scenario:
         500.0,
         round(100 * h.demand_growth_per_year, 1),
         step=5.0,
+        format="%.1f",
         key="horizon_growth",
         help="every workload's requests per second grow by this each year",
     )

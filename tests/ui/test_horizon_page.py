@@ -117,3 +117,12 @@ def test_a_missing_exchange_rate_is_named_in_words() -> None:
     errors = " ".join(str(e.value) for e in at.error).replace("\\", "")
     assert "Finance › exchange rate (units per US dollar): no CHF rate in the catalog" in errors
     assert "fx_units_per_usd" not in errors
+
+
+def test_the_rate_inputs_show_the_decimal_they_are_rounded_to() -> None:
+    # the catalog's API trend, rounded to 0.1 point, read "-40.30" in a two-decimal field
+    at = run_page("8_horizon")
+    for key in ("horizon_api", "horizon_rental", "horizon_growth"):
+        field = at.number_input(key=key)
+        assert field.proto.format == "%.1f", key
+        assert field.value == round(field.value, 1)
