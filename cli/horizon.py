@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         h = horizon(scenario, years=args.years, api_change_per_year=args.api_change)
         sens: tuple[tuple[float, int | None], ...] = ()
         if args.sensitivity:
-            sens = crossover_sensitivity(scenario, DEFAULT_SENSITIVITY_RATES, years=args.years)
+            sens = crossover_sensitivity(scenario, DEFAULT_SENSITIVITY_RATES, years=args.years, known=h)
     except ScenarioError as e:
         for line in e.problems:
             print(f"{PROG}: error: {line}", file=sys.stderr)

@@ -126,7 +126,8 @@ def _unless_default(percent: float, default: float, stored: float | None) -> flo
 
 @st.cache_resource(max_entries=32, show_spinner="Re-planning every year…")
 def _horizon(key: str, _s: Scenario) -> tuple[Horizon, Sensitivity]:
-    return horizon(_s), crossover_sensitivity(_s)
+    h = horizon(_s)
+    return h, crossover_sensitivity(_s, known=h)
 
 
 def compute(s: Scenario) -> tuple[Horizon, Sensitivity]:

@@ -438,40 +438,60 @@ def horizon(
     )
 
 
+def _known_horizon(
+    scenario: Scenario, years: int | None, first_rate: float, catalog: Catalog, known: Horizon | None
+) -> Horizon:
+    """``known`` when it covers this scenario's years (ValueError otherwise), else a whole horizon at the first
+    rate."""
+    if known is None:
+        return horizon(scenario, years=years, api_change_per_year=first_rate, catalog=catalog)
+    n = years if years is not None else (scenario.finance or FinanceSettings()).horizon.years
+    if len(known.years) != n or known.scenario_name != scenario.name:
+        raise ValueError(f"the known horizon covers {len(known.years)} years of {known.scenario_name!r}, "
+                         f"not {n} of {scenario.name!r}")  # fmt: skip
+    return known
+
+
 def crossover_sensitivity(
-    scenario: Scenario, rates: Sequence[float] = DEFAULT_SENSITIVITY_RATES, *, years: int | None = None
+    scenario: Scenario,
+    rates: Sequence[float] = DEFAULT_SENSITIVITY_RATES,
+    *,
+    years: int | None = None,
+    known: Horizon | None = None,
 ) -> tuple[tuple[float, int | None], ...]:
     """The crossover year at each API price change in ``rates`` (None: owning pays through the horizon, or the
-    scenario owns nothing, or no plan without owned nodes serves every workload at the first rate, which is
-    answered without re-planning the other rates).
+    scenario owns nothing, or no plan without owned nodes serves every workload, which is answered without
+    re-planning the other rates).
 
-    The first rate gets a whole :func:`horizon`. The others re-plan only what their crossover year needs, and
-    they give the same year as a whole horizon would:
+    ``known``: a :func:`horizon` of this scenario over the same years at any API price change, such as the one
+    a page or report already shows; without it the first rate gets a whole horizon. From there each rate
+    re-plans only what its crossover year needs, and it gets the same year as a whole horizon would:
     * the plans the crossover compares: the own plan and the plans without owned nodes that serve every
       workload. Whether a plan serves every workload depends on data rules, SLOs and demand, not on API
-      prices, so the first rate's answer holds at every rate.
+      prices, so the known horizon's answer holds at every rate.
     * year by year, stopping at the first year in which such a plan costs no more than the own plan;
-    * the first year (k = 0) is the scenario itself at every rate, so its bills are the first rate's.
+    * the first year (k = 0) is the scenario itself at every rate, so its bills are the known horizon's.
     On the 5,000-workload portfolio (two plans, five years, seven rates, owning pays throughout) this solves
-    58 fleet plans instead of 70; an early crossover saves more."""
+    58 fleet plans instead of 70, and 56 beside a known horizon; an early crossover saves more."""
     if not any(isinstance(n, OwnedNode) for n in scenario.nodes):
         return tuple((a, None) for a in rates)
     if not rates:
         return ()
     catalog = load_catalog()
-    first = horizon(scenario, years=years, api_change_per_year=rates[0], catalog=catalog)
-    own = next((p for p in first.plans if p.plan_id == "own"), None)
-    compared = {p.plan_id for p in first.plans if p.plan_id.startswith(("rent", "api")) and p.serves_everything}
+    known = _known_horizon(scenario, years, rates[0], catalog, known)
+    answered = {known.api_change_per_year: known.crossover_year}
+    own = next((p for p in known.plans if p.plan_id == "own"), None)
+    compared = {p.plan_id for p in known.plans if p.plan_id.startswith(("rent", "api")) and p.serves_everything}
     if own is None or not compared:
         # which plans can serve every workload depends on data rules and SLOs, not on API prices: owning keeps
         # paying at every rate, answered without re-planning
         return tuple((a, None) for a in rates)
-    year_one = {p.plan_id: p.bills[0].total_usd for p in first.plans}
+    year_one = {p.plan_id: p.bills[0].total_usd for p in known.plans}
     bases = [(i, s) for i, _, s in plans(scenario, catalog) if i == "own" or i in compared]
-    rental, hardware = first.rental_change_per_year, first.hardware_change_per_year
+    rental, hardware = known.rental_change_per_year, known.hardware_change_per_year
 
     def crossover_year(a: float) -> int | None:
-        for k, year in enumerate(first.years):
+        for k, year in enumerate(known.years):
             totals = {
                 i: year_one[i]
                 if k == 0
@@ -483,4 +503,7 @@ def crossover_sensitivity(
                 return year
         return None
 
-    return ((rates[0], first.crossover_year), *((a, crossover_year(a)) for a in rates[1:]))
+    for a in rates:
+        if a not in answered:
+            answered[a] = crossover_year(a)
+    return tuple((a, answered[a]) for a in rates)

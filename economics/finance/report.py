@@ -146,7 +146,7 @@ def finance_pack_section(
     """
     rate = display_rate(scenario)
     h = horizon(scenario, years=years)
-    sens = crossover_sensitivity(scenario, years=years) if with_sensitivity else ()
+    sens = crossover_sensitivity(scenario, years=years, known=h) if with_sensitivity else ()
     out = horizon_dict(h, rate, sens)
     out["table"] = horizon_table(h, rate, sens)
     return out

@@ -137,6 +137,16 @@ def test_the_sensitivity_gives_the_crossover_of_a_whole_horizon_at_every_rate(ye
     assert crossover_sensitivity(s, rates[::-1]) == whole[::-1]  # the first rate is not special
 
 
+def test_the_sensitivity_beside_a_known_horizon_gives_the_same_years() -> None:
+    # a page or report already holds the horizon at the scenario's own rate: its plans and first year are reused
+    s = _contested()
+    rates = (0.0, -0.2, -0.35, -0.5, -0.6, -0.8)
+    shown = horizon(s, api_change_per_year=-0.35)
+    assert crossover_sensitivity(s, rates, known=shown) == _whole_horizons(s, rates)
+    with pytest.raises(ValueError, match="covers 5 years"):
+        crossover_sensitivity(s, rates, years=2, known=shown)
+
+
 @SLOW
 @given(st.sampled_from(["singapore-bank", "batch-shop", "single-workload"]), st.floats(0.2, 5.0))
 def test_the_sensitivity_agrees_with_whole_horizons_on_presets(preset: str, api_factor: float) -> None:
@@ -147,7 +157,9 @@ def test_the_sensitivity_agrees_with_whole_horizons_on_presets(preset: str, api_
                 a[key] *= api_factor
     s = Scenario.model_validate(data)
     rates = (0.0, -0.3, -0.6)
-    assert crossover_sensitivity(s, rates) == _whole_horizons(s, rates)
+    whole = _whole_horizons(s, rates)
+    assert crossover_sensitivity(s, rates) == whole
+    assert crossover_sensitivity(s, rates, known=horizon(s)) == whole
 
 
 def test_demand_beyond_the_model_bounds_is_a_clear_message() -> None:
