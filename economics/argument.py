@@ -26,6 +26,7 @@ from economics.views.batching import (
     default_study,
 )
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
+from economics.words import count
 
 __all__ = ["Claim", "argument"]
 
@@ -55,10 +56,6 @@ Money = Callable[[float], str]
 def usd_money(x: float) -> str:
     """The CLI's and the default's way: whole dollars from $100, cents below."""
     return f"${x:,.0f}" if abs(x) >= 100 else f"${x:,.2f}"
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def _pct(x: float) -> str:
@@ -216,15 +213,14 @@ def _routing(s: Scenario, r: Result) -> Claim:
     if not s.owned_options:
         return Claim(
             claim="Route each workload by batchability × value per token.",
-            figure=f"{_count(len(r.decisions), 'workload')} on {_count(len(labels), 'route')} "
+            figure=f"{count(len(r.decisions), 'workload')} on {count(len(labels), 'route')} "
             f"({', '.join(sorted(labels))}), chosen by value alone: with no GPU option there is no batchability",
             holds=None,
             page="workloads",
         )
     return Claim(
         claim="Route each workload by batchability × value per token.",
-        figure=f"{_count(len(r.decisions), 'workload')} on {_count(len(labels), 'route')}: "
-        + ", ".join(sorted(labels)),
+        figure=f"{count(len(r.decisions), 'workload')} on {count(len(labels), 'route')}: " + ", ".join(sorted(labels)),
         holds=len(labels) > 1,
         page="workloads",
     )
@@ -242,7 +238,7 @@ def _sovereignty(s: Scenario, r: Result) -> Claim:
     on_api = [d.workload_name for d in r.decisions if d.workload_id in sovereign and d.chosen_kind == "api"]
     return Claim(
         claim="Sovereignty keeps regulated data on owned hardware, whatever the API price.",
-        figure=f"{_count(len(sovereign), 'sovereign workload')}, "
+        figure=f"{count(len(sovereign), 'sovereign workload')}, "
         + ("all on owned hardware" if not on_api else f"on an API: {', '.join(on_api)}"),
         holds=not on_api,
         page="overview",

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from economics._base import Frozen
 from economics.calibration_saved import CalibrationLike
+from economics.words import count
 
 BandRegime = Literal["batch-1", "concurrency", "saturation"]
 #: z of a two-sided 80% interval (10th–90th percentile) of a normal distribution [1].
@@ -99,8 +100,8 @@ def throughput_band(
     """
     if profile is not None:
         sd = profile.log_sd
-        return Band(value=value, low=value * math.exp(-Z80 * sd), high=value * math.exp(Z80 * sd),
-                    basis=f"your {profile.n_points} benchmark point(s), fitted factors' uncertainty")  # fmt: skip
+        basis = f"your {count(profile.n_points, 'benchmark point')}, fitted factors' uncertainty"
+        return Band(value=value, low=value * math.exp(-Z80 * sd), high=value * math.exp(Z80 * sd), basis=basis)
     table = errors if errors is not None else _shared_errors()
     ratios, name = _ratios(table, regime, moe, precision)
     q10, q90 = np.percentile(ratios, [10, 90])

@@ -76,6 +76,7 @@ from economics.routing import (
     route_labels,
 )
 from economics.scenario import Scenario
+from economics.words import count
 from economics.workload import Workload
 
 FloatArray = NDArray[np.float64]
@@ -302,7 +303,7 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
             parts.append("Sovereign data: only on-premises or sovereign-cloud nodes")
         if pw.nodes_to_buy:
             parts.append(
-                f"needs {pw.nodes_to_buy} more node(s): +{_money(pw.node_capital_usd)} capital, "
+                f"needs {count(pw.nodes_to_buy, 'more node')}: +{_money(pw.node_capital_usd)} capital, "
                 f"+{_money(pw.node_usd_per_month)}/month"
             )
         else:
@@ -615,13 +616,13 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
     for i, n in enumerate(plan.nodes):
         if n.nodes_to_buy:
             out.append(
-                f"nodes.{i} ({n.node_name}): the plan needs {n.nodes_used} node(s), {n.nodes_owned} are owned; "
+                f"nodes.{i} ({n.node_name}): the plan needs {count(n.nodes_used, 'node')}, {n.nodes_owned} are owned; "
                 f"buy {n.nodes_to_buy}: +{_money(n.capital_to_buy_usd)} capital, "
                 f"+{_money(n.new_nodes_usd_per_month)}/month"
             )
         elif n.kind == "owned" and n.nodes_owned and n.gpus_used == 0:
             out.append(
-                f"nodes.{i} ({n.node_name}): {n.nodes_owned} owned node(s) carry no workload; "
+                f"nodes.{i} ({n.node_name}): {count(n.nodes_owned, 'owned node')} carry no workload; "
                 f"{_money(n.sunk_usd_per_month)}/month of capital and fixed costs is paid for idle GPUs"
             )
     return out

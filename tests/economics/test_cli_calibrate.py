@@ -31,7 +31,7 @@ def test_calibrate_json_profile_feeds_throughput(tmp_path: Path) -> None:
     assert thr.returncode == 0, thr.stderr
     data = json.loads(thr.stdout)
     assert data["band"]["low"] < data["output_tokens_per_s"] < data["band"]["high"]
-    assert "your 3 benchmark point(s)" in data["band"]["basis"]
+    assert "your 3 benchmark points" in data["band"]["basis"]
 
 
 def test_calibrate_rejects_a_malformed_file_naming_it(tmp_path: Path) -> None:

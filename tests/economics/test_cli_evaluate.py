@@ -207,3 +207,28 @@ def test_deeply_nested_json_and_a_closed_pipe_are_one_line_or_nothing(tmp_path: 
         proc.stdout.close()
         err = proc.stderr.read().decode()
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("preset", ["startup-rented", "singapore-bank", "batch-shop"])
+def test_the_table_counts_in_words(capsys: pytest.CaptureFixture[str], preset: str) -> None:
+    # the plan lines read "0 instance(s) used" and "needs 1 more node(s)"
+    status, out, err = run_cli(capsys, "evaluate", str(PRESET_DIR / f"{preset}.json"))
+    assert status == 0, err
+    assert "(s)" not in out
+    node_lines = [line for line in out.splitlines() if line.startswith("  node ")]
+    assert node_lines
+    for line in node_lines:
+        used = line.split(": ", 1)[1].split(" used", 1)[0]
+        n, unit = used.split(" ", 1)
+        assert unit in ({"node", "instance", "GPU"} if n == "1" else {"nodes", "instances", "GPUs"}), line
+
+
+def test_cli_counts_words() -> None:
+    from economics.words import count
+
+    assert [count(1, "node"), count(0, "instance"), count(2, "gpu"), count(1_200, "point")] == [
+        "1 node",
+        "0 instances",
+        "2 GPUs",
+        "1,200 points",
+    ]

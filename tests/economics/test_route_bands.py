@@ -54,7 +54,7 @@ def test_the_close_call_band_scales_only_the_inference_cost() -> None:
     c = d.close_call.chosen_usd_per_task - fail
     assert d.close_call.chosen_low_usd_per_task - fail == pytest.approx(c / 1.13674, rel=1e-4)
     assert d.close_call.chosen_high_usd_per_task - fail == pytest.approx(c / 0.87971, rel=1e-4)
-    assert "your 5 benchmark points" in d.close_call.basis or "your 5 benchmark point(s)" in d.close_call.basis
+    assert "your 5 benchmark points" in d.close_call.basis
 
 
 def test_a_near_tie_is_too_close_and_a_clear_win_is_not() -> None:
