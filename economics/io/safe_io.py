@@ -255,6 +255,11 @@ def load_json_text(raw: bytes | str) -> Any:
     ... except JsonProblem as exc:
     ...     print(exc)
     line 2: the key "name" is written twice in one object; keep one
+    >>> try:
+    ...     load_json_text(b"\\n  \\n")
+    ... except JsonProblem as exc:
+    ...     print(exc)
+    empty: there is no JSON text at all
     """
     if isinstance(raw, bytes):
         try:
@@ -264,6 +269,8 @@ def load_json_text(raw: bytes | str) -> Any:
             raise JsonProblem(f"line {line}: the file is not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
     else:
         text = raw.removeprefix("\ufeff")
+    if not text.strip():  # json's own words were "line 1 column 1: Expecting value"
+        raise JsonProblem("empty: there is no JSON text at all")
     try:
         data = json.loads(text, parse_constant=_Constant, parse_float=_float, object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:
