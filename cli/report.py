@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,13 @@ def _problems(lines: list[str] | tuple[str, ...]) -> int:
     return 2
 
 
+def _progress() -> Callable[[str], None] | None:
+    """Each step of a long report on standard error, in a terminal only: scripts keep a quiet standard error."""
+    if not sys.stderr.isatty():
+        return None
+    return lambda step: print(f"{PROG}: {step}…", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     from economics.catalog import CatalogError
     from economics.compare import Snapshot
@@ -134,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         draws=args.draws,
         seed=args.seed,
         uncertainty=not args.no_uncertainty,
+        progress=_progress(),
     )
     try:
         files = write_report(pack, args.out, csv_zip=args.csv_zip, png_dir=args.png_dir)

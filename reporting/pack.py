@@ -7,12 +7,14 @@ renderers in :mod:`reporting.html`, :mod:`reporting.bundle` and :mod:`reporting.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from economics.compare import Comparison, Snapshot, compare
 from economics.currency import USD, DisplayRate, currency_statement, display_rate
 from economics.evaluate import evaluate
+from economics.finance.horizon import DEFAULT_SENSITIVITY_RATES
 from economics.io import scenarios
 from economics.io.safe_io import http_url
 from economics.io.scenarios import ScenarioError
@@ -89,6 +91,7 @@ def build_pack(
     generated_at: dt.datetime | None = None,
     baseline: Baseline | None = None,
     finance: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> MeetingPack:
     """Evaluate (unless ``result`` is given: a saved review is shown as saved) and gather the pack.
 
@@ -97,9 +100,13 @@ def build_pack(
     otherwise they are computed with ``ranges``, ``draws`` and ``seed``. ``uncertainty=False`` leaves both out.
     ``baseline`` is what the narrative compares the scenario with ("modified from …"); by default the shipped
     preset of the same name, if any. ``finance=False`` leaves out the finance section (the multi-year horizon
-    re-plans the scenario every year, so it is the pack's slowest part).
+    re-plans the scenario every year, so it is the pack's slowest part). ``progress``, if given, is told each
+    step before it starts, in words ("planning the fleet"): a large portfolio takes a minute or more.
     """
-    result = result if result is not None else evaluate(scenario)
+    say = progress or (lambda _: None)
+    if result is None:
+        say(f"planning the fleet ({len(scenario.workloads):,} workloads)")
+        result = evaluate(scenario)
     if comparison is None and before is not None:
         after = Snapshot(
             label=f"{scenario.name} ({scenario.review_date})",
@@ -110,9 +117,12 @@ def build_pack(
         comparison = compare(before, after)
     tor, mc = (tornado_result, monte_carlo_result) if uncertainty else (None, None)
     if uncertainty and (tor is None or mc is None):
+        say(f"the uncertain inputs ({draws:,} draws)")
         surrogate = build_surrogate(scenario, ranges)
         tor = tor or tornado(surrogate)
         mc = mc or monte_carlo(surrogate, draws, seed)
+    if finance:
+        say(f"the multi-year horizon (every year re-planned, at {len(DEFAULT_SENSITIVITY_RATES)} API price declines)")
     return MeetingPack(
         title=title or f"Price review: {scenario.name}",
         scenario=scenario,

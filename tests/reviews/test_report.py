@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import subprocess
@@ -256,3 +257,44 @@ def test_one_png_through_the_system_chromium(tmp_path: Path) -> None:
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     width = int.from_bytes(data[16:20], "big")
     assert width == 1200
+
+
+def test_the_pack_announces_each_long_step() -> None:
+    # a 5,000-workload report ran for a minute with nothing on the screen
+    steps: list[str] = []
+    s = default_scenario()
+    build_pack(s, draws=200, progress=steps.append)
+    assert steps == [
+        "planning the fleet (5 workloads)",
+        "the uncertain inputs (200 draws)",
+        "the multi-year horizon (every year re-planned, at 7 API price declines)",
+    ]
+    steps.clear()
+    build_pack(s, result=build_pack(s, uncertainty=False, finance=False).result, uncertainty=False, finance=False,
+               progress=steps.append)  # fmt: skip
+    assert steps == []  # nothing long left to do
+
+
+def test_the_cli_report_shows_its_steps_in_a_terminal_only(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    argv = [sys.executable, "-m", "economics", "report", str(BANK_FILE), "--no-uncertainty"]
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([*argv, "--out", str(tmp_path / "a.html")], stderr=follower, stdout=subprocess.PIPE,
+                              timeout=300, check=True, cwd=ROOT)  # fmt: skip
+        os.close(follower)
+        seen = b""
+        with contextlib.suppress(OSError):  # the terminal reads EIO once the writer is gone
+            while chunk := os.read(leader, 4096):
+                seen += chunk
+    finally:
+        os.close(leader)
+    text = seen.decode()
+    assert "report: planning the fleet (5 workloads)…" in text
+    assert "report: the multi-year horizon" in text
+    assert proc.stdout.decode().strip().endswith("a.html")
+    piped = subprocess.run([*argv, "--out", str(tmp_path / "b.html")], capture_output=True, timeout=300, check=True,
+                           cwd=ROOT)  # fmt: skip
+    assert piped.stderr == b""  # a script's standard error stays quiet
