@@ -250,7 +250,10 @@ def _none_if_nan(x: float) -> float | None:
 
 
 def _money(x: float) -> str:
-    return f"${x:,.4g}" if abs(x) < 1 else f"${x:,.2f}"
+    """$0.002345 · $12.50 · $1,120,000: cents under a thousand dollars, whole dollars from there."""
+    if abs(x) < 1:
+        return f"${x:,.4g}"
+    return f"${x:,.2f}" if abs(x) < 1000 else f"${x:,.0f}"
 
 
 def _money_alike(*xs: float) -> tuple[str, ...]:
@@ -303,8 +306,9 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
             parts.append("Sovereign data: only on-premises or sovereign-cloud nodes")
         if pw.nodes_to_buy:
             parts.append(
-                f"needs {count(pw.nodes_to_buy, 'more node')}: +{_money(pw.node_capital_usd)} capital, "
-                f"+{_money(pw.node_usd_per_month)}/month"
+                # marginal, not a share: two workloads can need the same new nodes, so these do not add up
+                f"without it the plan would buy {count(pw.nodes_to_buy, 'node')} fewer "
+                f"({_money(pw.node_capital_usd)} less capital, {_money(pw.node_usd_per_month)}/month less)"
             )
         else:
             parts.append("it runs on GPUs the plan already pays for")

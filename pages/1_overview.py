@@ -92,6 +92,13 @@ st.caption(
         if p and p.unallocated_usd_per_month
         else "."
     )
+    + (
+        " A card that says how many fewer nodes the plan would buy without its workload counts what that "
+        "workload alone makes the plan buy; workloads can need the same new nodes, so those counts need not add "
+        f"up to the {fmt.plural(p.nodes_to_buy, 'node')} the plan buys."
+        if p and sum(w.nodes_to_buy for w in p.workloads) != p.nodes_to_buy
+        else ""
+    )
 )
 n = len(r.decisions)
 pages = max(1, -(-n // CARDS_PER_PAGE))

@@ -390,3 +390,22 @@ def test_reviews_says_the_chance_is_per_task_and_the_bands_per_token() -> None:
     assert "chance owned beats" not in titles
     bands = next(df for df in (d.value for d in at.dataframe) if "Median [SGD/Mtok]" in df.columns)
     assert "Chance owned costs less per task" in bands.columns
+
+
+def test_node_counts_on_cards_say_they_are_marginal_and_need_not_add_up() -> None:
+    # the batch shop's banner read "The plan needs 7 more nodes: +$1,960,000 capital" and two cards below it
+    # "needs 4 more nodes: +$1,120,000.00 capital" each: 4 + 4 is not 7, and a reader added them up
+    s = load_scenario(PRESET_DIR / "batch-shop.json")
+    plan = evaluate(s).plan
+    assert plan is not None
+    per_card = [w.nodes_to_buy for w in plan.workloads if w.nodes_to_buy]
+    assert sum(per_card) != plan.nodes_to_buy  # the case the words are for
+    at = run_page("1_overview", _link("batch-shop"))
+    texts = " ".join(str(m.value) for m in at.markdown)
+    for n in per_card:
+        assert f"without it the plan would buy {n} nodes fewer" in texts
+    assert "more nodes:" not in texts
+    assert ".00 less capital" not in texts  # a million dollars with cents
+    caption = " ".join(str(c.value) for c in at.caption)
+    assert f"need not add up to the {plan.nodes_to_buy} nodes the plan buys" in caption
+    assert "need not add up" not in " ".join(str(c.value) for c in run_page("1_overview").caption)  # bank buys none
