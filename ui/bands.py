@@ -7,6 +7,7 @@ option: a 10–90% band; a benchmarked one: "measured"; an API: none).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import pandas as pd
@@ -76,8 +77,16 @@ def close_call_text(d: WorkloadDecision, names: dict[str, str]) -> str:
 
 
 def _task(x: float) -> str:
-    """A cost per task with four significant figures, so that close costs stay apart: $0.001212."""
-    return fmt.usd(x) if abs(x) >= 1 else f"${x:.4g}"
+    """A cost per task with four significant figures, written out and with its zeros, so that close costs stay
+    apart and line up: $0.001210 against $0.001212 (not "$0.00121"), $0.00001230 (not "$1.23e-05").
+
+    >>> _task(0.00121), _task(0.001212), _task(0.0000123), _task(0.5), _task(2.5), _task(0.0)
+    ('$0.001210', '$0.001212', '$0.00001230', '$0.5000', '$2.50', '$0')
+    """
+    if abs(x) >= 1 or x == 0 or not math.isfinite(x):
+        return fmt.usd(x)
+    places = min(10, 3 - math.floor(math.log10(abs(x))))
+    return f"{'−' if x < 0 else ''}${abs(x):.{places}f}"
 
 
 def _task_range(low: float, value: float, high: float) -> str:

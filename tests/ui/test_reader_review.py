@@ -409,3 +409,17 @@ def test_node_counts_on_cards_say_they_are_marginal_and_need_not_add_up() -> Non
     caption = " ".join(str(c.value) for c in at.caption)
     assert f"need not add up to the {plan.nodes_to_buy} nodes the plan buys" in caption
     assert "need not add up" not in " ".join(str(c.value) for c in run_page("1_overview").caption)  # bank buys none
+
+
+def test_close_costs_per_task_are_written_out_with_their_zeros() -> None:
+    # the batch shop's card read "$0.00121 per task here against $0.001212", and "%.4g" writes $1.23e-05
+    from ui.bands import _task
+
+    assert [_task(x) for x in (0.00121, 0.001212, 0.0000123, 0.5, 2.5, 0.0)] == [
+        "$0.001210",
+        "$0.001212",
+        "$0.00001230",
+        "$0.5000",
+        "$2.50",
+        "$0",
+    ]
