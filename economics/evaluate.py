@@ -250,9 +250,16 @@ def _none_if_nan(x: float) -> float | None:
 
 
 def _money(x: float) -> str:
-    """$0.002345 · $12.50 · $1,120,000: cents under a thousand dollars, whole dollars from there."""
+    """Four significant figures under a dollar, written out; cents under a thousand dollars; whole dollars above.
+
+    >>> _money(0.002345), _money(0.0000123), _money(0.0), _money(12.5), _money(1_120_000.0)
+    ('$0.002345', '$0.0000123', '$0', '$12.50', '$1,120,000')
+    """
+    if x == 0:
+        return "$0"
     if abs(x) < 1:
-        return f"${x:,.4g}"
+        places = min(10, 3 - math.floor(math.log10(abs(x))))
+        return f"${x:.{places}f}".rstrip("0")
     return f"${x:,.2f}" if abs(x) < 1000 else f"${x:,.0f}"
 
 
