@@ -423,3 +423,17 @@ def test_close_costs_per_task_are_written_out_with_their_zeros() -> None:
         "$2.50",
         "$0",
     ]
+
+
+def test_an_api_only_review_reads_as_api_spend() -> None:
+    # the API-only preset's Reviews page read "Owned utilization 0%" and "the owned fleet of 0 nodes, S$0, plus
+    # rented nodes S$0, plus API spend S$53,680"
+    at = run_page("7_reviews", _link("api-only"))
+    assert metrics(at)["Owned utilization"] == "no owned GPUs"
+    sentence = next(str(c.value) for c in at.caption if "The bill of" in str(c.value)).replace("\\", "")
+    total = metrics(at)["Total cost, SGD/month"]
+    assert sentence == f"The bill of {total} a month is all API spend: the plan runs no owned node."
+    bank = run_page("7_reviews")
+    said = next(str(c.value) for c in bank.caption if "The bill of" in str(c.value))
+    assert "rented nodes" not in said  # the bank rents nothing
+    assert "the owned fleet of 1 node" in said and "plus API spend" in said

@@ -316,11 +316,23 @@ def bill_in_words(result: Result, rate: DisplayRate = USD) -> str:
             f" ({shown(f.idle_cost_usd_per_month)} of it pays for idle GPUs; the full cost of their idle hours, "
             f"{shown(full_idle)} a month, is sunk in this lens)"
         )
-    return (
-        f"The bill of {shown(f.total_cost_usd_per_month)} a month is the owned fleet of "
-        f"{plural(f.owned_nodes, 'node')}, {shown(f.owned_cost_usd_per_month)}{idle}, plus rented nodes "
-        f"{shown(f.rented_cost_usd_per_month)}, plus API spend {shown(f.api_cost_usd_per_month)}."
-    )
+    # only the parts this fleet has: an API-only scenario read "the owned fleet of 0 nodes, S$0, plus rented
+    # nodes S$0, plus API spend S$53,680"
+    parts = [
+        f"the owned fleet of {plural(f.owned_nodes, 'node')}, {shown(f.owned_cost_usd_per_month)}{idle}"
+        if f.owned_nodes
+        else "",
+        f"rented nodes {shown(f.rented_cost_usd_per_month)}" if f.rented_cost_usd_per_month else "",
+        f"API spend {shown(f.api_cost_usd_per_month)}" if f.api_cost_usd_per_month else "",
+    ]
+    parts = [p for p in parts if p]
+    total = shown(f.total_cost_usd_per_month)
+    if not parts:
+        return f"The bill is {total} a month: no workload is served."
+    if len(parts) == 1 and not f.owned_nodes:
+        what = "API spend" if f.api_cost_usd_per_month else "rented nodes"
+        return f"The bill of {total} a month is all {what}: the plan runs no owned node."
+    return f"The bill of {total} a month is " + ", plus ".join(parts) + "."
 
 
 def ranges_editor() -> tuple[UncertaintyRanges, int, int]:
