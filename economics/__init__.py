@@ -87,7 +87,10 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("finance_pack_section",), "economics.finance.report"),
     **dict.fromkeys(("fx_rates",), "economics.finance.data"),
     **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
-    **dict.fromkeys(("Horizon", "crossover_sensitivity", "horizon", "price_trends"), "economics.finance.horizon"),
+    **dict.fromkeys(
+        ("DEFAULT_SENSITIVITY_RATES", "Horizon", "crossover_sensitivity", "horizon", "price_trends"),
+        "economics.finance.horizon",
+    ),
     **dict.fromkeys(("FinanceSettings", "HorizonSettings"), "economics.finance.settings"),
     **dict.fromkeys(("CalibrationProfile", "PointResidual", "fit_profile"), "economics.calibration_fit"),
     **dict.fromkeys(("SavedCalibration",), "economics.calibration_saved"),
@@ -153,6 +156,7 @@ def __getattr__(name: str) -> typing.Any:
 
 
 __all__ = [
+    "DEFAULT_SENSITIVITY_RATES",
     "DIMENSION_NAMES",
     "GB",
     "GPU",

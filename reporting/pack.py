@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from economics import DEFAULT_SENSITIVITY_RATES
 from economics.compare import Comparison, Snapshot, compare
 from economics.currency import USD, DisplayRate, currency_statement, display_rate
 from economics.evaluate import evaluate
-from economics.finance.horizon import DEFAULT_SENSITIVITY_RATES
 from economics.io import scenarios
 from economics.io.safe_io import http_url
 from economics.io.scenarios import ScenarioError
