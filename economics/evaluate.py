@@ -328,7 +328,8 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
         parts.append(f"vs {costs[1]} on {names[runner]}")
     else:
         parts.append("no other allowed option can serve it")
-    return "; ".join(parts) + "."
+    text = "; ".join(parts) + "."
+    return text[:1].upper() + text[1:]  # a sentence: "It runs on GPUs …", not "it runs on GPUs …"
 
 
 _OPTION_RESULTS = TypeAdapter(tuple[OptionResult, ...])
