@@ -47,7 +47,10 @@ m = st.columns(4)
 m[0].metric(f"Total cost, {cur}/month", shown(f.total_cost_usd_per_month))
 m[1].metric(f"All movable work on APIs, {cur}/month", shown(f.all_api_cost_usd_per_month))
 m[2].metric(f"Savings vs all-API, {cur}/month", shown(tables.fleet_savings(f)))
-m[3].metric("Owned utilization", fmt.pct(f.owned_utilization) if f.owned_nodes else "no owned GPUs")
+if f.owned_nodes:
+    m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
+else:  # "0%" read as idle GPUs; "no owned GPUs" ran past its column at 1,440 px
+    m[3].metric("Owned utilization", "none", help="This scenario owns no GPUs: there is no utilization to show.")
 st.caption(rv.bill_in_words(subject.result, rate))
 if not rate.is_identity:
     st.caption(fmt.md_escape(currency_statement(rate)))

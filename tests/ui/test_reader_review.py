@@ -430,7 +430,7 @@ def test_an_api_only_review_reads_as_api_spend() -> None:
     # the API-only preset's Reviews page read "Owned utilization 0%" and "the owned fleet of 0 nodes, S$0, plus
     # rented nodes S$0, plus API spend S$53,680"
     at = run_page("7_reviews", _link("api-only"))
-    assert metrics(at)["Owned utilization"] == "no owned GPUs"
+    assert metrics(at)["Owned utilization"] == "none"
     sentence = next(str(c.value) for c in at.caption if "The bill of" in str(c.value)).replace("\\", "")
     total = metrics(at)["Total cost, SGD/month"]
     assert sentence == f"The bill of {total} a month is all API spend: the plan runs no owned node."
