@@ -82,7 +82,7 @@ def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis, money: Mone
         claim=f"Cost per token swings {lo:.0f}–{hi:.0f}× with batch size.",
         # the study is named: the Batching page opens on this same study (economics.views.batching.default_study)
         # and shows another swing once the reader picks other options or requests there
-        figure=f"cost per token falls {p.cost_swing:,.1f}× from batch 1 to batch {SWING_BATCH}, to "
+        figure=f"falls {p.cost_swing:,.1f}× from batch 1 to batch {SWING_BATCH}, to "
         f"{money(p.cost_usd_per_mtok)}/Mtok while busy, on {option} with the requests of {workload}",
         holds=p.cost_swing >= lo,  # a larger swing makes the point more strongly
         page="batching",
@@ -288,4 +288,5 @@ def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tu
         _sovereignty(scenario, result),
         _idle(result, money),
     ]
-    return tuple(claims)
+    # each figure reads as a sentence under its claim: "Diffusion's edge at one client …", not "diffusion's …"
+    return tuple(c.model_copy(update={"figure": c.figure[:1].upper() + c.figure[1:]}) for c in claims)

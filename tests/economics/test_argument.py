@@ -20,8 +20,8 @@ def test_the_bank_case_supports_every_claim() -> None:
     assert claims[0].figure.startswith("1.0 FLOP/byte at batch 1")
     # LLaDA 8B with 32-token blocks is still memory-bound at batch one, and the page says so
     assert "still memory-bound" in claims[3].figure
-    # the swing in words, not "÷19.8 from batch 1 to batch 32"
-    swing = r"cost per token falls \d+\.\d× from batch 1 to batch 32, to \$0\.\d{2,4}/Mtok while busy"
+    # the swing in words under its claim ("Cost per token swings 10–30× …"), not "÷19.8 from batch 1 to batch 32"
+    swing = r"Falls \d+\.\d× from batch 1 to batch 32, to \$0\.\d{2,4}/Mtok while busy"
     assert re.match(swing, claims[1].figure), claims[1].figure
 
 
@@ -69,7 +69,7 @@ def test_an_api_only_scenario_says_the_formula_has_nothing_to_run_on() -> None:
     s = load_scenario(PRESET_DIR / "api-only.json")
     claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Effective cost per token"))
     assert claim.holds is None
-    assert "no workload here could run on GPUs" in claim.figure
+    assert "No workload here could run on GPUs" in claim.figure
 
 
 def test_one_sovereign_workload_is_counted_in_the_singular() -> None:
@@ -89,3 +89,11 @@ def test_an_api_only_scenario_does_not_claim_batchability_it_cannot_measure() ->
     assert "no batchability to measure" in latency.figure
     assert routing.holds is None
     assert "chosen by value alone" in routing.figure
+
+
+@pytest.mark.parametrize("preset", ["singapore-bank", "api-only", "batch-shop", "startup-rented"])
+def test_every_figure_reads_as_a_sentence(preset: str) -> None:
+    # "diffusion's edge at one client: …" and "cost per token falls …" began in lower case under their claims
+    s = load_scenario(PRESET_DIR / f"{preset}.json")
+    for c in argument(s, evaluate(s)):
+        assert not c.figure[:1].islower(), c.figure
