@@ -86,6 +86,7 @@ def books_inputs(s: Scenario) -> Scenario:
             99.0,
             round(100 * node.residual_fraction, 1),
             step=5.0,
+            format="%.1f",
             key=f"horizon_resale_{node.id}",
             help="what the node sells for when it is replaced; lowers both the book and the economic cost",
         )
@@ -95,6 +96,7 @@ def books_inputs(s: Scenario) -> Scenario:
             15.0,
             float(node.book_life_years or node.economic_life_years),
             step=0.5,
+            format="%.1f",  # "4.00 years" read as false precision
             key=f"horizon_book_life_{node.id}",
             help="straight-line depreciation period in the books (Microsoft and Alphabet: 6 years, Meta: 5)",
         )

@@ -122,7 +122,9 @@ def test_a_missing_exchange_rate_is_named_in_words() -> None:
 def test_the_rate_inputs_show_the_decimal_they_are_rounded_to() -> None:
     # the catalog's API trend, rounded to 0.1 point, read "-40.30" in a two-decimal field
     at = run_page("8_horizon")
-    for key in ("horizon_api", "horizon_rental", "horizon_growth"):
+    node = "sg-h100-node"  # the bank's owned node: its resale and book life are one-decimal figures too
+    owned = (f"horizon_resale_{node}", f"horizon_book_life_{node}")
+    for key in ("horizon_api", "horizon_rental", "horizon_growth", *owned):
         field = at.number_input(key=key)
         assert field.proto.format == "%.1f", key
         assert field.value == round(field.value, 1)
