@@ -519,7 +519,8 @@ def _fresh_quiet_lock() -> None:
     _QUIET_LOCK = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_fresh_quiet_lock)
+if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no solve is forked
+    os.register_at_fork(after_in_child=_fresh_quiet_lock)
 
 
 def _milp(
