@@ -20,7 +20,7 @@ from cli.jsonout import dumps
 from cli.main import CliError
 from economics._errors import error_items
 from economics.hardware import PRECISIONS
-from economics.words import count
+from economics.words import plural
 
 #: Most files one call reads [count].
 MAX_FILES = 50
@@ -140,7 +140,7 @@ def _print(args: argparse.Namespace, profile: Any) -> int:
         print(dumps({"profile": profile.model_dump(mode="json")}))
         return 0
     models, gpus = ", ".join(profile.model_ids), ", ".join(profile.gpu_ids)
-    print(f"Calibrated on {count(profile.n_points, 'point')}: {models} on {gpus} ({profile.engine})")
+    print(f"Calibrated on {plural(profile.n_points, 'point')}: {models} on {gpus} ({profile.engine})")
     sd = [v**0.5 for v in (profile.covariance_log[0][0], profile.covariance_log[1][1])]
     print(f"  memory-bandwidth utilisation (MBU)  {profile.mbu:.3f}  (±{sd[0] * 100:.0f}% one s.d.)")
     print(f"  compute utilisation (MFU, decode)   {profile.mfu_decode:.3f}  (±{sd[1] * 100:.0f}% one s.d.)")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from cli.jsonout import dumps
 from economics.plan import NO_PLAN
 from economics.result import OptionResult, Result
-from economics.words import count
+from economics.words import plural
 
 if TYPE_CHECKING:
     from economics.currency import DisplayRate
@@ -222,12 +222,12 @@ def _plan_lines(result: Result, rate: DisplayRate | None = None) -> list[str]:
     ]
     if p.nodes_to_buy:
         out.append(
-            f"  needs {count(p.nodes_to_buy, 'more node')}: +{usd(p.capital_to_buy_usd)} capital, "
+            f"  needs {plural(p.nodes_to_buy, 'more node')}: +{usd(p.capital_to_buy_usd)} capital, "
             f"+{usd(p.new_nodes_usd_per_month)}/month"
         )
     for n in p.nodes:
         out.append(
-            f"  node {n.node_id}: {count(n.nodes_used, n.rental_unit)} used, {n.nodes_owned} owned, "
+            f"  node {n.node_id}: {plural(n.nodes_used, n.rental_unit)} used, {n.nodes_owned} owned, "
             f"{n.nodes_to_buy} to buy, {n.gpus_used}/{n.gpus_paid} GPUs carry replicas, "
             f"utilization {100 * n.utilization:.2g}%, {usd(n.cost_usd_per_month)}/month in the lens"
         )

@@ -19,7 +19,7 @@ from typing import Any, NoReturn, Protocol, TextIO, cast
 
 from pydantic import ValidationError
 
-from economics.words import count
+from economics.words import plural
 
 PROG = "python -m economics"
 
@@ -78,7 +78,7 @@ def one_line(exc: BaseException, flags: dict[str, str] | None = None) -> str:
         field = ".".join(str(part) for part in first["loc"])
         name = (flags or {}).get(field, field)
         message = str(first["msg"]).removeprefix("Value error, ")
-        more = f" (and {count(len(errors) - 1, 'more problem')})" if len(errors) > 1 else ""
+        more = f" (and {plural(len(errors) - 1, 'more problem')})" if len(errors) > 1 else ""
         return f"{name}: {message}{more}" if name else f"{exc.title}: {message}{more}"
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return " ".join(lines[:2]) if len(lines) > 1 else (lines[0] if lines else type(exc).__name__)

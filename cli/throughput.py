@@ -21,7 +21,7 @@ from economics.model import ModelSpec
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.throughput import DEFAULT_MAX_BATCH, DEFAULT_PREFILL_CHUNK_TOKENS, ThroughputResult, throughput
 from economics.units import GB, MB, MS, US
-from economics.words import count
+from economics.words import plural
 
 # CLI flag of each field that a user can set, to name the argument in validation errors.
 SPEC_FLAGS = {
@@ -161,7 +161,7 @@ def _validated(cls: type[BaseModel], data: dict[str, Any], flags: dict[str, str]
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         message = str(first["msg"]).removeprefix("Value error, ")
-        more = f" (and {count(exc.error_count() - 1, 'more problem')})" if exc.error_count() > 1 else ""
+        more = f" (and {plural(exc.error_count() - 1, 'more problem')})" if exc.error_count() > 1 else ""
         argument = flags.get(field) or (f"{what} ({field})" if field else what)
         raise CliError(argument, message + more) from None
 

@@ -87,6 +87,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("finance_pack_section",), "economics.finance.report"),
     **dict.fromkeys(("fx_rates",), "economics.finance.data"),
     **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
+    **dict.fromkeys(("plural",), "economics.words"),
     **dict.fromkeys(
         ("DEFAULT_SENSITIVITY_RATES", "Horizon", "crossover_sensitivity", "horizon", "price_trends"),
         "economics.finance.horizon",
@@ -277,6 +278,7 @@ __all__ = [
     "parse_percent",
     "parse_scenario",
     "plan_carbon",
+    "plural",
     "price_book",
     "price_book_frame",
     "price_trends",

@@ -26,7 +26,7 @@ from economics.views.batching import (
     default_study,
 )
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
-from economics.words import count
+from economics.words import plural
 
 __all__ = ["Claim", "argument"]
 
@@ -213,14 +213,15 @@ def _routing(s: Scenario, r: Result) -> Claim:
     if not s.owned_options:
         return Claim(
             claim="Route each workload by batchability × value per token.",
-            figure=f"{count(len(r.decisions), 'workload')} on {count(len(labels), 'route')} "
+            figure=f"{plural(len(r.decisions), 'workload')} on {plural(len(labels), 'route')} "
             f"({', '.join(sorted(labels))}), chosen by value alone: with no GPU option there is no batchability",
             holds=None,
             page="workloads",
         )
     return Claim(
         claim="Route each workload by batchability × value per token.",
-        figure=f"{count(len(r.decisions), 'workload')} on {count(len(labels), 'route')}: " + ", ".join(sorted(labels)),
+        figure=f"{plural(len(r.decisions), 'workload')} on {plural(len(labels), 'route')}: "
+        + ", ".join(sorted(labels)),
         holds=len(labels) > 1,
         page="workloads",
     )
@@ -238,7 +239,7 @@ def _sovereignty(s: Scenario, r: Result) -> Claim:
     on_api = [d.workload_name for d in r.decisions if d.workload_id in sovereign and d.chosen_kind == "api"]
     return Claim(
         claim="Sovereignty keeps regulated data on owned hardware, whatever the API price.",
-        figure=f"{count(len(sovereign), 'sovereign workload')}, "
+        figure=f"{plural(len(sovereign), 'sovereign workload')}, "
         + ("all on owned hardware" if not on_api else f"on an API: {', '.join(on_api)}"),
         holds=not on_api,
         page="overview",

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from economics._base import Frozen
 from economics.calibration_saved import CalibrationLike
-from economics.words import count
+from economics.words import plural
 
 BandRegime = Literal["batch-1", "concurrency", "saturation"]
 #: z of a two-sided 80% interval (10th–90th percentile) of a normal distribution [1].
@@ -100,7 +100,7 @@ def throughput_band(
     """
     if profile is not None:
         sd = profile.log_sd
-        basis = f"your {count(profile.n_points, 'benchmark point')}, fitted factors' uncertainty"
+        basis = f"your {plural(profile.n_points, 'benchmark point')}, fitted factors' uncertainty"
         return Band(value=value, low=value * math.exp(-Z80 * sd), high=value * math.exp(Z80 * sd), basis=basis)
     table = errors if errors is not None else _shared_errors()
     ratios, name = _ratios(table, regime, moe, precision)

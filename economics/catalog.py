@@ -29,7 +29,7 @@ from economics.prices import (
     sorted_periods,
 )
 from economics.schemes import DiffusionScheme, SpeculativeScheme
-from economics.words import count
+from economics.words import plural
 
 __all__ = [
     "Catalog",
@@ -89,7 +89,7 @@ class CatalogError(ValueError):
     def __init__(self, problems: Iterable[CatalogProblem]) -> None:
         self.problems: tuple[CatalogProblem, ...] = tuple(problems)
         lines = "\n".join(f"  {p}" for p in self.problems)
-        super().__init__(f"{count(len(self.problems), 'problem')} in the catalog:\n{lines}")
+        super().__init__(f"{plural(len(self.problems), 'problem')} in the catalog:\n{lines}")
 
 
 # ---- the catalog -------------------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ from economics.routing import (
     route_labels,
 )
 from economics.scenario import Scenario
-from economics.words import count
+from economics.words import plural
 from economics.workload import Workload
 
 FloatArray = NDArray[np.float64]
@@ -314,7 +314,7 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
         if pw.nodes_to_buy:
             parts.append(
                 # marginal, not a share: two workloads can need the same new nodes, so these do not add up
-                f"without it the plan would buy {count(pw.nodes_to_buy, 'node')} fewer "
+                f"without it the plan would buy {plural(pw.nodes_to_buy, 'node')} fewer "
                 f"({_money(pw.node_capital_usd)} less capital, {_money(pw.node_usd_per_month)}/month less)"
             )
         else:
@@ -628,13 +628,13 @@ def _plan_warnings(s: Scenario, fp: FleetPlan) -> list[str]:
     for i, n in enumerate(plan.nodes):
         if n.nodes_to_buy:
             out.append(
-                f"nodes.{i} ({n.node_name}): the plan needs {count(n.nodes_used, 'node')}, {n.nodes_owned} are owned; "
+                f"nodes.{i} ({n.node_name}): the plan needs {plural(n.nodes_used, 'node')}, {n.nodes_owned} are owned; "
                 f"buy {n.nodes_to_buy}: +{_money(n.capital_to_buy_usd)} capital, "
                 f"+{_money(n.new_nodes_usd_per_month)}/month"
             )
         elif n.kind == "owned" and n.nodes_owned and n.gpus_used == 0:
             out.append(
-                f"nodes.{i} ({n.node_name}): {count(n.nodes_owned, 'owned node')} carry no workload; "
+                f"nodes.{i} ({n.node_name}): {plural(n.nodes_owned, 'owned node')} carry no workload; "
                 f"{_money(n.sunk_usd_per_month)}/month of capital and fixed costs is paid for idle GPUs"
             )
     return out

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from economics import OwnedNode, RentedNode, Result, Scenario, list_presets, load_scenario, owned_node_cost_breakdown
+from economics import plural as plural  # never "word(s)": the helper the app and the CLI use
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
@@ -66,15 +67,6 @@ def per_month(x_usd: float | None, rate: DisplayRate = USD) -> str:
     'S$2,665/month'
     """
     return in_prefix(usd_per_month(None if x_usd is None else x_usd * rate.units_per_usd), rate.code)
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``n`` and the word in the right number, never ``word(s)``.
-
-    >>> plural(1, "workload"), plural(7, "workload"), plural(2, "node"), plural(0, "GPU")
-    ('1 workload', '7 workloads', '2 nodes', '0 GPUs')
-    """
-    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def _and(items: Sequence[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
 from economics.price_book import ITEM_LABEL
 from economics.units import GB
 
@@ -166,11 +167,6 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
     for k, (amount, m) in enumerate(zip(amounts, small, strict=True)):
         out += [padded(amount, m), parts[3 * k + 3]]
     return "".join(out)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``n`` with the word in the right number: 1 workload, 3 workloads, 2 batches (``many``)."""
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
 
 
 def duration(seconds: float | None) -> str:

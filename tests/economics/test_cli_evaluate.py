@@ -224,9 +224,9 @@ def test_the_table_counts_in_words(capsys: pytest.CaptureFixture[str], preset: s
 
 
 def test_cli_counts_words() -> None:
-    from economics.words import count
+    from economics.words import plural
 
-    assert [count(1, "node"), count(0, "instance"), count(2, "gpu"), count(1_200, "point")] == [
+    assert [plural(1, "node"), plural(0, "instance"), plural(2, "gpu"), plural(1_200, "point")] == [
         "1 node",
         "0 instances",
         "2 GPUs",
