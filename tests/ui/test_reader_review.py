@@ -439,3 +439,19 @@ def test_an_api_only_review_reads_as_api_spend() -> None:
     assert "rented nodes" not in said  # the bank rents nothing
     assert "the owned fleet of 1 node" in said
     assert "plus API spend" in said
+
+
+def test_a_rented_only_bill_reads_as_node_rental() -> None:
+    # the sentence's other branches: rent alone, and nothing served
+    from economics.currency import USD
+    from ui.widgets.reviews import bill_in_words
+
+    r = evaluate(default_scenario())
+    only_rent = {"owned_nodes": 0, "api_cost_usd_per_month": 0.0, "rented_cost_usd_per_month": 1234.0}
+    rented = r.fleet.model_copy(update={**only_rent, "total_cost_usd_per_month": 1234.0})
+    assert bill_in_words(r.model_copy(update={"fleet": rented}), USD) == (
+        "The bill of $1,234 a month is all node rental: the plan runs no owned node."
+    )
+    nothing = rented.model_copy(update={"rented_cost_usd_per_month": 0.0, "total_cost_usd_per_month": 0.0})
+    said = bill_in_words(r.model_copy(update={"fleet": nothing}), USD)
+    assert said == "The bill is $0 a month: no workload is served."

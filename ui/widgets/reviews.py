@@ -330,7 +330,7 @@ def bill_in_words(result: Result, rate: DisplayRate = USD) -> str:
     if not parts:
         return f"The bill is {total} a month: no workload is served."
     if len(parts) == 1 and not f.owned_nodes:
-        what = "API spend" if f.api_cost_usd_per_month else "rented nodes"
+        what = "API spend" if f.api_cost_usd_per_month else "node rental"
         return f"The bill of {total} a month is all {what}: the plan runs no owned node."
     return f"The bill of {total} a month is " + ", plus ".join(parts) + "."
 
