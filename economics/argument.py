@@ -26,7 +26,7 @@ from economics.views.batching import (
     default_study,
 )
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
-from economics.words import plural
+from economics.words import plural, sentence
 
 __all__ = ["Claim", "argument"]
 
@@ -290,4 +290,4 @@ def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tu
         _idle(result, money),
     ]
     # each figure reads as a sentence under its claim: "Diffusion's edge at one client …", not "diffusion's …"
-    return tuple(c.model_copy(update={"figure": c.figure[:1].upper() + c.figure[1:]}) for c in claims)
+    return tuple(c.model_copy(update={"figure": sentence(c.figure)}) for c in claims)

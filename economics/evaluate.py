@@ -76,7 +76,7 @@ from economics.routing import (
     route_labels,
 )
 from economics.scenario import Scenario
-from economics.words import plural
+from economics.words import dollars_alike, plural, sentence
 from economics.workload import Workload
 
 FloatArray = NDArray[np.float64]
@@ -258,25 +258,8 @@ def _money(x: float) -> str:
     if x == 0:
         return "$0"
     if abs(x) < 1:
-        places = min(10, 3 - math.floor(math.log10(abs(x))))
-        return f"${x:.{places}f}".rstrip("0")
+        return dollars_alike(x)[0].rstrip("0")
     return f"${x:,.2f}" if abs(x) < 1000 else f"${x:,.0f}"
-
-
-def _money_alike(*xs: float) -> tuple[str, ...]:
-    """Amounts to compare, with one number of decimals: cents, or four significant figures of the smallest
-    amount under a dollar (at most eight decimals).
-
-    >>> _money_alike(0.2, 0.29063)
-    ('$0.2000', '$0.2906')
-    >>> _money_alike(0.65, 1.04)
-    ('$0.6500', '$1.0400')
-    >>> _money_alike(1.35, 6.5107)
-    ('$1.35', '$6.51')
-    """
-    small = [abs(x) for x in xs if 0 < abs(x) < 1]
-    places = 2 if not small else min(8, max(2, 3 - math.floor(math.log10(min(small)))))
-    return tuple(f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
 
 
 def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
@@ -322,14 +305,13 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
         bound = f"latency-bound (β = {beta:.2g} < 1: no batch forms)" if beta < 1 else f"batchable (β = {beta:.2g} ≥ 1)"
         parts.append(bound)
     pair = (float(j[w, chosen]), float(j[w, runner])) if runner >= 0 else (float(j[w, chosen]),)
-    costs = _money_alike(*pair)  # one number of decimals, so "$0.2000 vs $0.2906", not "$0.2 vs $0.2906"
+    costs = dollars_alike(*pair)  # one number of decimals, so "$0.2000 vs $0.2906", not "$0.2 vs $0.2906"
     parts.append(f"marginal J = {costs[0]}/task on {names[chosen]}")
     if runner >= 0:
         parts.append(f"vs {costs[1]} on {names[runner]}")
     else:
         parts.append("no other allowed option can serve it")
-    text = "; ".join(parts) + "."
-    return text[:1].upper() + text[1:]  # a sentence: "It runs on GPUs …", not "it runs on GPUs …"
+    return sentence("; ".join(parts) + ".")  # "It runs on GPUs …", not "it runs on GPUs …"
 
 
 _OPTION_RESULTS = TypeAdapter(tuple[OptionResult, ...])

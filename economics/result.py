@@ -293,6 +293,12 @@ class Plan(Frozen):
     workloads: tuple[PlanWorkload, ...] = ()
 
     @property
+    def marginal_nodes_add_up(self) -> bool:
+        """Whether the workloads' own node counts (each the nodes the plan buys only because of it) sum to the
+        nodes the plan buys. They need not: two workloads can need the same new nodes, or a node serves many."""
+        return sum(w.nodes_to_buy for w in self.workloads) == self.nodes_to_buy
+
+    @property
     def idle_owned_full_cost_usd_per_month(self) -> float:
         """Full cost of the owned GPUs' idle hours, whatever the lens (sunk, not spent, in the cash lens): the
         essay's "GPU hangover", ``Σ_owned full cost × (1 − utilization)`` [USD/month]."""

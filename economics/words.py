@@ -1,6 +1,10 @@
-"""Counts in words for text people read (the CLI, reasons, messages): "1 node", "2 nodes", never "node(s)"."""
+"""Words and amounts for text people read (the CLI, reasons, cards, messages): counts in the right number
+("1 node", "2 nodes", never "node(s)"), amounts to compare with one number of decimals, and sentences that
+start with a capital letter."""
 
 from __future__ import annotations
+
+import math
 
 #: Words whose written form or plural is not the word plus "s".
 _FORMS: dict[str, tuple[str, str]] = {"gpu": ("GPU", "GPUs")}
@@ -17,3 +21,32 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     """
     one, other = _FORMS.get(word, (word, many or f"{word}s"))
     return f"{n:,} {one if n == 1 else other}"
+
+
+def dollars_alike(*xs: float) -> tuple[str, ...]:
+    """Amounts to compare, with one number of decimals: cents, or four significant figures of the smallest
+    amount under a dollar (at most eight decimals), zeros kept so that they line up.
+
+    >>> dollars_alike(0.2, 0.29063)
+    ('$0.2000', '$0.2906')
+    >>> dollars_alike(0.65, 1.04)
+    ('$0.6500', '$1.0400')
+    >>> dollars_alike(1.35, 6.5107)
+    ('$1.35', '$6.51')
+    >>> dollars_alike(0.00121, 0.001212, 0.001269)
+    ('$0.001210', '$0.001212', '$0.001269')
+    >>> dollars_alike(0.0000123)
+    ('$0.00001230',)
+    """
+    small = [abs(x) for x in xs if 0 < abs(x) < 1]
+    places = 2 if not small else min(8, max(2, 3 - math.floor(math.log10(min(small)))))
+    return tuple(f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
+
+
+def sentence(text: str) -> str:
+    """``text`` with a capital first letter: a reason or figure that opens with "it runs …" reads as a sentence.
+
+    >>> sentence("it runs on GPUs the plan already pays for."), sentence("1.0 FLOP/byte"), sentence("")
+    ('It runs on GPUs the plan already pays for.', '1.0 FLOP/byte', '')
+    """
+    return text[:1].upper() + text[1:]

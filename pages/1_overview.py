@@ -96,7 +96,7 @@ st.caption(
         " A card that says how many fewer nodes the plan would buy without its workload counts what that "
         "workload alone makes the plan buy; workloads can need the same new nodes, so those counts need not add "
         f"up to the {fmt.plural(p.nodes_to_buy, 'node')} the plan buys."
-        if p and sum(w.nodes_to_buy for w in p.workloads) != p.nodes_to_buy
+        if p and not p.marginal_nodes_add_up
         else ""
     )
 )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from economics import OptionResult, Scenario, WorkloadDecision, option_band_ratio
+from economics import OptionResult, Scenario, WorkloadDecision, dollars_alike, option_band_ratio
 from economics.currency import USD, DisplayRate
 from ui import format as fmt
 
@@ -68,31 +68,26 @@ def close_call_text(d: WorkloadDecision, names: dict[str, str]) -> str:
     if not d.too_close_to_call or c is None:
         return ""
     other = names.get(c.runner_up_option_id, c.runner_up_option_id)
-    here = _task_range(c.chosen_low_usd_per_task, c.chosen_usd_per_task, c.chosen_high_usd_per_task)
-    there = _task_range(c.runner_up_low_usd_per_task, c.runner_up_usd_per_task, c.runner_up_high_usd_per_task)
+    here = (min(c.chosen_low_usd_per_task, c.chosen_usd_per_task), c.chosen_usd_per_task,
+            max(c.chosen_high_usd_per_task, c.chosen_usd_per_task))  # fmt: skip
+    there = (min(c.runner_up_low_usd_per_task, c.runner_up_usd_per_task), c.runner_up_usd_per_task,
+             max(c.runner_up_high_usd_per_task, c.runner_up_usd_per_task))  # fmt: skip
+    # every amount with one number of decimals, zeros kept: "$0.001210 … against $0.001212", not "$0.00121"
+    shown = _tasks(*here, *there)
     return (
-        f"Too close to call at this accuracy: {_task(c.chosen_usd_per_task)} per task here{here} against "
-        f"{_task(c.runner_up_usd_per_task)} on {other}{there}. Measure before you commit."
+        f"Too close to call at this accuracy: {shown[1]} per task here{_likely(here, shown[:3])} against "
+        f"{shown[4]} on {other}{_likely(there, shown[3:])}. Measure before you commit."
     )
 
 
-def _task(x: float) -> str:
-    """A cost per task with four significant figures, written out and with its zeros, so that close costs stay
-    apart and line up: $0.001210 against $0.001212 (not "$0.00121"), $0.00001230 (not "$1.23e-05").
-
-    >>> _task(0.00121), _task(0.001212), _task(0.0000123), _task(0.5), _task(2.5), _task(0.0)
-    ('$0.001210', '$0.001212', '$0.00001230', '$0.5000', '$2.50', '$0')
-    """
-    if abs(x) >= 1 or x == 0 or not math.isfinite(x):
-        return fmt.usd(x)
-    places = min(10, 3 - math.floor(math.log10(abs(x))))
-    return f"{'−' if x < 0 else ''}${abs(x):.{places}f}"
+def _tasks(*xs: float) -> tuple[str, ...]:
+    """Costs per task to compare (:func:`economics.dollars_alike`); each on its own when one is not finite."""
+    return dollars_alike(*xs) if all(math.isfinite(x) for x in xs) else tuple(fmt.usd(x) for x in xs)
 
 
-def _task_range(low: float, value: float, high: float) -> str:
+def _likely(band: tuple[float, float, float], shown: tuple[str, ...]) -> str:
     """The likely range in words, " (likely $a–$b)"; empty when the band is the value itself (an API's price)."""
-    lo, hi = min(low, value), max(high, value)
-    return "" if lo == hi else f" (likely {_task(lo)}–{_task(hi)})"
+    return "" if band[0] == band[2] else f" (likely {shown[0]}–{shown[2]})"
 
 
 def chosen_cost_text(result_options: Sequence[OptionResult], d: WorkloadDecision) -> str:

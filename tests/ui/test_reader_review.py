@@ -414,16 +414,16 @@ def test_node_counts_on_cards_say_they_are_marginal_and_need_not_add_up() -> Non
 
 def test_close_costs_per_task_are_written_out_with_their_zeros() -> None:
     # the batch shop's card read "$0.00121 per task here against $0.001212", and "%.4g" writes $1.23e-05
-    from ui.bands import _task
+    from ui.bands import close_call_text
 
-    assert [_task(x) for x in (0.00121, 0.001212, 0.0000123, 0.5, 2.5, 0.0)] == [
-        "$0.001210",
-        "$0.001212",
-        "$0.00001230",
-        "$0.5000",
-        "$2.50",
-        "$0",
-    ]
+    s = load_scenario(PRESET_DIR / "batch-shop.json")
+    d = next(d for d in evaluate(s).decisions if d.too_close_to_call)
+    text = close_call_text(d, {o.id: o.name for o in (*s.owned_options, *s.apis)})
+    amounts = re.findall(r"\$(\d+\.\d+)", text)
+    assert len(amounts) >= 3, text
+    assert len({len(a.split(".")[1]) for a in amounts}) == 1, text  # one number of decimals, zeros kept
+    assert "$0.001210 per task here" in text, text
+    assert "e-" not in text
 
 
 def test_an_api_only_review_reads_as_api_spend() -> None:
