@@ -455,3 +455,21 @@ def test_a_rented_only_bill_reads_as_node_rental() -> None:
     nothing = rented.model_copy(update={"rented_cost_usd_per_month": 0.0, "total_cost_usd_per_month": 0.0})
     said = bill_in_words(r.model_copy(update={"fleet": nothing}), USD)
     assert said == "The bill is $0 a month: no workload is served."
+
+
+def test_monthly_bars_carry_their_amounts_and_say_where_no_api_may_serve() -> None:
+    # the bank's three sovereign workloads run on GPUs the plan already pays for: both their bars were zero and
+    # the rows read as empty; every bar now carries its amount, and "no API allowed" stands where no API may serve
+    s = default_scenario()
+    r = evaluate(s)
+    fig = monthly_figure(r, SGD)
+    routed, api = fig.data
+    sovereign = [i for i, d in enumerate(r.decisions) if d.all_api_monthly_cost_usd is None]
+    assert sovereign  # the bank's preset keeps sovereign workloads
+    for i, d in enumerate(r.decisions):
+        assert routed.text[i] == f"S${1.3 * d.monthly_cost_usd:,.0f}"
+        assert api.text[i] == ("no API allowed" if i in sovereign else f"S${1.3 * d.all_api_monthly_cost_usd:,.0f}")
+    assert "S$0" in routed.text
+    assert routed.textposition == api.textposition == "outside"
+    # the longest bar's amount fits right of it: the axis reaches past every bar
+    assert fig.layout.xaxis.range[1] > max(max(routed.x), max(api.x))

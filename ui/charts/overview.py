@@ -134,29 +134,45 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         height=max(300, 90 + 56 * len(decisions)),
         legend_rows=2,
     )
+    routed = [k * d.monthly_cost_usd for d in decisions]
+    api = [k * d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0.0 for d in decisions]
+    # every bar carries its amount: a route on GPUs the plan already pays for costs S$0 a month and drew no bar at
+    # all, which read as a missing row; a workload no API may serve says so where its API bar would be
     c.add(
         "bar",
         y=names,
-        x=[k * d.monthly_cost_usd for d in decisions],
+        x=routed,
         orientation="h",
         name="recommended route",
         marker={"color": KIND_COLOR["owned-ar"]},
+        text=[f"{cur}{v:,.0f}" for v in routed],
+        textposition="outside",
+        cliponaxis=False,
         hovertemplate=f"<b>%{{y}}</b><br>recommended route: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     c.add(
         "bar",
         y=names,
-        x=[k * d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0 for d in decisions],
+        x=api,
         orientation="h",
         # "(none for sovereign data)" only where a workload has no API it may use
         name="its best API"
         + (" (none where no API may serve it)" if any(d.all_api_monthly_cost_usd is None for d in decisions) else ""),
         marker={"color": API_WINS_COLOR},
         opacity=0.75,
+        text=[
+            f"{cur}{v:,.0f}" if d.all_api_monthly_cost_usd is not None else "no API allowed"
+            for d, v in zip(decisions, api, strict=True)
+        ],
+        textposition="outside",
+        cliponaxis=False,
         hovertemplate=f"<b>%{{y}}</b><br>best API: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     c.layout["barmode"] = "group"
-    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g")  # "S$10,000", not plotly's "S$10k"
+    c.layout["uniformtext"] = {"minsize": 10, "mode": "show"}
+    top = max([*routed, *api, 0.0])
+    # room right of the longest bar for its amount (outside text does not widen plotly's range)
+    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", range=[0.0, 1.3 * top if top > 0 else 1.0])
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)), **_wrapped_ticks(names))
     return c.figure()
 
