@@ -28,6 +28,7 @@ from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.cost import cost_curve_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
+from ui.charts.reviews import comparison_chart
 from ui.energy import ENERGY_COLUMN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
@@ -473,3 +474,22 @@ def test_monthly_bars_carry_their_amounts_and_say_where_no_api_may_serve() -> No
     assert routed.textposition == api.textposition == "outside"
     # the longest bar's amount fits right of it: the axis reaches past every bar
     assert fig.layout.xaxis.range[1] > max(max(routed.x), max(api.x))
+
+
+def test_review_comparison_bars_carry_their_amounts_and_name_an_absent_workload() -> None:
+    # the Reviews chart had the Overview's empty rows (routes on paid-for GPUs cost S$0); a workload that one
+    # side does not have is named "absent", not drawn as S$0
+    s = default_scenario()
+    r = evaluate(s)
+    fewer = s.model_copy(update={"workloads": s.workloads[:-1]})
+    before = Snapshot(label="before", scenario=fewer, result=evaluate(fewer), prices=price_book(fewer))
+    after = Snapshot(label="after", scenario=s, result=r, prices=price_book(s))
+    fig = comparison_chart(compare(before, after), SGD)
+    b, a = fig.data
+    assert len(b.text) == len(a.text) == len(r.decisions)
+    for i, d in enumerate(r.decisions):
+        assert a.text[i].startswith(f"S${1.3 * d.monthly_cost_usd:,.0f}")
+    assert b.text[-1] == "absent"
+    assert b.x[-1] == 0.0
+    assert "S$0" in b.text
+    assert fig.layout.xaxis.range[1] > max(*b.x, *a.x)

@@ -122,29 +122,40 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
         rate=rate,
     )
     chart.axis("margin", t=90)
+    before = (wl["monthly_cost_before_usd"] * k).tolist()
+    after = (wl["monthly_cost_after_usd"] * k).tolist()
+
+    def amount(v: float) -> str:
+        # a route on GPUs already paid for costs S$0 a month and drew no bar: its row read as empty
+        return f"{cur}{v:,.0f}" if math.isfinite(v) else "absent"
+
     chart.add(
         "bar",
         y=names,
-        x=(wl["monthly_cost_before_usd"].fillna(0.0) * k).tolist(),
+        x=[v if math.isfinite(v) else 0.0 for v in before],
         orientation="h",
         name=comparison.before_label,
         marker={"color": BEFORE_COLOR},
+        text=[amount(v) for v in before],
+        textposition="outside",
+        cliponaxis=False,
         customdata=wl["route_before_name"].tolist(),
         hovertemplate="%{y}<br>before: " + cur + "%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
     after_text = [
-        f"{a} → {b}" if flipped else ""
-        for a, b, flipped in zip(wl["route_before_name"], wl["route_after_name"], wl["flipped"], strict=True)
+        amount(v) + (f" · {a} → {b}" if flipped else "")
+        for v, a, b, flipped in zip(after, wl["route_before_name"], wl["route_after_name"], wl["flipped"], strict=True)
     ]
     chart.add(
         "bar",
         y=names,
-        x=(wl["monthly_cost_after_usd"].fillna(0.0) * k).tolist(),
+        x=[v if math.isfinite(v) else 0.0 for v in after],
         orientation="h",
         name=comparison.after_label,
         marker={"color": OWNED_WINS_COLOR},
         text=after_text,
         textposition="outside",
+        cliponaxis=False,
         customdata=wl["route_after_name"].tolist(),
         hovertemplate="%{y}<br>after: " + cur + "%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
@@ -164,6 +175,10 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
         }
     )
     chart.layout["barmode"] = "group"
+    chart.layout["uniformtext"] = {"minsize": 10, "mode": "show"}
+    top = max([v for v in (*before, *after) if math.isfinite(v)] + [0.0])
+    # room right of the longest bar for its amount (outside text does not widen plotly's range)
+    chart.axis("xaxis", range=[0.0, 1.3 * top if top > 0 else 1.0])
     return chart.figure()
 
 
