@@ -71,3 +71,20 @@ def test_the_tornado_base_is_the_plans_bill_and_says_so() -> None:
     assert "as in the fleet plan" in title
     assert "stand-alone" not in title
     assert "stand-alone" in tornado_chart(alone, "cost").layout.title.text
+
+
+def test_a_tornado_row_that_does_not_move_says_so() -> None:
+    # on the bank every node is already bought: node cost per hour moved nothing and its row was left empty
+    t = tornado(build_surrogate(BANK))
+    fig = tornado_chart(t, "savings")
+    still = {
+        b.label
+        for b in t.bars
+        if round(b.savings_at_low_usd_per_month) == round(t.base_savings_usd_per_month)
+        and round(b.savings_at_high_usd_per_month) == round(t.base_savings_usd_per_month)
+    }
+    moving = {b.label for b in t.bars} - still
+    assert still  # the bank has such rows
+    assert moving
+    noted = {str(a.y).split("<br>")[0] for a in fig.layout.annotations if a.text == "no effect over this range"}
+    assert noted == still

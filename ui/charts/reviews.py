@@ -265,6 +265,23 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
         )
     chart.vline(base, log_x=False, width=1, dash="solid")
     chart.layout["barmode"] = "overlay"
+    # an input that moves the figure by less than one unit of money draws no bar: say so rather than leave an
+    # empty row (node cost per hour does not move the savings when every node is already bought)
+    for label, lo, hi in zip(labels, low, high, strict=True):
+        if abs(lo - base) < 0.5 and abs(hi - base) < 0.5:
+            chart.annotations.append(
+                {
+                    "text": "no effect over this range",
+                    "x": base,
+                    "y": label,
+                    "xref": "x",
+                    "yref": "y",
+                    "xanchor": "left",
+                    "xshift": 6,
+                    "showarrow": False,
+                    "font": {"size": 12, "color": LIMIT_COLOR},
+                }
+            )
     return chart.figure()
 
 
