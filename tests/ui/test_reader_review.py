@@ -493,3 +493,11 @@ def test_review_comparison_bars_carry_their_amounts_and_name_an_absent_workload(
     assert b.x[-1] == 0.0
     assert "S$0" in b.text
     assert fig.layout.xaxis.range[1] > max(*b.x, *a.x)
+
+
+def test_review_comparison_with_no_change_says_unchanged_not_plus_zero() -> None:
+    s = default_scenario()
+    side = Snapshot(label="now", scenario=s, result=evaluate(s), prices=price_book(s))
+    notes = [a.text for a in comparison_chart(compare(side, side), SGD).layout.annotations]
+    assert "fleet total unchanged" in notes
+    assert not any("+S$0" in str(n) for n in notes)

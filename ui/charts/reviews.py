@@ -163,7 +163,13 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
     sign = "+" if total >= 0 else "−"
     chart.annotations.append(
         {
-            "text": f"fleet total {sign}{cur}{abs(total):,.0f}/month" if math.isfinite(total) else "fleet total: n/a",
+            "text": (
+                "fleet total: n/a"
+                if not math.isfinite(total)
+                else "fleet total unchanged"  # not "+S$0/month"
+                if round(total) == 0
+                else f"fleet total {sign}{cur}{abs(total):,.0f}/month"
+            ),
             "xref": "paper",
             "yref": "paper",
             "x": 1,
