@@ -202,10 +202,28 @@ def _formula(s: Scenario, r: Result, money: Money) -> Claim:
     return Claim(
         claim=claim,
         figure=f"{names[workload_id]}{aside}: {money(c_h)}/h ÷ ({curve.capacity_tokens_per_s:,.0f} tok/s × "
-        f"{100 * o.utilization:.1f}%) = {money(value)}/Mtok output",  # "18%" for 17.5%: the sum did not check
+        f"{_checkable_percent(c_h, curve.capacity_tokens_per_s, o.utilization, value)}%) = {money(value)}/Mtok output",
         holds=True,
         page="cost_per_token",
     )
+
+
+def _checkable_percent(c_h: float, tokens_per_s: float, utilization: float, value: float) -> str:
+    """The utilization in percent with the fewest decimals (one to three) that let a reader redo the sum from
+    the figures as printed (the hourly cost in cents, whole tok/s) and land on the printed result: "17.7%" gave
+    $17.18 for a printed $17.23, "17.65%" gives it.
+
+    >>> _checkable_percent(17.554, 2084.4, 0.17652, 13.2525)
+    '17.65'
+    """
+    for places in (1, 2, 3):
+        shown = round(100 * utilization, places)
+        if shown <= 0:
+            continue
+        redone = float(cost_per_mtok_capacity_form(round(c_h, 2), round(tokens_per_s), shown / 100))
+        if abs(redone - value) <= 0.0003 * value:
+            return f"{shown:.{places}f}"
+    return f"{100 * utilization:.3f}"
 
 
 def _routing(s: Scenario, r: Result) -> Claim:

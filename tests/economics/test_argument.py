@@ -97,3 +97,18 @@ def test_every_figure_reads_as_a_sentence(preset: str) -> None:
     s = load_scenario(PRESET_DIR / f"{preset}.json")
     for c in argument(s, evaluate(s)):
         assert not c.figure[:1].islower(), c.figure
+
+
+@pytest.mark.parametrize("preset", sorted(p.stem for p in PRESET_DIR.glob("*.json")))
+def test_the_formula_redone_from_its_printed_figures_lands_on_its_printed_cents(preset: str) -> None:
+    # "$17.56/h ÷ (2,084 tok/s × 17.7%) = $13.25" redid to $13.22: one decimal of utilization was not enough
+    s = load_scenario(PRESET_DIR / f"{preset}.json")
+    claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Effective cost per token"))
+    m = re.search(r"\$([\d.,]+)/h ÷ \(([\d,]+) tok/s × ([\d.]+)%\) = \$([\d.,]+)/Mtok", claim.figure)
+    if claim.holds is None:
+        assert m is None
+        return
+    assert m is not None, claim.figure
+    per_h, tok_s, util_pct, per_mtok = (float(g.replace(",", "")) for g in m.groups())
+    redone = per_h / 3600 / (tok_s * util_pct / 100) * 1e6
+    assert abs(redone - per_mtok) <= max(0.006, 0.0004 * per_mtok), claim.figure
