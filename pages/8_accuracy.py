@@ -71,7 +71,8 @@ st.caption(
 )
 calibration_in_use()
 catalog = load_catalog()
-cols = st.columns(5)
+# the long names on a row of their own: five columns cut them at 1,024 px ("Llama 3.1", "NVIDIA H1")
+cols = [*st.columns(2), *st.columns(3)]
 engines = load_engines()
 # names, not catalog ids ("llama-3.1-8b", "h100-sxm", "vllm"); the uploader states the page's own size cap
 model_id = cols[0].selectbox("Model", list(catalog.models), index=0, format_func=lambda i: catalog.models[i].name)

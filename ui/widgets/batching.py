@@ -24,7 +24,8 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
         st.info("The scenario has no owned autoregressive option to study. Add one to the scenario JSON.")
         return None
     names = {o.id: f"{o.name} ({o.gpus_per_replica} × {s.gpu(s.node(o.node_id).gpu_id).name})" for o in s.owned_options}
-    cols = st.columns(3)
+    # two options side by side and the request shape below: three columns cut every name at 1,024 px
+    cols = [*st.columns(2), st.container()]
     ar_id = view_select(
         "Autoregressive option",
         "bt_ar",

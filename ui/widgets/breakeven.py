@@ -18,7 +18,9 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
     if not s.owned_options or not s.apis:
         st.info("Break-even needs at least one owned option and one API in the scenario.")
         return None
-    c = st.columns(3)
+    # the workload on a row of its own, the two options side by side: three columns cut every name at 1,024 px
+    # ("Overnight KYC docum", "Owned 70B, AR + EAGI")
+    c = [st.container(), *st.columns(2)]
     wl_names = {w.id: w.name for w in s.workloads}
     workload_id = view_select(
         "Workload",
