@@ -74,7 +74,9 @@ class OwnedNode(Frozen):
     power_fraction_busy: float = Field(
         default=0.7, ge=0, le=1, description="drawn power / maximum when busy, f_max [1]"
     )
-    pue: float = Field(default=1.3, ge=1, le=3, description="power usage effectiveness of the facility [1]")
+    pue: float = Field(
+        default=1.3, ge=1, le=3, description="power usage effectiveness (PUE): facility power per unit of IT power [1]"
+    )
     electricity_usd_per_kwh: float = Field(default=0.10, ge=0, le=2, description="electricity price [USD/kWh]")
     colocation_usd_per_kw_month: float = Field(
         default=150.0, ge=0, le=2000, description="colocation charge per provisioned kW [USD/(kW·month)]"

@@ -116,7 +116,7 @@ _OWNED: tuple[tuple[_Field, ...], ...] = (
     ),
     (
         _Field("node_power_kw", "Node power, maximum [kW]", 0.1, "%.1f"),
-        _Field("pue", "PUE [ratio]", 0.05, "%.2f"),
+        _Field("pue", "Facility power overhead [× the node's power]", 0.05, "%.2f"),
         _Field("electricity_usd_per_kwh", "Electricity [USD per kWh]", 0.01, "%.3f", show="${:,.3f}"),
         _Field("colocation_usd_per_kw_month", "Colocation [USD per kW-month]", 5, "%.0f", show="${:,.0f}"),
     ),
