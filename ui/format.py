@@ -378,5 +378,6 @@ GLOSSARY = """
 | FLOP/byte | arithmetic per byte read from GPU memory; low means the GPU waits on memory | FLOP/byte |
 | Mtok | one million tokens (a token is about ¾ of a word) | tokens |
 | utilization | busy share of the hours paid for | % |
+| PUE | facility power (cooling, power conversion) per unit the node draws; 1.3 adds 30% | ratio |
 | owned (route) | on dedicated GPUs we run and pay for by the hour, bought or rented (tables say "rented") | – |
 """
