@@ -22,6 +22,12 @@ NARROW_CSS = """
 }
 [data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: nowrap; }
 [data-testid="stMetricLabel"] p { white-space: normal; }
+/* a row of KPIs whose labels wrap to different line counts: every value on one line, at the bottom
+   (the column is stretched to the row; its block, the metric and the metric's box fill it) */
+[data-testid="stColumn"]:has([data-testid="stMetric"]) > [data-testid="stVerticalBlock"] { height: 100%; }
+[data-testid="stElementContainer"]:has(> [data-testid="stMetric"]) { flex-grow: 1; }
+[data-testid="stMetric"] { height: 100%; }
+[data-testid="stMetric"] > div { height: 100%; display: flex; flex-direction: column; justify-content: space-between; }
 </style>
 """
 

@@ -273,6 +273,9 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
     chart.layout["barmode"] = "overlay"
     # an input that moves the figure by less than one unit of money draws no bar: say so rather than leave an
     # empty row (node cost per hour does not move the savings when every node is already bought)
+    ends = [base, *low, *high]
+    # on the side of the base line with more room: past the middle of the axis the note reads leftwards
+    leftwards = base > (min(ends) + max(ends)) / 2
     for label, lo, hi in zip(labels, low, high, strict=True):
         if abs(lo - base) < 0.5 and abs(hi - base) < 0.5:
             chart.annotations.append(
@@ -282,8 +285,8 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
                     "y": label,
                     "xref": "x",
                     "yref": "y",
-                    "xanchor": "left",
-                    "xshift": 6,
+                    "xanchor": "right" if leftwards else "left",
+                    "xshift": -6 if leftwards else 6,
                     "showarrow": False,
                     "font": {"size": 12, "color": LIMIT_COLOR},
                 }
