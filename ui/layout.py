@@ -19,6 +19,9 @@ NARROW_CSS = """
     min-width: 460px !important; }
   [data-testid="stColumn"]:has([data-testid="stNumberInput"]) { flex: 1 1 190px !important;
     min-width: 190px !important; }
+  /* a node's dozen price inputs, number and text boxes alike, two abreast (three left one on a row alone) */
+  [class*="st-key-node_fields_"] [data-testid="stColumn"] { flex: 1 1 calc(50% - 1rem) !important;
+    min-width: calc(50% - 1rem) !important; }
 }
 [data-testid="stMetricValue"] > div { overflow: visible; text-overflow: clip; white-space: nowrap; }
 [data-testid="stMetricLabel"] p { white-space: normal; }

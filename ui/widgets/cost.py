@@ -36,7 +36,7 @@ def throughput_inputs(s: Scenario, workload_id: str) -> Scenario:
     if not s.owned_options:
         return s
     names = {o.id: o.name + (" (measured)" if o.measured is not None else "") for o in s.owned_options}
-    c = st.columns([3, 2, 1, 1, 1])
+    c = st.columns([3, 2, 1, 1, 1], vertical_alignment="bottom")
     option_id = view_select(
         "Owned option benchmarked",
         "cost_option",

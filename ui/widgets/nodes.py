@@ -116,7 +116,7 @@ _OWNED: tuple[tuple[_Field, ...], ...] = (
     ),
     (
         _Field("node_power_kw", "Node power, maximum [kW]", 0.1, "%.1f"),
-        _Field("pue", "Facility power overhead [× the node's power]", 0.05, "%.2f"),
+        _Field("pue", "Facility overhead [ratio]", 0.05, "%.2f"),
         _Field("electricity_usd_per_kwh", "Electricity [USD per kWh]", 0.01, "%.3f", show="${:,.3f}"),
         _Field("colocation_usd_per_kw_month", "Colocation [USD per kW-month]", 5, "%.0f", show="${:,.0f}"),
     ),
@@ -137,8 +137,11 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None, on_change: Callable[
     """
     changes: dict[str, float | int] = {}
     rows = _RENTED if isinstance(node, RentedNode) else _OWNED
+    # the keyed box lets the narrow-window style sheet (ui.layout) lay these out two abreast at 1,024 px
+    box = st.container(key=f"node_fields_{node.id}")
     for row in rows:
-        columns = st.columns(4 if len(row) > 2 else 2)
+        # input boxes on one line when a label wraps to two (the bottom of each column, not its top)
+        columns = box.columns(4 if len(row) > 2 else 2, vertical_alignment="bottom")
         for f, where in zip(row, columns, strict=False):
             value = _number(
                 node,

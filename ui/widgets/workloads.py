@@ -108,14 +108,14 @@ def _validated(s: Scenario, frame: pd.DataFrame) -> tuple[tuple[Workload, ...] |
 def _add_form(s: Scenario) -> None:
     """A form for one new workload: it is appended, never written over an existing row."""
     with st.expander("Add a workload", icon=":material/add:"), st.form("workload_add", border=False):
-        c = st.columns(4)
+        c = st.columns(4, vertical_alignment="bottom")
         name = c[0].text_input("Name", max_chars=120, key="wl_add_name")
         avg = c[1].number_input("Average [req/s]", min_value=0.0, value=1.0, step=0.1, key="wl_add_avg")
         peak = c[2].number_input("Peak [req/s]", min_value=0.0, value=2.0, step=0.1, key="wl_add_peak")
         failure = c[3].text_input(
             "Failure cost [USD/task]", placeholder="e.g. $2.50 (0 if nothing)", key="wl_add_failure"
         )
-        d = st.columns(4)
+        d = st.columns(4, vertical_alignment="bottom")
         prompt = d[0].number_input("Prompt [tokens]", min_value=1, value=1000, step=100, key="wl_add_in")
         output = d[1].number_input("Output [tokens]", min_value=1, value=300, step=50, key="wl_add_out")
         tpot = d[2].number_input(
