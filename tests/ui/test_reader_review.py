@@ -28,7 +28,7 @@ from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.cost import cost_curve_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
 from ui.charts.overview import fleet_figure, monthly_figure, option_cost_figure
-from ui.charts.reviews import comparison_chart
+from ui.charts.reviews import comparison_chart, workload_cost_chart
 from ui.energy import ENERGY_COLUMN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
@@ -501,3 +501,12 @@ def test_review_comparison_with_no_change_says_unchanged_not_plus_zero() -> None
     notes = [a.text for a in comparison_chart(compare(side, side), SGD).layout.annotations]
     assert "fleet total unchanged" in notes
     assert not any("+S$0" in str(n) for n in notes)
+
+
+def test_pack_workload_chart_says_where_no_api_may_serve() -> None:
+    s = default_scenario()
+    r = evaluate(s)
+    _, api = workload_cost_chart(s, r, SGD).data
+    expected = ["no API allowed" if d.all_api_monthly_cost_usd is None else "" for d in r.decisions]
+    assert list(api.text) == expected
+    assert "no API allowed" in expected
