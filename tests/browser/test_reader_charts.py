@@ -24,7 +24,7 @@ OVERLAPS_JS = """
     const box = (t) => { const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
     const items = [];
     for (const sel of ['.xtick text', '.ytick text', '.y2tick text', '.g-xtitle text', '.g-ytitle text',
-                       '.g-y2title text', '.legendtext', '.annotation-text', '.gtitle']) {
+                       '.g-y2title text', '.legendtext', '.annotation-text', '.gtitle', '.bartext']) {
       el.querySelectorAll(sel).forEach((t) => {
         const text = (t.textContent || '').trim();
         const b = box(t);

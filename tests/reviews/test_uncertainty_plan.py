@@ -86,5 +86,5 @@ def test_a_tornado_row_that_does_not_move_says_so() -> None:
     moving = {b.label for b in t.bars} - still
     assert still  # the bank has such rows
     assert moving
-    noted = {str(a.y).split("<br>")[0] for a in fig.layout.annotations if a.text == "no effect over this range"}
+    noted = {str(y).split("<br>")[0] for y in fig.data[0].y if str(y).endswith(" · no effect")}
     assert noted == still

@@ -245,10 +245,16 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
         tornado.bars,
         key=lambda b: -(b.swing_usd_per_month if savings else b.cost_swing_usd_per_month),
     )
-    # the range on a second line: one line left a ~90 px plot in a 1,024 px window, its ticks on end
-    labels = [f"{b.label}<br>{b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]}" for b in bars]
     low = [k * (b.savings_at_low_usd_per_month if savings else b.cost_at_low_usd_per_month) for b in bars]
     high = [k * (b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month) for b in bars]
+    # an input that moves the figure by less than one unit of money draws no bar: its label says so rather than
+    # leave an empty row (node cost per hour does not move the savings when every node is already bought)
+    still = [abs(lo - base) < 0.5 and abs(hi - base) < 0.5 for lo, hi in zip(low, high, strict=True)]
+    # the range on a second line: one line left a ~90 px plot in a 1,024 px window, its ticks on end
+    labels = [
+        f"{b.label}<br>{b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]}{' · no effect' if flat else ''}"
+        for b, flat in zip(bars, still, strict=True)
+    ]
     what = "savings vs the best allowed API" if savings else "monthly cost of the chosen routes"
     chart = _bars(
         # two lines: one was cut in a 1,024 px window
@@ -277,24 +283,6 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
     chart.layout["barmode"] = "overlay"
     # an input that moves the figure by less than one unit of money draws no bar: say so rather than leave an
     # empty row (node cost per hour does not move the savings when every node is already bought)
-    ends = [base, *low, *high]
-    # on the side of the base line with more room: past the middle of the axis the note reads leftwards
-    leftwards = base > (min(ends) + max(ends)) / 2
-    for label, lo, hi in zip(labels, low, high, strict=True):
-        if abs(lo - base) < 0.5 and abs(hi - base) < 0.5:
-            chart.annotations.append(
-                {
-                    "text": "no effect over this range",
-                    "x": base,
-                    "y": label,
-                    "xref": "x",
-                    "yref": "y",
-                    "xanchor": "right" if leftwards else "left",
-                    "xshift": -6 if leftwards else 6,
-                    "showarrow": False,
-                    "font": {"size": 12, "color": LIMIT_COLOR},
-                }
-            )
     return chart.figure()
 
 
