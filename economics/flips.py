@@ -371,7 +371,9 @@ def _fmt(value: float, unit: str, extra: int = 0) -> str:
     if unit == "share of SLO capacity":
         return f"{100 * value:.{3 + extra}g}%"
     if unit == "quality points (0–1)":
-        return f"{100 * value:+.{3 + extra}g} points"
+        # a signed gap with a true minus sign; no sign on a gap of zero ("+0 points" read as a rounding slip)
+        points = f"{100 * value:+.{3 + extra}g}"
+        return f"{'0' if float(points) == 0 else points.replace('-', '−')} points"
     return f"{value:.{3 + extra}g} {unit}"
 
 
