@@ -469,7 +469,9 @@ def test_monthly_bars_carry_their_amounts_and_say_where_no_api_may_serve() -> No
     assert sovereign  # the bank's preset keeps sovereign workloads
     for i, d in enumerate(r.decisions):
         assert routed.text[i] == f"S${1.3 * d.monthly_cost_usd:,.0f}"
-        assert api.text[i] == ("no API allowed" if i in sovereign else f"S${1.3 * d.all_api_monthly_cost_usd:,.0f}")
+        assert api.text[i] == (
+            "no API allowed or feasible" if i in sovereign else f"S${1.3 * d.all_api_monthly_cost_usd:,.0f}"
+        )
     assert "S$0" in routed.text
     assert routed.textposition == api.textposition == "outside"
     # the longest bar's amount fits right of it: the axis reaches past every bar
@@ -507,6 +509,19 @@ def test_pack_workload_chart_says_where_no_api_may_serve() -> None:
     s = default_scenario()
     r = evaluate(s)
     _, api = workload_cost_chart(s, r, SGD).data
-    expected = ["no API allowed" if d.all_api_monthly_cost_usd is None else "" for d in r.decisions]
+    expected = ["no API allowed or feasible" if d.all_api_monthly_cost_usd is None else "" for d in r.decisions]
     assert list(api.text) == expected
-    assert "no API allowed" in expected
+    assert "no API allowed or feasible" in expected
+
+
+def test_monthly_bars_name_a_workload_nothing_can_serve() -> None:
+    # a latency target no option meets: the workload has no route; its bar read "$0" as if it ran for free
+    s = default_scenario()
+    w = s.workloads[0].model_copy(update={"tpot_slo_s": 1e-6, "ttft_slo_s": 1e-6})
+    s = s.model_copy(update={"workloads": (w, *s.workloads[1:])})
+    r = evaluate(s)
+    assert r.decisions[0].chosen_option_id is None
+    routed, api = monthly_figure(r, SGD).data
+    assert routed.text[0] == "no feasible route"
+    assert api.text[0] == "no API allowed or feasible"
+    assert routed.text[1] == "S$0"

@@ -145,7 +145,10 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         orientation="h",
         name="recommended route",
         marker={"color": KIND_COLOR["owned-ar"]},
-        text=[f"{cur}{v:,.0f}" for v in routed],
+        text=[
+            f"{cur}{v:,.0f}" if d.chosen_option_id else "no feasible route"
+            for d, v in zip(decisions, routed, strict=True)
+        ],
         textposition="outside",
         cliponaxis=False,
         hovertemplate=f"<b>%{{y}}</b><br>recommended route: {cur}%{{x:,.0f}}/month<extra></extra>",
@@ -161,7 +164,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         marker={"color": API_WINS_COLOR},
         opacity=0.75,
         text=[
-            f"{cur}{v:,.0f}" if d.all_api_monthly_cost_usd is not None else "no API allowed"
+            f"{cur}{v:,.0f}" if d.all_api_monthly_cost_usd is not None else "no API allowed or feasible"
             for d, v in zip(decisions, api, strict=True)
         ],
         textposition="outside",

@@ -101,7 +101,7 @@ def workload_cost_chart(scenario: Scenario, result: Result, rate: DisplayRate = 
         name="best allowed API",
         marker={"color": "rgba(0,0,0,0)", "line": {"color": API_WINS_COLOR, "width": 2}},
         # where no API may serve the workload there is no outline: say so on its row
-        text=["no API allowed" if d.all_api_monthly_cost_usd is None else "" for d in decisions],
+        text=["no API allowed or feasible" if d.all_api_monthly_cost_usd is None else "" for d in decisions],
         textposition="outside",
         cliponaxis=False,
         hovertemplate=f"%{{y}}<br>all-API: {cur}%{{x:,.0f}}/month<extra></extra>",
