@@ -525,3 +525,14 @@ def test_monthly_bars_name_a_workload_nothing_can_serve() -> None:
     assert routed.text[0] == "no feasible route"
     assert api.text[0] == "no API allowed or feasible"
     assert routed.text[1] == "S$0"
+
+
+def test_review_comparison_names_a_workload_nothing_can_serve() -> None:
+    s = default_scenario()
+    w = s.workloads[0].model_copy(update={"tpot_slo_s": 1e-6, "ttft_slo_s": 1e-6})
+    tight = s.model_copy(update={"workloads": (w, *s.workloads[1:])})
+    before = Snapshot(label="before", scenario=s, result=evaluate(s), prices=price_book(s))
+    after = Snapshot(label="after", scenario=tight, result=evaluate(tight), prices=price_book(tight))
+    b, a = comparison_chart(compare(before, after), SGD).data
+    assert b.text[0] == "S$0"
+    assert a.text[0].startswith("no feasible route")

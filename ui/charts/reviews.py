@@ -129,9 +129,11 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
     before = (wl["monthly_cost_before_usd"] * k).tolist()
     after = (wl["monthly_cost_after_usd"] * k).tolist()
 
-    def amount(v: float) -> str:
+    def amount(v: float, route: str) -> str:
         # a route on GPUs already paid for costs S$0 a month and drew no bar: its row read as empty
-        return f"{cur}{v:,.0f}" if math.isfinite(v) else "absent"
+        if not math.isfinite(v):
+            return "absent"
+        return f"{cur}{v:,.0f}" if route else "no feasible route"
 
     chart.add(
         "bar",
@@ -140,14 +142,14 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
         orientation="h",
         name=comparison.before_label,
         marker={"color": BEFORE_COLOR},
-        text=[amount(v) for v in before],
+        text=[amount(v, r) for v, r in zip(before, wl["route_before_name"], strict=True)],
         textposition="outside",
         cliponaxis=False,
         customdata=wl["route_before_name"].tolist(),
         hovertemplate="%{y}<br>before: " + cur + "%{x:,.0f}/month on %{customdata}<extra></extra>",
     )
     after_text = [
-        amount(v) + (f" · {a} → {b}" if flipped else "")
+        amount(v, b) + (f" · {a} → {b}" if flipped else "")
         for v, a, b, flipped in zip(after, wl["route_before_name"], wl["route_after_name"], wl["flipped"], strict=True)
     ]
     chart.add(
