@@ -184,7 +184,8 @@ def duration(seconds: float | None) -> str:
 #: Units of the price book in words ("USD" is replaced by the display currency's prefix where shown).
 PRICE_UNIT_WORDS: dict[str, str] = {
     "USD/GPU-h": "$ per GPU-hour",
-    "USD": "$",
+    "USD": "$ per node",  # the one price in plain dollars is a node's purchase price
+    "USD/GPU": "$ per GPU",
     "USD/kWh": "$ per kWh",
     "USD/(kW·month)": "$ per kW-month",
     "USD/Mtok": "$ per million tokens",

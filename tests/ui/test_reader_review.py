@@ -536,3 +536,12 @@ def test_review_comparison_names_a_workload_nothing_can_serve() -> None:
     b, a = comparison_chart(compare(before, after), SGD).data
     assert b.text[0] == "S$0"
     assert a.text[0].startswith("no feasible route")
+
+
+def test_price_book_units_are_the_packs_words() -> None:
+    # the app's price book read "$" beside a node's purchase price and "$/Mtok" where the pack read "$ per million
+    # tokens": one list of unit words for both now
+    s = default_scenario()
+    shown = price_frame(s, evaluate(s)).set_index("Price")
+    assert shown.loc["Purchase price per node", "Unit"] == "$ per node"
+    assert set(shown.loc[shown.index.str.contains("tokens, per million"), "Unit"]) == {"$ per million tokens"}

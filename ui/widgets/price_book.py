@@ -29,7 +29,7 @@ from economics.price_text import PriceTextError, parse_money, parse_percent, typ
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import md_escape, plain, plural
+from ui.format import PRICE_UNIT_WORDS, md_escape, plain, plural
 from ui.tables import csv_bytes
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
@@ -85,13 +85,6 @@ ITEM_WORDS: dict[str, tuple[str, str]] = {
         ("api_long_context_output", "long_context_output_usd_per_mtok"),
     )
 }
-_UNIT_WORDS = {
-    "USD/GPU-h": "$ per GPU-hour",
-    "USD": "$",
-    "USD/kWh": "$ per kWh",
-    "USD/(kW·month)": "$ per kW-month",
-    "USD/GPU": "$ per GPU",
-}
 _LIST = "List price (type to change)"
 
 
@@ -112,7 +105,7 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
             _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
             "In use": [money_text(float(v)) for v in f["value"]],  # as precise as the list price: $0.025, not $0.03
-            "Unit": [_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
+            "Unit": [PRICE_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
             "Status": [_status(bool(x), a) for x, a in zip(f["stale"], f["age_days"], strict=True)],
             "Negotiated": f["negotiated"],
             "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
