@@ -105,8 +105,9 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
             _LIST: [money_text(float(v)) for v in f["list_value"]],
             "Discount": f["discount_fraction"],
             "In use": [money_text(float(v)) for v in f["value"]],  # as precise as the list price: $0.025, not $0.03
-            "Unit": [PRICE_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
+            # before the unit: whether a price is stale matters more than its unit in words
             "Status": [_status(bool(x), a) for x, a in zip(f["stale"], f["age_days"], strict=True)],
+            "Unit": [PRICE_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
             "Negotiated": f["negotiated"],
             "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
             "Age [days]": f["age_days"],
