@@ -283,8 +283,6 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
         )
     chart.vline(base, log_x=False, width=1, dash="solid")
     chart.layout["barmode"] = "overlay"
-    # an input that moves the figure by less than one unit of money draws no bar: say so rather than leave an
-    # empty row (node cost per hour does not move the savings when every node is already bought)
     return chart.figure()
 
 
