@@ -13,6 +13,7 @@ from economics.compare import Snapshot, compare
 from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io import MAX_FILE_BYTES
+from economics.io.catalog import load_catalog
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
 from economics.price_book import price_book
 from economics.uncertainty import build_surrogate, monte_carlo
@@ -545,3 +546,26 @@ def test_price_book_units_are_the_packs_words() -> None:
     shown = price_frame(s, evaluate(s)).set_index("Price")
     assert shown.loc["Purchase price per node", "Unit"] == "$ per node"
     assert set(shown.loc[shown.index.str.contains("tokens, per million"), "Unit"]) == {"$ per million tokens"}
+
+
+def test_batching_pickers_name_the_gpu_only_where_options_differ() -> None:
+    # "Owned 8B, AR + EAGLE-3 (1 GPU) (1 × NVIDIA H100 SXM5 80GB)" was cut at 1,024 px; every bank option runs
+    # on the same GPU, so the name alone says it
+    at = run_page("4_batching")
+    names = at.selectbox(key="v_bt_ar").options
+    assert names
+    assert not any("×" in n or " on " in n for n in names)
+    assert "Owned 8B, AR + EAGLE-3 (1 GPU)" in names
+
+
+def test_batching_pickers_name_the_gpu_where_options_run_on_different_ones() -> None:
+    s = default_scenario()
+    b200 = load_catalog().gpus["b200"]
+    node = s.nodes[0].model_copy(update={"id": "sg-b200-node", "name": "Owned 8×B200 node", "gpu_id": "b200"})
+    options = tuple(
+        o.model_copy(update={"node_id": "sg-b200-node"}) if o.id == "owned-8b-ar" else o for o in s.owned_options
+    )
+    mixed = s.model_copy(update={"gpus": (*s.gpus, b200), "nodes": (*s.nodes, node), "owned_options": options})
+    at = run_page("4_batching", {"s": encode(mixed)})
+    names = at.selectbox(key="v_bt_ar").options
+    assert f"Owned 8B, AR + EAGLE-3 (1 GPU) on {b200.name}" in names

@@ -23,7 +23,10 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
     if not ar_options:
         st.info("The scenario has no owned autoregressive option to study. Add one to the scenario JSON.")
         return None
-    names = {o.id: f"{o.name} ({o.gpus_per_replica} × {s.gpu(s.node(o.node_id).gpu_id).name})" for o in s.owned_options}
+    gpu = {o.id: s.gpu(s.node(o.node_id).gpu_id).name for o in s.owned_options}
+    # the GPU only where the options run on different ones: the option's name already says how many GPUs, and
+    # "(1 × NVIDIA H100 SXM5 80GB)" after it was what a 1,024 px window cut
+    names = {o.id: o.name if len(set(gpu.values())) == 1 else f"{o.name} on {gpu[o.id]}" for o in s.owned_options}
     # two options side by side and the request shape below: three columns cut every name at 1,024 px
     cols = [*st.columns(2), st.container()]
     ar_id = view_select(
