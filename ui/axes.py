@@ -113,6 +113,21 @@ def tick_labels(values: Sequence[object], axis: Mapping[str, object]) -> list[st
     return [f"{prefix}{round(t, 12):,.6g}{suffix}" for t in ticks]
 
 
+#: How far a bar axis reaches past its longest bar, for that bar's amount written outside it [× the bar].
+OUTSIDE_TEXT_ROOM = 1.3
+
+
+def bar_range_with_amounts(values: Sequence[float]) -> list[float]:
+    """The range of a bar chart's value axis that starts at 0 and leaves room right of the longest bar for its
+    amount (plotly's autorange does not widen for text outside a bar); non-finite values are left out.
+
+    >>> bar_range_with_amounts([0.0, 100.0, float("nan")]), bar_range_with_amounts([0.0])
+    ([0.0, 130.0], [0.0, 1.0])
+    """
+    top = max([v for v in values if math.isfinite(v)] + [0.0])
+    return [0.0, OUTSIDE_TEXT_ROOM * top if top > 0 else 1.0]
+
+
 def wrap_label(label: str, chars: int) -> str:
     """``label`` on lines of at most ``chars`` characters, broken between words with plotly's ``<br>`` (a word
     longer than ``chars`` keeps its line).

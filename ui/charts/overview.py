@@ -13,17 +13,11 @@ from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
-from ui.axes import LEGEND_LINE_CHARS, wrap_label
+from ui.axes import LEGEND_LINE_CHARS, bar_range_with_amounts, wrap_label
 from ui.bands import cost_error_bars, cost_range
-from ui.format import CURRENCY_PREFIX, money_text
+from ui.format import currency_prefix, money_text
 from ui.tables import option_names
 from ui.theme import API_WINS_COLOR, KIND_COLOR, LIMIT_COLOR, Chart, kind_labels, option_styles
-
-
-def _prefix(rate: DisplayRate) -> str:
-    """How the display currency is written before an amount: $, S$, or its code and a space."""
-    return CURRENCY_PREFIX.get(rate.code, f"{rate.code} ")
-
 
 #: Longest line of a workload's name on a chart's y axis [characters]: a long name on one line took half the
 #: chart's width as margin at 1,024 px, and the x-axis title centred on what was left ran past the edge.
@@ -67,7 +61,7 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
         legend_rows=len(styles),  # sized again from the names once drawn (Chart.fit_legend)
         x_log=True,
     )
-    k, cur = rate.units_per_usd, _prefix(rate)
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     chosen = {d.workload_id: d.chosen_option_id for d in result.decisions}
     wl_name = {d.workload_id: d.workload_name for d in result.decisions}
     for oid in sorted(styles, key=lambda o: (KIND_ORDER.index(kinds[o]), o)):
@@ -125,7 +119,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     """Monthly cost per workload: recommended route against the best allowed API (lowest J), in the display
     currency of ``rate``."""
     decisions = list(result.decisions)
-    k, cur = rate.units_per_usd, _prefix(rate)
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     names = [d.workload_name for d in decisions]
     c = Chart(
         "Monthly cost per workload: recommended route vs its best API",
@@ -173,9 +167,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     )
     c.layout["barmode"] = "group"
     c.layout["uniformtext"] = {"minsize": 10, "mode": "show"}
-    top = max([*routed, *api, 0.0])
-    # room right of the longest bar for its amount (outside text does not widen plotly's range)
-    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", range=[0.0, 1.3 * top if top > 0 else 1.0])
+    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", range=bar_range_with_amounts([*routed, *api]))
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)), **_wrapped_ticks(names))
     return c.figure()
 
@@ -184,7 +176,7 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     """The owned fleet's monthly bill split into capacity used and capacity paid for while idle, in the display
     currency of ``rate``."""
     f = result.fleet
-    k, cur = rate.units_per_usd, _prefix(rate)
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     busy = k * max(0.0, f.owned_cost_usd_per_month - f.idle_cost_usd_per_month)
     total = k * f.owned_cost_usd_per_month
     c = Chart(f"Owned fleet: {cur}{total:,.0f} per month", f"cost [{rate.code} per month]", "", height=210)

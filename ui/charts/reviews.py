@@ -18,9 +18,9 @@ from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado
-from ui.axes import left_margin, row_px, wrap_label
+from ui.axes import bar_range_with_amounts, left_margin, row_px, wrap_label
 from ui.charts.chart import Chart
-from ui.format import CURRENCY_PREFIX, money, price_item_words
+from ui.format import currency_prefix, money, price_item_words
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
 
 __all__ = [
@@ -38,17 +38,12 @@ def _height(rows: int) -> int:
     return max(320, 140 + 46 * rows)
 
 
-def _prefix(rate: DisplayRate) -> str:
-    """How the display currency is written before an amount: $, S$, or its code and a space."""
-    return CURRENCY_PREFIX.get(rate.code, f"{rate.code} ")
-
-
 def _bars(title: str, x_title: str, rows: int, *, legend: bool = True, rate: DisplayRate = USD) -> Chart:
     """A horizontal-bar chart: categories top to bottom, values along x (money in ``rate``'s currency)."""
     chart = Chart(title, x_title, "", height=_height(rows), legend_rows=1 if legend else 0)
     chart.axis("yaxis", autorange="reversed")
     if f"[{rate.code}" in x_title:
-        chart.axis("xaxis", tickprefix=_prefix(rate), separatethousands=True)
+        chart.axis("xaxis", tickprefix=currency_prefix(rate.code), separatethousands=True)
     return chart
 
 
@@ -60,7 +55,7 @@ def workload_cost_chart(scenario: Scenario, result: Result, rate: DisplayRate = 
     """
     styles = option_styles(scenario)
     decisions = list(result.decisions)
-    k, cur = rate.units_per_usd, _prefix(rate)
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     names = [d.workload_name for d in decisions]
     costs = [k * d.monthly_cost_usd for d in decisions]
     widest = max([*costs, *(k * (d.all_api_monthly_cost_usd or 0.0) for d in decisions), 0.0])
@@ -114,7 +109,7 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
     """Monthly cost per workload before and after, both at ``rate`` (constant currency); flipped routes are
     named on the after bar."""
     wl = comparison.workloads
-    k, cur = rate.units_per_usd, _prefix(rate)
+    k, cur = rate.units_per_usd, currency_prefix(rate.code)
     names = [f"{n} ⟲" if flipped else str(n) for n, flipped in zip(wl["workload_name"], wl["flipped"], strict=True)]
     chart = _bars(
         # two lines: the labels made one line too wide for a 1,024 px window
@@ -188,9 +183,7 @@ def comparison_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Figu
     )
     chart.layout["barmode"] = "group"
     chart.layout["uniformtext"] = {"minsize": 10, "mode": "show"}
-    top = max([v for v in (*before, *after) if math.isfinite(v)] + [0.0])
-    # room right of the longest bar for its amount (outside text does not widen plotly's range)
-    chart.axis("xaxis", range=[0.0, 1.3 * top if top > 0 else 1.0])
+    chart.axis("xaxis", range=bar_range_with_amounts([*before, *after]))
     return chart.figure()
 
 
@@ -279,7 +272,11 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
             name=name,
             marker={"color": color},
             customdata=values,
-            hovertemplate="%{y}<br>" + name + ": " + _prefix(rate) + "%{customdata:,.0f}/month<extra></extra>",
+            hovertemplate="%{y}<br>"
+            + name
+            + ": "
+            + currency_prefix(rate.code)
+            + "%{customdata:,.0f}/month<extra></extra>",
         )
     chart.vline(base, log_x=False, width=1, dash="solid")
     chart.layout["barmode"] = "overlay"
@@ -340,7 +337,7 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     wl = monte_carlo.workloads
     money_columns = ["p05_usd_per_mtok", "p50_usd_per_mtok", "p95_usd_per_mtok", "base_usd_per_mtok"]
     opts = monte_carlo.options.assign(**{c: monte_carlo.options[c] * rate.units_per_usd for c in money_columns})
-    cur = _prefix(rate)
+    cur = currency_prefix(rate.code)
     # A log axis has no 0, yet a bought node's route costs nothing in the cash view (and float noise leaves
     # 1e-13): such values are drawn at a floor four decades under the largest figure, and the hover gives the
     # true value. Without it the axis ran from S$1e-13 to S$1,000.
