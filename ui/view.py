@@ -73,8 +73,28 @@ def init(query_params: dict[str, str]) -> list[str]:
             messages.append(f"{setting_words(name)} (link setting {name}={raw[:40]!r}): {reason}; the default is used")
             continue
         kept[name] = raw
+    axes = View.model_validate(kept)
+    problem = axes_problem(axes.be_x, axes.be_y)
+    if problem:  # each axis valid alone, not together (be_x=api_price alone meets the default be_y)
+        linked = ", ".join(f"{n}={query_params[n][:40]!r}" for n in ("be_x", "be_y") if n in kept)
+        messages.append(f"Break-even page, map axes (link settings {linked}): {problem}; the defaults are used")
+        kept = {k: v for k, v in kept.items() if k not in ("be_x", "be_y")}
     st.session_state[_VIEW] = View.model_validate(kept)
     return messages
+
+
+def axes_problem(x: BreakEvenAxis, y: BreakEvenAxis) -> str:
+    """Why the Break-even map cannot have these two axes, or "" when it can (the rule of
+    :class:`economics.views.breakeven.BreakEvenInputs`, said to a person).
+
+    >>> axes_problem("demand", "utilization")
+    'utilization and demand cannot both be axes: demand sets the utilization'
+    """
+    if x == y:
+        return "the two axes must differ"
+    if {x, y} == {"utilization", "demand"}:
+        return "utilization and demand cannot both be axes: demand sets the utilization"
+    return ""
 
 
 #: The page each setting belongs to, by its parameter's prefix.

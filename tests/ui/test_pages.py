@@ -210,6 +210,24 @@ def test_invalid_view_parameter_is_reported_and_reset() -> None:
     assert at.number_input(key="v_bt_batch").value == 32  # the default, not the bad value
 
 
+@pytest.mark.parametrize(
+    ("query", "problem"),
+    [
+        ({"be_x": "api_price"}, "the two axes must differ"),  # alone valid; the default y is the API price
+        ({"be_x": "demand", "be_y": "demand"}, "the two axes must differ"),
+        ({"be_y": "demand"}, "utilization and demand cannot both be axes"),  # the default x is utilization
+    ],
+)
+def test_break_even_axes_that_clash_in_a_link_are_named_and_reset(query: dict[str, str], problem: str) -> None:
+    at = run_page(None, query=query)
+    shown = [w.value.replace("\\", "") for w in at.warning]
+    said = next((w for w in shown if "Break-even page, map axes (link settings be_" in w), "")
+    assert problem in said, shown
+    at.switch_page("pages/3_break_even.py").run()
+    assert not at.exception  # it raised "x and y must be different axes" as a traceback
+    assert len(at.get("plotly_chart")) > 0
+
+
 def test_batching_opens_at_a_batch_showing_the_essays_swing() -> None:
     at = run_page("4_batching")
     swing = next(v for k, v in metrics(at).items() if k.startswith("Cost per token falls"))
