@@ -504,13 +504,15 @@ def _csv_rows(file: str, reader: Any, first_line: int) -> Iterator[Any]:
         except StopIteration:
             return
         except csv.Error as exc:
+            if "end of data" in str(exc):  # strict reader: a quote opened on this line and never closed
+                raise BenchmarkFormatError(file, f"line {line}", 'a quote (") opened here is never closed') from None
             raise BenchmarkFormatError(file, f"line {line}", f"not a CSV row ({exc})") from None
         yield row
         line += 1
 
 
 def _plain_csv(file: str, text: str, ctx: RunContext | None) -> list[BenchmarkPoint]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text), strict=True)
     try:
         fieldnames = reader.fieldnames
     except csv.Error as exc:
@@ -589,7 +591,7 @@ def _genai_perf_csv(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoin
     GenAI-Perf's ``Request Latency (ns)`` is converted to ms, a throughput in other than tokens (requests) per
     second is refused."""
     found: dict[str, float] = {}
-    for line, row in enumerate(_csv_rows(file, csv.reader(io.StringIO(text)), 1), start=1):
+    for line, row in enumerate(_csv_rows(file, csv.reader(io.StringIO(text), strict=True), 1), start=1):
         if len(row) < 2:
             continue
         name, unit = _csv_metric(row[0])

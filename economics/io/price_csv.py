@@ -22,6 +22,7 @@ import csv
 import io
 import math
 import re
+from collections import Counter
 
 from pydantic import Field
 
@@ -86,7 +87,12 @@ class CsvImport(Frozen):
 
 
 def _decode(data: bytes | str) -> tuple[str | None, CsvProblem | None]:
-    if isinstance(data, str):
+    if isinstance(data, str):  # the same cap as a file's bytes, a character at most four of them
+        if len(data) > MAX_CSV_BYTES and len(data.encode("utf-8")) > MAX_CSV_BYTES:
+            size = len(data.encode("utf-8"))
+            return None, CsvProblem(
+                line=1, column="", reason=f"file too large: {size:,} bytes (limit {MAX_CSV_BYTES:,})"
+            )
         return data, None
     if len(data) > MAX_CSV_BYTES:
         return None, CsvProblem(
@@ -101,15 +107,27 @@ def _decode(data: bytes | str) -> tuple[str | None, CsvProblem | None]:
         return None, CsvProblem(line=line, column="", reason=reason)
 
 
+#: Unknown columns named one by one; more are counted in one line (a header of 50,000 cells took 23 s, and
+#: its 50,000 lines of problems were what the app drew).
+_NAMED_UNKNOWN_COLUMNS = 10
+
+
 def _header_problems(header: list[str]) -> list[CsvProblem]:
     problems: list[CsvProblem] = []
     expected = ",".join(CSV_COLUMNS)
-    for name in sorted({h for h in header if header.count(h) > 1}):
+    counts = Counter(header)
+    for name in sorted(h for h, n in counts.items() if n > 1 and h in CSV_COLUMNS):
         problems.append(CsvProblem(line=1, column=name, reason=f"column {name!r} appears twice; expected {expected}"))
-    for name in header:
-        if name not in CSV_COLUMNS:
-            shown = name or "(empty)"
-            problems.append(CsvProblem(line=1, column=shown, reason=f"unknown column {shown!r}; expected {expected}"))
+    unknown = [h for h in counts if h not in CSV_COLUMNS]  # each name once, in the header's order
+    for name in unknown[:_NAMED_UNKNOWN_COLUMNS]:
+        shown = name or "(empty)"
+        twice = " (more than once)" if counts[name] > 1 else ""
+        problems.append(
+            CsvProblem(line=1, column=shown, reason=f"unknown column {shown[:60]!r}{twice}; expected {expected}")
+        )
+    if len(unknown) > _NAMED_UNKNOWN_COLUMNS:
+        more = len(unknown) - _NAMED_UNKNOWN_COLUMNS
+        problems.append(CsvProblem(line=1, column="", reason=f"and {more:,} more unknown columns; expected {expected}"))
     for name in _REQUIRED:
         if name not in header:
             problems.append(CsvProblem(line=1, column=name, reason=f"missing column {name!r}; expected {expected}"))
@@ -189,7 +207,8 @@ def read_negotiated_csv(data: bytes | str, scenario: Scenario) -> CsvImport:
     text, problem = _decode(data)
     if text is None or problem is not None:
         return CsvImport(prices=(), problems=(problem,) if problem else (), rows_read=0)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a quote opened and never closed is an error, not a cell that swallows every line after it
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     problems: list[CsvProblem] = []
     header: list[str] | None = None
     parsed: list[tuple[int, NegotiatedPrice]] = []
@@ -219,7 +238,14 @@ def read_negotiated_csv(data: bytes | str, scenario: Scenario) -> CsvImport:
             if price is not None:
                 parsed.append((line, price))
     except csv.Error as exc:
-        problems.append(CsvProblem(line=reader.line_num or 1, column="", reason=f"not a readable CSV file: {exc}"))
+        if "end of data" in str(exc):  # the row that opened the quote starts on the line after the last row read
+            reason = (
+                'a quote (") opened in this row is never closed, so every line after it would be one cell; '
+                "close the quote or remove it"
+            )
+            problems.append(CsvProblem(line=last_line + 1, column="", reason=reason))
+        else:
+            problems.append(CsvProblem(line=reader.line_num or 1, column="", reason=f"not a readable CSV file: {exc}"))
     if header is None and not problems:
         problems.append(
             CsvProblem(line=1, column="", reason="the file is empty; expected the header " + ",".join(CSV_COLUMNS))

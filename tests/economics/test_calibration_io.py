@@ -335,6 +335,11 @@ def test_plain_csv_needs_no_context() -> None:
         ("g.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
          b"llama-3.1-8b,h100-sxm,1,int3,100,100,1,5\n", "g.csv: line 2 column 'precision': expected bf16"),
         ("h.txt", b"hello", "h.txt: file: unknown format"),
+        ("q.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
+         b'llama-3.1-8b,h100-sxm,1,fp8,100,100,1,"50\nllama-3.1-8b,h100-sxm,1,fp8,100,100,2,80\n',
+         'q.csv: line 2: a quote (") opened here is never closed'),  # it swallowed line 3 into one cell
+        ("r.csv", b'Metric,avg\nRequest Latency (ms),"12\nOutput Token Throughput (tokens/sec),1\n',
+         'r.csv: line 2: a quote (") opened here is never closed'),
         ("j.csv", b"Metric,avg\nRequest Latency (ms),12\nOutput Token Throughput (tokens/sec),1\r2\n",
          "j.csv: line 3: not a CSV row"),
         ("k.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"

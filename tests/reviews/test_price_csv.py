@@ -164,6 +164,36 @@ def test_quoted_multiline_cells_keep_line_numbers_right() -> None:
     assert _problems(read_negotiated_csv(text, SCENARIO)) == [(4, "value")]
 
 
+def test_a_quote_never_closed_is_named_not_read_as_one_long_cell() -> None:
+    # the quote on line 2 swallowed lines 3 and 4 into its source: "all valid", and two prices were lost
+    text = HEADER + 'frontier,api_discount,0.1,2026-01-01,"MSA 2025\nhosted-70b,api_discount,0.2,,\n'
+    text += "h100-rented,gpu_hour_price,2.10,2025-06-01,MSA 14\n"
+    result = read_negotiated_csv(text, SCENARIO)
+    assert not result.ok
+    assert _problems(result) == [(2, "")]
+    assert "never closed" in result.problems[0].reason
+    later = read_negotiated_csv(
+        HEADER + "frontier,api_discount,0.1,,\n" + 'hosted-70b,api_discount,0.2,,"x\n', SCENARIO
+    )
+    assert _problems(later) == [(3, "")]  # the row that opened it, after a good one
+
+
+def test_a_header_of_thousands_of_columns_is_one_short_list_of_problems() -> None:
+    wide = "a," * 50_000 + "\n"  # 100 KB: each name counted against the whole header took 23 s
+    result = read_negotiated_csv(wide.encode(), SCENARIO)
+    reasons = [p.reason for p in result.problems]
+    assert len(reasons) <= 15, len(reasons)
+    assert any("more than once" in r for r in reasons)  # "a", 50,000 times
+    many = read_negotiated_csv(",".join(f"c{i}" for i in range(40)) + "\n", SCENARIO)
+    assert any(p.reason.startswith("and 30 more unknown columns") for p in many.problems)
+    assert sum("unknown column 'c" in p.reason for p in many.problems) == 10
+
+
+def test_text_is_capped_like_bytes() -> None:
+    big = read_negotiated_csv("x" * (MAX_CSV_BYTES + 1), SCENARIO)  # a str had no cap at all
+    assert "too large" in big.problems[0].reason
+
+
 def test_the_template_reads_back_clean() -> None:
     template = template_csv(SCENARIO)
     assert template.startswith(HEADER)
