@@ -164,7 +164,8 @@ def _default(fallback: Scenario, *messages: str) -> Decoded:
 
 
 def _inflate(packed: bytes) -> bytes | str:
-    """Decompress at most ``MAX_JSON_BYTES`` bytes; a message instead of bytes on failure."""
+    """Decompress at most ``MAX_JSON_BYTES`` bytes; a message instead of bytes on failure (bytes after the
+    complete stream are :func:`_trailing`'s)."""
     inflater = zlib.decompressobj()
     try:
         data = inflater.decompress(packed, MAX_JSON_BYTES + 1)
@@ -223,7 +224,23 @@ def decode(token: str | None, fallback: Scenario) -> Decoded:
     data, problem = _load_json(inflated, "The link's scenario")
     if problem is not None:
         return _default(fallback, problem)
-    return salvage(data, fallback)
+    read = salvage(data, fallback)
+    extra = _trailing(packed)
+    if not extra or read.status == "default":
+        return read
+    note = (
+        f"The link had {extra:,} extra byte{'s' if extra != 1 else ''} after its complete data (typed or pasted "
+        "onto its end?); they were ignored and the scenario was read without them."
+    )
+    return Decoded(read.scenario, "repaired", (*read.messages, note))
+
+
+def _trailing(packed: bytes) -> int:
+    """How many bytes follow the complete zlib stream: none in a link this app wrote (it was read as "ok",
+    silently ignoring them). Called on a stream :func:`_inflate` read whole."""
+    inflater = zlib.decompressobj()
+    inflater.decompress(packed, MAX_JSON_BYTES + 1)
+    return len(inflater.unused_data)
 
 
 def parse_json(raw: bytes | str) -> tuple[Scenario | None, tuple[str, ...]]:
