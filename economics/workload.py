@@ -57,6 +57,11 @@ class DemandProfile(Frozen):
         return self
 
 
+#: The smallest average arrival rate a workload may have: about one request in 30 years. Below it the
+#: quadrant's demand sweep (× 0.003) and the monthly volumes underflow to 0 [req/s].
+MIN_REQUESTS_PER_S = 1e-9
+
+
 class Workload(Frozen):
     """Requests of one kind: their rate, size, latency SLO, data-sovereignty rule and business value.
 
@@ -112,6 +117,10 @@ class Workload(Frozen):
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
+        if self.avg_requests_per_s < MIN_REQUESTS_PER_S:  # 5e-324 passed gt=0, then underflowed to 0 in sweeps
+            raise ValueError(
+                f"avg_requests_per_s must be at least {MIN_REQUESTS_PER_S:g} (about one request in 30 years)"
+            )
         if self.peak_requests_per_s < self.avg_requests_per_s:
             raise ValueError("peak_requests_per_s must be at least avg_requests_per_s")
         for key, q in self.quality_overrides.items():

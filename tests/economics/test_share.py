@@ -158,6 +158,15 @@ def test_truncated_link_is_reported_as_truncated() -> None:
     assert any("truncated" in m or "damaged" in m for m in decoded.messages)
 
 
+def test_characters_added_after_a_complete_link_are_named_and_ignored() -> None:
+    token = scenarios.encode(scenario())
+    decoded = scenarios.decode(token + "AAAA", FALLBACK)  # three zero bytes after the stream: it read as "ok"
+    assert decoded.scenario == scenario()
+    assert decoded.status == "repaired"
+    assert any("3 extra bytes after its complete data" in m for m in decoded.messages), decoded.messages
+    assert scenarios.decode(token, FALLBACK).status == "ok"
+
+
 def test_oversized_token_is_rejected_before_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
     # Decoding must not even start: base64 decoding would raise here if it were called.
     def explode(*args: object, **kwargs: object) -> bytes:
@@ -321,6 +330,18 @@ def test_upload_with_one_bad_field_is_rejected_whole_with_its_path() -> None:
     parsed, messages = scenarios.parse_json(json.dumps(data))
     assert parsed is None
     assert messages == ("workloads.2: peak_requests_per_s must be at least avg_requests_per_s",)
+
+
+@pytest.mark.parametrize("rate", [5e-324, 1e-300, 9.9e-10])
+def test_a_rate_too_small_to_sweep_is_refused_in_words(rate: float) -> None:
+    data = data_of(scenario(3))
+    data["workloads"][2]["avg_requests_per_s"] = rate  # type: ignore[index]
+    data["workloads"][2]["peak_requests_per_s"] = rate  # type: ignore[index]
+    parsed, messages = scenarios.parse_json(json.dumps(data))
+    assert parsed is None
+    assert messages == ("workloads.2: avg_requests_per_s must be at least 1e-09 (about one request in 30 years)",)
+    data["workloads"][2]["avg_requests_per_s"] = data["workloads"][2]["peak_requests_per_s"] = 1e-9  # type: ignore[index]
+    assert scenarios.parse_json(json.dumps(data))[0] is not None
 
 
 @pytest.mark.parametrize(

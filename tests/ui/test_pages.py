@@ -200,6 +200,15 @@ def test_repaired_link_keeps_the_valid_rest_and_names_the_dropped_field() -> Non
     assert not at.exception
 
 
+@pytest.mark.parametrize("page", ["5_workloads", "1_overview", "2_cost_per_token"])
+def test_the_smallest_allowed_request_rate_draws_every_chart(page: str) -> None:
+    s = default_scenario()
+    tiny = s.workloads[0].model_copy(update={"avg_requests_per_s": 1e-9, "peak_requests_per_s": 1e-9})
+    token = scenarios.encode(s.model_copy(update={"workloads": (tiny, *s.workloads[1:])}))
+    at = run_page(page, query={"s": token})  # 5e-324 underflowed in the quadrant's demand sweep: a traceback
+    assert len(at.get("plotly_chart")) > 0
+
+
 def test_invalid_view_parameter_is_reported_and_reset() -> None:
     at = run_page(None, query={"bt_batch": "lots"})
     shown = [w.value.replace("\\", "") for w in at.warning]
