@@ -582,7 +582,6 @@ def _plan_fleet_summary(s: Scenario, fp: FleetPlan) -> FleetSummary:
     owned = [n for n in plan.nodes if n.kind == "owned"]
     gpus = sum(n.gpus_paid for n in owned)
     busy = sum(n.utilization * n.gpus_paid for n in owned)
-    sum(n.full_cost_usd_per_month for n in owned)
     u = busy / gpus if gpus else 0.0
     return FleetSummary(
         owned_nodes=sum(max(n.nodes_used, n.nodes_owned) for n in owned),

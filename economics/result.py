@@ -299,6 +299,12 @@ class Plan(Frozen):
         return sum(w.nodes_to_buy for w in self.workloads) == self.nodes_to_buy
 
     @property
+    def owned_full_cost_usd_per_month(self) -> float:
+        """Every owned node paid (bought or to buy) at full cost, power included, whatever the lens: in the cash
+        lens ``sunk_usd_per_month`` of it is sunk and the rest is the plan's owned cost [USD/month]."""
+        return float(sum(n.full_cost_usd_per_month for n in self.nodes if n.kind == "owned"))
+
+    @property
     def idle_owned_full_cost_usd_per_month(self) -> float:
         """Full cost of the owned GPUs' idle hours, whatever the lens (sunk, not spent, in the cash lens): the
         essay's "GPU hangover", ``Σ_owned full cost × (1 − utilization)`` [USD/month]."""

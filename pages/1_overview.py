@@ -64,7 +64,8 @@ m[4].metric(
     f"Idle GPUs, {cur}/month",
     shown(idle_usd),
     help=f"Full cost of the owned GPUs' idle hours (utilization {fmt.pct(f.owned_utilization)} of "
-    f"{f.owned_gpus} GPUs): the essay's 'GPU hangover'. Sunk in the cash lens.",
+    f"{f.owned_gpus} GPUs): the essay's 'GPU hangover', the grey part of the owned-fleet chart. In the cash "
+    "lens the part on nodes already bought is sunk.",
 )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
 if rate_problem:
@@ -123,6 +124,8 @@ if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundr
     left, right = st.columns([3, 2])
     compute.chart(charts.monthly_figure, r, rate, key="chart_monthly", where=left)
     compute.chart(charts.fleet_figure, r, rate, key="chart_fleet", where=right)
+    if caption := charts.fleet_caption(r, s.policy.lens, rate):
+        right.caption(fmt.md_escape(caption))
 
 with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
     table(tables.options_frame(r, s, rate), key="options", file_name="options.csv")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from economics.io import scenarios
 from economics.io.scenarios import default_scenario
 from economics.workload import Workload
-from tests.ui.helpers import APP, metrics
+from tests.ui.helpers import APP, chart, metrics, number, trace
 from ui import state
 
 
@@ -46,3 +48,26 @@ def test_cards_are_paged_and_the_headline_shows_lens_and_sunk_capital() -> None:
     at.session_state[state._LINK] = scenarios.encode(bank)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def test_the_owned_fleet_chart_is_the_full_cost_its_idle_part_the_card_and_says_what_the_lens_counts() -> None:
+    shop = scenarios.load_preset("batch-shop")  # two bought nodes, seven more to buy, cash lens
+    at = _open(shop)
+    fleet = chart(at, "Owned fleet")
+    idle = trace(fleet, "paid for idle GPUs")
+    used = trace(fleet, "used (")
+    card = number(metrics(at)["Idle GPUs, $/month"])
+    # the chart drew the lens's idle cost ($16,242) beside a card of the full cost ($20,883)
+    assert round(idle["x"][0]) == card
+    total = number(fleet["layout"]["title"]["text"].split(" per month")[0].split(":")[1])
+    assert round(used["x"][0] + idle["x"][0]) == total
+    said = next(c.value for c in at.caption if "The cash lens counts" in c.value).replace("\\", "")
+    counted, sunk = (number(a) for a in re.findall(r"\$[\d,]+", said)[:2])
+    assert counted + sunk == total  # the lens's part and the sunk part make the full cost
+    assert "of the 2 nodes already bought" in said
+    # the plan less its API bill (E-mail triage's card: $11,038), each rounded to the dollar
+    assert abs(counted - (number(metrics(at)["Recommended, $/month"]) - 11_038)) <= 1
+    bank = _open(default_scenario())  # one bought node, nothing to buy: all of it sunk
+    said = next(c.value for c in bank.caption if "The cash lens counts" in c.value).replace("\\", "")
+    assert said.startswith("The cash lens counts S$0 a month of it in the plan (power above idle)")
+    assert "of the 1 node already bought" in said

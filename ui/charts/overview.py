@@ -15,7 +15,7 @@ from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
 from ui.axes import LEGEND_LINE_CHARS, bar_range_with_amounts, wrap_label
 from ui.bands import cost_error_bars, cost_range
-from ui.format import currency_prefix, money_text
+from ui.format import currency_prefix, money, money_text
 from ui.tables import option_names
 from ui.theme import API_WINS_COLOR, KIND_COLOR, LIMIT_COLOR, Chart, kind_labels, option_styles
 
@@ -173,41 +173,51 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
 
 
 def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
-    """The owned fleet's monthly bill split into capacity used and capacity paid for while idle, in the display
-    currency of ``rate``."""
-    f = result.fleet
+    """The owned fleet's monthly full cost (every owned node paid, bought or to buy, power included) split
+    into GPU-hours used and paid for while idle, in the display currency of ``rate``.
+
+    Full cost whatever the lens, so its idle part is the Overview's "Idle GPUs" card; the page says under it
+    how much of it the plan counts in the cash lens (:func:`fleet_caption`). It drew the lens's cost before:
+    S$0 for a bank whose one bought node costs S$12,817 a month to run, and an idle part that was not the
+    card's."""
+    f, p = result.fleet, result.plan
+    full = p.owned_full_cost_usd_per_month if p else f.owned_cost_usd_per_month
+    idle = p.idle_owned_full_cost_usd_per_month if p else f.idle_cost_usd_per_month
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
-    busy = k * max(0.0, f.owned_cost_usd_per_month - f.idle_cost_usd_per_month)
-    total = k * f.owned_cost_usd_per_month
-    c = Chart(f"Owned fleet: {cur}{total:,.0f} per month", f"cost [{rate.code} per month]", "", height=210)
+    busy = k * max(0.0, full - idle)
+    c = Chart(
+        f"Owned fleet: {cur}{k * full:,.0f} per month<br>"
+        '<span style="font-size:12px">full cost: every owned node, idle hours included</span>',
+        f"cost [{rate.code} per month]",
+        "",
+        height=230,
+    )
+    # the amounts are in the legend, not on the bars: a narrow idle bar turned its amount on end
     for label, value, color in (
         (f"used ({100 * f.owned_utilization:.0f}% of GPU-hours)", busy, KIND_COLOR["owned-ar"]),
-        ("paid for idle GPUs", k * f.idle_cost_usd_per_month, "#C9C9C9"),
+        ("paid for idle GPUs", k * idle, "#C9C9C9"),
     ):
         c.add(
             "bar",
             y=[f"{f.owned_gpus} owned GPUs"],
             x=[value],
             orientation="h",
-            name=label,
+            name=f"{label}: {cur}{value:,.0f}",
             marker={"color": color},
             hovertemplate=f"{label}: {cur}%{{x:,.0f}}/month<extra></extra>",
-            text=[f"{cur}{value:,.0f}"],
-            textposition="inside",
         )
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
-    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", rangemode="nonnegative")
-    c.axis("margin", t=50)
-    if f.owned_cost_usd_per_month <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
+    # three ticks at most: in the Overview's narrow right column "S$5,000S$10,000S$15,000" ran together
+    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", rangemode="nonnegative", nticks=3)
+    c.axis("margin", t=70)
+    if full <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
         c.axis("xaxis", visible=False)
         c.axis("yaxis", visible=False)  # the GPU-count label would sit under the note
         c.layout["showlegend"] = False  # "used (0% of GPU-hours)" named bars that are not drawn
         c.axis("margin", l=10, r=10)  # no axis labels to hold: the note is centred on the whole chart
         c.annotations.append(
             {
-                "text": f"{f.owned_gpus} owned GPUs, no cost this month:<br>in the cash lens a bought node is sunk"
-                if f.owned_gpus
-                else "no owned GPUs in the plan",
+                "text": f"{f.owned_gpus} owned GPUs, no cost" if f.owned_gpus else "no owned GPUs in the plan",
                 "xref": "paper",
                 "yref": "paper",
                 "x": 0.5,
@@ -217,3 +227,22 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
             }
         )
     return c.figure()
+
+
+def fleet_caption(result: Result, lens: str, rate: DisplayRate = USD) -> str:
+    """What of the owned fleet's full cost the plan's bill counts, in words ("" when it counts all of it)."""
+    p = result.plan
+    if p is None or lens != "cash" or p.sunk_usd_per_month <= 0:
+        return ""
+    bought = sum(n.nodes_owned for n in p.nodes if n.kind == "owned")
+    counted = max(0.0, p.owned_full_cost_usd_per_month - p.sunk_usd_per_month)
+    what = "the nodes to buy and power above idle" if p.nodes_to_buy else "power above idle"
+    node_words = "node" if bought == 1 else "nodes"
+    counted_text, sunk_text = (
+        money(x, rate.code, rate.units_per_usd, cents=False) for x in (counted, p.sunk_usd_per_month)
+    )
+    return (
+        f"The cash lens counts {counted_text} a month of it in the plan ({what}); "
+        f"{sunk_text} a month of the {bought} {node_words} already bought "
+        "(capital recovery, power at idle and fixed costs) is sunk: paid whatever the plan does."
+    )
