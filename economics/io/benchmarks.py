@@ -15,7 +15,8 @@ from pydantic import Field, ValidationError
 from economics._base import Frozen
 from economics.hardware import Precision
 
-#: Largest benchmark file read [B] (a vLLM result with per-request arrays for 10k prompts is ~2 MB).
+#: Largest benchmark file read [B]. A summary is a few KB; per-request arrays make a result large (vLLM
+#: --save-detailed keeps every inter-token latency: ~27 MB for 1,000 prompts of 1,024 output tokens).
 MAX_FILE_BYTES = 8_000_000
 #: Largest number of points one file may give [count].
 MAX_POINTS = 10_000
@@ -279,7 +280,7 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
     """GenAI-Perf ``profile_export_genai_perf.json`` / AIPerf ``profile_export_aiperf.json``: metric blocks
     ``{"unit": …, "avg": …}`` and the run's ``input_config`` (GenAI-Perf ≤ 0.0.10: the CLI arguments; from
     0.0.11, its config file: ``model_names``, ``perf_analyzer.stimulus``; AIPerf: ``endpoint.model_names``,
-    ``loadgen``).
+    ``loadgen``; AIPerf 0.1: the metric blocks under ``records``).
 
     Units are read from each block: a latency in ns or s is converted, a throughput in anything but tokens
     (requests) per second is refused. Concurrency: the configured client count; a request-rate run (no
@@ -288,6 +289,10 @@ def _genai_perf_json(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoi
     data = _loads(file, text, "file")
     if not isinstance(data, Mapping):
         raise BenchmarkFormatError(file, "file", "expected one JSON object (GenAI-Perf / AIPerf profile export)")
+    records = data.get("records")
+    if isinstance(records, Mapping) and "output_token_throughput" not in data:
+        # AIPerf 0.1 (to October 2025) kept every metric block under "records", the run's input_config beside it
+        data = {**records, **{k: v for k, v in data.items() if k != "records"}}
     _check_unit(file, "key 'output_token_throughput'", _unit(data, "output_token_throughput"), _TOKENS_PER_S,
                 "output tokens per second")  # fmt: skip
     tok_s = _num(file, "", data, "output_token_throughput")
@@ -825,7 +830,13 @@ def read_benchmark(file: str, data: bytes, context: RunContext | None = None, fm
         the model and GPU) no ``context``.
     """
     if len(data) > MAX_FILE_BYTES:
-        raise BenchmarkFormatError(file, "file", f"{len(data):,} bytes is over the {MAX_FILE_BYTES:,}-byte limit")
+        raise BenchmarkFormatError(
+            file,
+            "file",
+            f"{len(data):,} bytes is over the {MAX_FILE_BYTES:,}-byte limit; a run's summary is a few KB, what makes "
+            "a file this large is per-request data (vLLM --save-detailed lists, AIPerf profile_export.jsonl): save "
+            "the run without it, or delete those lists (ttfts, itls, generated_texts, …)",
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

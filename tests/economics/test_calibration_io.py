@@ -55,6 +55,18 @@ def test_aiperf_json_and_csv_from_the_documented_export() -> None:
     assert c.concurrency == pytest.approx(13.16 * 6.55036)  # Little's law: the telemetry section is not read
 
 
+def test_aiperf_0_1_export_with_its_metrics_under_records() -> None:
+    # the real file (tests/data/benchmarks/README.md): "records" → input_sequence_length avg 550,
+    # output_sequence_length avg 242.97…, output_token_throughput avg 2320.72…; input_config.loadgen.concurrency
+    # 100. It was refused with "key 'output_token_throughput': missing".
+    (p,) = _read("aiperf_0.1_profile_export_aiperf.json")
+    assert p.input_tokens == 550
+    assert p.output_tokens == pytest.approx(242.97, abs=0.01)
+    assert p.output_tokens_per_s == pytest.approx(2320.72, abs=0.01)
+    assert p.concurrency == 100
+    assert p.file_model == "openai/gpt-oss-20b"
+
+
 def test_a_request_rate_run_is_read_at_its_requests_in_flight() -> None:
     # 4 req/s Poisson, no max_concurrency: 3.9 req/s completed × (80 ms + 255 × 20 ms) = 20.2 requests in flight
     (p,) = _read("vllm_bench_serve_rate.json")
@@ -393,7 +405,7 @@ def test_malformed_files_are_rejected_whole_with_the_reason(name: str, data: byt
 
 
 def test_size_cap_and_missing_context() -> None:
-    with pytest.raises(BenchmarkFormatError, match="limit"):
+    with pytest.raises(BenchmarkFormatError, match=r"limit; a run.s summary is a few KB.*save-detailed"):
         read_benchmark("big.json", b" " * (MAX_FILE_BYTES + 1), CTX)
     with pytest.raises(BenchmarkFormatError, match="does not say which GPU it ran on"):
         read_benchmark("v.json", (FIXTURES / "vllm_bench_serve.json").read_bytes(), None)
