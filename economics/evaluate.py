@@ -42,7 +42,7 @@ from economics.option_costs import (
 from economics.plan import SECONDS_PER_MONTH, PlanProblem, PlanSolution
 from economics.plan_accounts import (
     Accounts,
-    baseline_usd,
+    baseline_accounts,
     marginal_usd_per_month,
     nodes_needed_by,
     plan_accounts,
@@ -442,6 +442,7 @@ def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan, flips: bool = Tru
                 "standalone_monthly_cost_usd": pw.standalone_cost_usd_per_month,
                 "share_by_option": pw.share_by_option,
                 "all_api_monthly_cost_usd": api_m,
+                "baseline_monthly_cost_usd": pw.baseline_cost_usd_per_month,
                 "savings_vs_api_usd_per_month": None if api_m is None else api_m - pw.cost_usd_per_month,
                 "flips": thresholds[wi],
             }
@@ -475,11 +476,6 @@ class FleetPlan:
     accounts: Accounts
     plan: Plan
     main: IntArray  # (W,) main option of each workload, −1 if unserved
-
-
-def _or(x: float | None, default: float) -> float:
-    """The baseline, or the plan's own total when no workload may move (then it saves exactly 0)."""
-    return default if x is None else x
 
 
 def _share_dicts(option_ids: tuple[str, ...], volume: FloatArray) -> list[dict[str, float]]:
@@ -516,6 +512,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
     api_pick = best_api(t, ev.route)
     api_monthly = monthly_cost(_take(t.cost_usd * p.attempts, api_pick), t.avg_requests_per_s)
     shares = _share_dicts(t.option_ids, volume)
+    base = baseline_accounts(s, p, sol, t, lens)
     rows = []
     for w, wl in enumerate(s.workloads):
         ch = int(main[w])
@@ -533,6 +530,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
                 standalone_cost_usd_per_month=float(standalone[w]) if ch >= 0 else None,
                 best_api_id=t.option_ids[int(api_pick[w])] if api_pick[w] >= 0 else None,
                 best_api_cost_usd_per_month=float(api_monthly[w]) if api_pick[w] >= 0 else None,
+                baseline_cost_usd_per_month=None if base is None else float(base.workload_usd[w]),
                 nodes_to_buy=round(float(need[w].sum())),
                 node_capital_usd=float((need[w] * capex).sum()),
                 node_usd_per_month=float((need[w] * p.unit_usd_per_month).sum()),
@@ -568,7 +566,8 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
         capital_to_buy_usd=float(sum(n.capital_to_buy_usd for n in nodes)),
         new_nodes_usd_per_month=float(sum(n.new_nodes_usd_per_month for n in nodes)),
         unallocated_usd_per_month=acc.unallocated_usd,
-        all_api_cost_usd_per_month=_or(baseline_usd(s, p, sol, t, lens), total),
+        all_api_cost_usd_per_month=total if base is None else base.total_usd,
+        baseline_unallocated_usd_per_month=0.0 if base is None else base.unallocated_usd,
         nodes=nodes,
         replicas=plan_replicas(s, sol, acc),
         workloads=tuple(rows),

@@ -289,10 +289,14 @@ def plan_replicas(s: Scenario, sol: PlanSolution, acc: Accounts) -> tuple[PlanRe
     )
 
 
-def baseline_usd(s: Scenario, p: PlanProblem, sol: PlanSolution, t: OptionTable, lens: Lens) -> float | None:
-    """The all-API baseline in the lens: every workload that may use an API on its best API (lowest expected
-    cost per task), the others on their routes in the plan, with the fewest replicas and nodes that carry
-    them (bought nodes as in the plan); None when no workload may use an API."""
+def baseline_accounts(s: Scenario, p: PlanProblem, sol: PlanSolution, t: OptionTable, lens: Lens) -> Accounts | None:
+    """The all-API baseline in the lens, by workload: every workload that may use an API on its best API
+    (lowest expected cost per task), the others on their routes in the plan, with the fewest replicas and
+    nodes that carry them (bought nodes as in the plan); None when no workload may use an API.
+
+    ``total_usd`` is the baseline; ``workload_usd`` with ``unallocated_usd`` sums to it. A workload no API may
+    serve stays on its route, and its share of the nodes that then carry it can differ from its share in the
+    plan."""
     movable = np.asarray((t.is_api[None, :] & p.allowed).any(axis=1), dtype=bool)
     if not movable.any():
         return None
@@ -307,7 +311,7 @@ def baseline_usd(s: Scenario, p: PlanProblem, sol: PlanSolution, t: OptionTable,
     processed[rows, best[rows], :] = p.bill_rate[rows]
     replicas, units = counts(p, share, processed)
     moved = PlanSolution(share, processed, replicas, units, sol.served, sol.status, sol.mip_gap, 0.0, 0.0)
-    return plan_accounts(s, p, moved, lens).total_usd
+    return plan_accounts(s, p, moved, lens)
 
 
 def _fill_replicas(base: FloatArray, window: NDArray[np.bool_], volume: FloatArray, floor: FloatArray) -> FloatArray:

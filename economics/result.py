@@ -152,6 +152,12 @@ class WorkloadDecision(Frozen):
         "has none (sovereign, or no API meets its SLOs): the all-API baseline then keeps it on its chosen "
         "route [USD/month]"
     )
+    baseline_monthly_cost_usd: float | None = Field(
+        default=None,
+        description="its share of the all-API baseline (= all_api_monthly_cost_usd when an API may serve it; "
+        "else its share of the owned nodes that carry it there); the shares and the baseline's idle bought "
+        "nodes sum to FleetSummary.all_api_cost_usd_per_month; None when no workload may use an API [USD/month]",
+    )
     savings_vs_api_usd_per_month: float | None = Field(
         description="all_api_monthly_cost_usd minus monthly_cost_usd (its plan share); negative when its share "
         "costs more than that API; None without a feasible API [USD/month]"
@@ -253,6 +259,12 @@ class PlanWorkload(Frozen):
     best_api_cost_usd_per_month: float | None = Field(
         description="its bill on that API, retries included; None without an allowed API [USD/month]"
     )
+    baseline_cost_usd_per_month: float | None = Field(
+        default=None,
+        description="its share of the all-API baseline (Plan.all_api_cost_usd_per_month): its best API's bill, "
+        "or, when no API may serve it, its share of the nodes that carry it there; None without a baseline "
+        "[USD/month]",
+    )
     nodes_to_buy: int = Field(default=0, description="nodes the plan buys only because of this workload [count]")
     node_capital_usd: float = Field(default=0.0, description="purchase price of those nodes [USD]")
     node_usd_per_month: float = Field(default=0.0, description="their capital recovery and fixed costs [USD/month]")
@@ -287,6 +299,11 @@ class Plan(Frozen):
     all_api_cost_usd_per_month: float | None = Field(
         description="the same lens with every workload that may use an API on its best API and the rest planned "
         "again; None when no workload may use an API [USD/month]"
+    )
+    baseline_unallocated_usd_per_month: float = Field(
+        default=0.0,
+        description="bought nodes the all-API baseline leaves idle (full lens only): with the workloads' "
+        "baseline_cost_usd_per_month it sums to all_api_cost_usd_per_month [USD/month]",
     )
     nodes: tuple[PlanNode, ...] = ()
     replicas: tuple[PlanReplicas, ...] = ()

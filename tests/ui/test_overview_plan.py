@@ -71,3 +71,22 @@ def test_the_owned_fleet_chart_is_the_full_cost_its_idle_part_the_card_and_says_
     said = next(c.value for c in bank.caption if "The cash lens counts" in c.value).replace("\\", "")
     assert said.startswith("The cash lens counts S$0 a month of it in the plan (power above idle)")
     assert "of the 1 node already bought" in said
+
+
+def test_a_card_no_api_may_serve_says_its_share_of_the_api_baseline_so_the_cards_add_up() -> None:
+    shop = scenarios.load_preset("batch-shop")
+    at = _open(shop)
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    # Contract clause review: $38,401 here, $33,357 in the baseline (the headline's $125,863 less the two API
+    # bills on the other cards, $81,468 and $11,038): it said only "no API allowed or feasible"
+    said = next(c for c in captions if c.startswith("no API allowed or feasible: in the API baseline"))
+    match = re.fullmatch(r".*stays owned at \$([\d,]+), \$([\d,]+) more here", said)
+    assert match is not None, said
+    there, more = (number(g) for g in match.groups())
+    assert there == 125_863 - 81_468 - 11_038
+    assert abs(more - (38_401 - there)) <= 1
+    savings = number(metrics(at)["Savings vs baseline, $/month"])
+    assert abs(savings - (42_035 + 0 - more)) <= 2  # Invoice saves $42,035, E-mail triage runs on its API
+    bank = _open(default_scenario())  # cash lens: the sovereign work stays on the sunk node at $0 both ways
+    same = [c.value for c in bank.caption if "stays owned in the API baseline too, at the same cost" in c.value]
+    assert len(same) == 3

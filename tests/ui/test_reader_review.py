@@ -10,7 +10,7 @@ import pytest
 
 from economics.argument import argument
 from economics.compare import Snapshot, compare
-from economics.currency import DisplayRate
+from economics.currency import USD, DisplayRate
 from economics.evaluate import evaluate
 from economics.io import MAX_FILE_BYTES
 from economics.io.catalog import load_catalog
@@ -470,9 +470,8 @@ def test_monthly_bars_carry_their_amounts_and_say_where_no_api_may_serve() -> No
     assert sovereign  # the bank's preset keeps sovereign workloads
     for i, d in enumerate(r.decisions):
         assert routed.text[i] == f"S${1.3 * d.monthly_cost_usd:,.0f}"
-        assert api.text[i] == (
-            "no API allowed or feasible" if i in sovereign else f"S${1.3 * d.all_api_monthly_cost_usd:,.0f}"
-        )
+        # the API baseline keeps a sovereign workload on the bought node, whose cost is sunk in the cash lens
+        assert api.text[i] == ("S$0 (owned)" if i in sovereign else f"S${1.3 * d.all_api_monthly_cost_usd:,.0f}")
     assert "S$0" in routed.text
     assert routed.textposition == api.textposition == "outside"
     # the longest bar's amount fits right of it: the axis reaches past every bar
@@ -569,3 +568,18 @@ def test_batching_pickers_name_the_gpu_where_options_run_on_different_ones() -> 
     at = run_page("4_batching", {"s": encode(mixed)})
     names = at.selectbox(key="v_bt_ar").options
     assert f"Owned 8B, AR + EAGLE-3 (1 GPU) on {b200.name}" in names
+
+
+def test_monthly_bars_add_up_to_the_headline_cards_where_a_workload_may_not_leave() -> None:
+    # the batch shop (data/scenarios/batch-shop.json): "Recommended $88,871", "API baseline $125,863". Contract
+    # review may use no API; its baseline bar was missing ("no API allowed"), so the orange bars summed to
+    # $92,506 and $33,357 of the baseline was nowhere on the page
+    s = load_scenario(PRESET_DIR / "batch-shop.json")
+    r = evaluate(s)
+    routed, base = monthly_figure(r, USD).data
+    assert round(sum(routed.x)) in (88_871, 88_872)  # each share rounded on its own
+    assert round(sum(base.x)) == 125_863
+    contract = [i for i, d in enumerate(r.decisions) if d.all_api_monthly_cost_usd is None]
+    assert len(contract) == 1
+    assert base.text[contract[0]].endswith(" (owned)")
+    assert 0 < base.x[contract[0]] < routed.x[contract[0]]  # fewer nodes share its cost there: less, not 0

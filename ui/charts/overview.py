@@ -10,7 +10,7 @@ import math
 import plotly.graph_objects as go
 
 from economics.currency import USD, DisplayRate
-from economics.result import Result
+from economics.result import Result, WorkloadDecision
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
 from ui.axes import LEGEND_LINE_CHARS, bar_range_with_amounts, wrap_label
@@ -116,20 +116,28 @@ def _decades(c: Chart) -> dict[str, object]:
 
 
 def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
-    """Monthly cost per workload: recommended route against the best allowed API (lowest J), in the display
-    currency of ``rate``."""
+    """Monthly cost per workload: its share of the recommended plan against its share of the API baseline (its
+    best allowed API, lowest J; where no API may serve it, its share of the owned nodes that carry it there),
+    in the display currency of ``rate``. Each colour sums, with idle bought nodes, to its headline card."""
     decisions = list(result.decisions)
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     names = [d.workload_name for d in decisions]
     c = Chart(
-        "Monthly cost per workload: recommended route vs its best API",
+        "Monthly cost per workload: recommended plan vs the API baseline",
         f"cost [{rate.code} per month]",
         "",
         height=max(300, 90 + 56 * len(decisions)),
         legend_rows=2,
     )
     routed = [k * d.monthly_cost_usd for d in decisions]
-    api = [k * d.all_api_monthly_cost_usd if d.all_api_monthly_cost_usd is not None else 0.0 for d in decisions]
+
+    def baseline(d: WorkloadDecision) -> float | None:
+        """Its share of the baseline: the best API's bill, or its owned share where no API may serve it."""
+        if d.all_api_monthly_cost_usd is not None or d.chosen_option_id is None:  # unserved: served nowhere there
+            return d.all_api_monthly_cost_usd
+        return d.baseline_monthly_cost_usd
+
+    base = [k * b if (b := baseline(d)) is not None else 0.0 for d in decisions]
     # every bar carries its amount: a route on GPUs the plan already pays for costs S$0 a month and drew no bar at
     # all, which read as a missing row; a workload no API may serve says so where its API bar would be
     c.add(
@@ -137,7 +145,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         y=names,
         x=routed,
         orientation="h",
-        name="recommended route",
+        name="recommended plan",
         marker={"color": KIND_COLOR["owned-ar"]},
         text=[
             f"{cur}{v:,.0f}" if d.chosen_option_id else "no feasible route"
@@ -145,29 +153,32 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         ],
         textposition="outside",
         cliponaxis=False,
-        hovertemplate=f"<b>%{{y}}</b><br>recommended route: {cur}%{{x:,.0f}}/month<extra></extra>",
+        hovertemplate=f"<b>%{{y}}</b><br>recommended plan: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
+    stays = any(d.all_api_monthly_cost_usd is None for d in decisions)
     c.add(
         "bar",
         y=names,
-        x=api,
+        x=base,
         orientation="h",
-        # "(none for sovereign data)" only where a workload has no API it may use
-        name="its best API"
-        + (" (none where no API may serve it)" if any(d.all_api_monthly_cost_usd is None for d in decisions) else ""),
+        # the baseline keeps a workload no API may serve on owned nodes: its bar is that share, said so; the
+        # bar was missing ("no API allowed or feasible"), and the bars did not add up to the baseline card
+        name="API baseline: its best API" + ("; owned where no API may serve it" if stays else ""),
         marker={"color": API_WINS_COLOR},
         opacity=0.75,
         text=[
-            f"{cur}{v:,.0f}" if d.all_api_monthly_cost_usd is not None else "no API allowed or feasible"
-            for d, v in zip(decisions, api, strict=True)
+            "no API allowed or feasible"
+            if baseline(d) is None
+            else f"{cur}{v:,.0f}" + (" (owned)" if d.all_api_monthly_cost_usd is None else "")
+            for d, v in zip(decisions, base, strict=True)
         ],
         textposition="outside",
         cliponaxis=False,
-        hovertemplate=f"<b>%{{y}}</b><br>best API: {cur}%{{x:,.0f}}/month<extra></extra>",
+        hovertemplate=f"<b>%{{y}}</b><br>in the API baseline: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     c.layout["barmode"] = "group"
     c.layout["uniformtext"] = {"minsize": 10, "mode": "show"}
-    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", range=bar_range_with_amounts([*routed, *api]))
+    c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", range=bar_range_with_amounts([*routed, *base]))
     c.axis("yaxis", categoryorder="array", categoryarray=list(reversed(names)), **_wrapped_ticks(names))
     return c.figure()
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import streamlit as st
 
 from economics.currency import USD, DisplayRate
-from economics.result import Result
+from economics.result import Result, WorkloadDecision
 from economics.scenario import Scenario
 from ui import bands
 from ui import format as fmt
@@ -57,14 +58,27 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
             for line in bands.card_lines(result.options, d, names):  # issue 13: accuracy band, close call
                 (mid.warning if line.startswith("Too close") else mid.caption)(text(line))
             right.markdown(f"**{money(d.monthly_cost_usd)}** per month, its share of the plan")
-            if d.chosen_kind == "api":
-                right.caption("pay per token: no owned capacity needed")
-            elif d.savings_vs_api_usd_per_month is None:
-                right.caption("no API allowed or feasible")
-            elif d.savings_vs_api_usd_per_month >= 0:
-                right.caption(f"saves {money(d.savings_vs_api_usd_per_month)} a month vs its best API")
-            else:
-                right.caption(
-                    f"costs {money(-d.savings_vs_api_usd_per_month)} a month more than its best API, "
-                    "which the quality gain pays for"
-                )
+            right.caption(versus_api(d, money))
+
+
+def versus_api(d: WorkloadDecision, money: Callable[[float], str]) -> str:
+    """A card's line on the API baseline: what its best API would cost, or, where no API may serve it, its share
+    of the baseline's owned nodes when that differs from its share here (the cards' differences then add up to
+    the savings card)."""
+    if d.chosen_kind == "api":
+        return "pay per token: no owned capacity needed"
+    if d.savings_vs_api_usd_per_month is None:
+        there = d.baseline_monthly_cost_usd
+        if there is None or d.chosen_option_id is None:
+            return "no API allowed or feasible"
+        if money(d.monthly_cost_usd) == money(there):
+            return "no API allowed or feasible: it stays owned in the API baseline too, at the same cost"
+        gap = d.monthly_cost_usd - there
+        diff = f"{money(gap)} more" if gap > 0 else f"{money(-gap)} less"
+        return f"no API allowed or feasible: in the API baseline it stays owned at {money(there)}, {diff} here"
+    if d.savings_vs_api_usd_per_month >= 0:
+        return f"saves {money(d.savings_vs_api_usd_per_month)} a month vs its best API"
+    return (
+        f"costs {money(-d.savings_vs_api_usd_per_month)} a month more than its best API, "
+        "which the quality gain pays for"
+    )
