@@ -135,17 +135,31 @@ def run(args: argparse.Namespace) -> int:
     return _print(args, profile)
 
 
+def _difference(measured: float, model: float) -> str:
+    """The model against a measurement: a percentage, or a ratio when they differ tenfold or more (a printed
+    "+2031316…(300 digits)…%" said nothing)."""
+    ratio = model / measured
+    if 0.1 < ratio < 10:
+        return f"{(ratio - 1) * 100:+.1f}%"
+    return f"model {ratio:.3g}× the measurement"
+
+
 def _print(args: argparse.Namespace, profile: Any) -> int:
+    for line in profile.warnings:  # before the figures, on stderr: a fit on a bound is not a measurement
+        print(f"warning: {line}", file=sys.stderr)
     if args.format == "json":
-        print(dumps({"profile": profile.model_dump(mode="json")}))
+        print(dumps({"profile": profile.model_dump(mode="json"), "warnings": list(profile.warnings)}))
         return 0
     models, gpus = ", ".join(profile.model_ids), ", ".join(profile.gpu_ids)
     print(f"Calibrated on {plural(profile.n_points, 'point')}: {models} on {gpus} ({profile.engine})")
     sd = [v**0.5 for v in (profile.covariance_log[0][0], profile.covariance_log[1][1])]
-    print(f"  memory-bandwidth utilisation (MBU)  {profile.mbu:.3f}  (±{sd[0] * 100:.0f}% one s.d.)")
-    print(f"  compute utilisation (MFU, decode)   {profile.mfu_decode:.3f}  (±{sd[1] * 100:.0f}% one s.d.)")
+    free = profile.unmeasured_factors
+    spread = ["(not set by these runs: none depends on it)" if f in free else f"(±{s * 100:.0f}% one s.d.)"
+              for f, s in zip(("mbu", "mfu_decode"), sd, strict=True)]  # fmt: skip
+    print(f"  memory-bandwidth utilisation (MBU)  {profile.mbu:.3f}  {spread[0]}")
+    print(f"  compute utilisation (MFU, decode)   {profile.mfu_decode:.3f}  {spread[1]}")
     print(f"  typical point error                 {profile.residual_sd_log * 100:.1f}%")
     for r in profile.residuals:
         print(f"  {r.source}: measured {r.measured_tokens_per_s:,.1f}, model {r.predicted_tokens_per_s:,.1f} tok/s "
-              f"({r.residual_pct:+.1f}%)")  # fmt: skip
+              f"({_difference(r.measured_tokens_per_s, r.predicted_tokens_per_s)})")  # fmt: skip
     return 0

@@ -11,7 +11,9 @@ residual is kept.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import Field
@@ -26,6 +28,14 @@ from economics.model import ModelSpec
 
 #: Bounds of every fitted factor [1].
 FACTOR_BOUNDS = (0.05, 1.0)
+#: The fitted factors, in the order of ``covariance_log``, and their names for a person.
+FACTOR_NAMES = ("mbu", "mfu_decode")
+FACTOR_WORDS = {"mbu": "Memory-bandwidth utilisation (MBU)", "mfu_decode": "Compute utilisation in decode (MFU)"}
+#: A factor on a bound is worth a warning only when the runs' throughput moves with it at least this much
+#: (mean elasticity): MFU at 1.0 on memory-bound runs is a free direction, not a sign of a wrong file [1].
+MATTERS_ELASTICITY = 0.05
+#: A typical log miss above this (±50%) says the runs are not of what the model describes [1].
+MISFIT_LOG_SD = math.log(1.5)
 #: Log-space prior spread used when there are no more points than factors (no residual degrees of freedom) [1].
 PRIOR_LOG_SD = 0.3
 #: Factors the fit sets: MBU and decode MFU (prefill MFU keeps its ratio to decode) [count].
@@ -59,6 +69,46 @@ class CalibrationProfile(Frozen):
     residual_sd_log: float = Field(ge=0, description="standard deviation of the log residuals [1]")
     n_points: int = Field(ge=1, description="points fitted [count]")
     residuals: tuple[PointResidual, ...] = Field(description="every point's residual [-]")
+    at_bound: tuple[tuple[str, Literal["lower", "upper"]], ...] = Field(
+        default=(),
+        description="factors the fit left on a bound of FACTOR_BOUNDS, with the bound: the runs ask for more (or "
+        "less) than the model allows at any efficiency; their variance is the prior's, not the fit's [-]",
+    )
+
+    @property
+    def unmeasured_factors(self) -> tuple[str, ...]:
+        """Factors on a bound that the runs' throughput does not depend on (MFU on memory-bound runs): the fit
+        did not set them, whatever value they show."""
+        return tuple(f for f, _ in self.at_bound if abs(self.elasticity[FACTOR_NAMES.index(f)]) < MATTERS_ELASTICITY)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What a person must check before using this fit, in words (empty when nothing stands out)."""
+        out = []
+        for factor, side in self.at_bound:
+            if factor in self.unmeasured_factors:
+                continue  # the runs do not depend on it (decode memory-bound throughout): nothing to check
+            name, value = FACTOR_WORDS[factor], FACTOR_BOUNDS[0 if side == "lower" else 1]
+            if side == "upper":
+                why = "the runs are faster than the model allows at any efficiency"
+            else:
+                why = "the runs are far slower than the model predicts at any plausible efficiency"
+            out.append(
+                f"{name} sits at its {side} bound {value:g}: {why}. Check that the files are runs of this model "
+                f"on this GPU, GPU count and precision; its uncertainty is not measured (±{PRIOR_LOG_SD:.0%} assumed)."
+            )
+        logs = [math.log(r.predicted_tokens_per_s / r.measured_tokens_per_s) for r in self.residuals]
+        miss = math.sqrt(sum(x * x for x in logs) / len(logs)) if logs else 0.0  # measured, even on 1–2 runs
+        if miss > MISFIT_LOG_SD:
+            times = math.exp(miss)
+            out.append(
+                f"The fitted model misses the runs by a factor of {times:,.3g} typically: runs of another model, GPU "
+                "or precision, or of a stack the model does not describe, fit no efficiency."
+                if times >= 2
+                else f"The fitted model misses the runs by {times - 1:.0%} typically: runs of another model, GPU or "
+                "precision, or of a stack the model does not describe, fit no efficiency."
+            )
+        return tuple(out)
 
     def efficiency(self, base: Efficiency | None = None) -> Efficiency:
         """``base`` (default factors when None) with the fitted MBU and MFUs."""
@@ -137,6 +187,13 @@ def fit_profile(
     m, k = len(r), FITTED_FACTORS
     s2 = float(r @ r / (m - k)) if m > k else PRIOR_LOG_SD**2
     cov = s2 * np.linalg.pinv(J.T @ J)
+    # a factor on a bound is not estimated: the curvature there says nothing of how far past it the runs ask
+    # to go (it read "MFU 1.000, ±0%"); it gets the prior's variance and no covariance
+    bound = [i for i in range(k) if sol.active_mask[i] != 0]
+    for i in bound:
+        cov[i, :] = cov[:, i] = 0.0
+        cov[i, i] = PRIOR_LOG_SD**2
+    at_bound = tuple((FACTOR_NAMES[i], "lower" if sol.active_mask[i] < 0 else "upper") for i in bound)
     eff = efficiency(sol.x)
     pred = np.exp(measured + r)
     return CalibrationProfile(
@@ -146,7 +203,7 @@ def fit_profile(
         mbu=eff.mbu, mfu_decode=eff.mfu_decode, mfu_prefill=eff.mfu_prefill,
         covariance_log=((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1]))),
         elasticity=(float(np.mean(J[:, 0])), float(np.mean(J[:, 1]))),
-        residual_sd_log=float(np.sqrt(s2)), n_points=m,
+        residual_sd_log=float(np.sqrt(s2)), n_points=m, at_bound=at_bound,
         residuals=tuple(
             PointResidual(source=p.source, measured_tokens_per_s=p.output_tokens_per_s,
                           predicted_tokens_per_s=float(q), residual_pct=float((q / p.output_tokens_per_s - 1) * 100))

@@ -94,6 +94,8 @@ if upload is not None:
         st.error(f"Could not use this file: {fmt.md_escape(str(exc))}")  # the file names itself: not markdown
     else:
         st.session_state["calibration_profile"] = profile
+        for line in profile.warnings:  # a factor on its bound, or runs no efficiency fits: said before the figures
+            st.warning(fmt.md_escape(line))
         rows = residuals_frame(profile.residuals)
         st.session_state["accuracy_user_rows"] = rows
         spread = (

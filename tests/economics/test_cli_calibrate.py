@@ -116,3 +116,35 @@ def test_calibrate_refuses_a_fifo_unread(tmp_path: Path) -> None:
     assert out.stderr == (
         f"python -m economics calibrate: error: FILE: {fifo} is a named pipe (FIFO), not a regular file; give a file\n"
     )
+
+
+def _runs(tmp_path: Path, tok_s: tuple[float, float]) -> Path:
+    csv = tmp_path / "runs.csv"
+    rows = [f"llama-3.1-8b,h100-sxm,1,fp8,1000,200,{c},{t}" for c, t in zip((1, 16), tok_s, strict=True)]
+    header = "model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s"
+    csv.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    return csv
+
+
+def test_a_fit_on_its_bound_is_a_warning_not_a_certainty(tmp_path: Path) -> None:
+    # one million tokens per second from an 8B model on one H100 at batch 1: no efficiency ≤ 1 reaches it. It
+    # printed "MBU 1.000 (±0% one s.d.)" and "(-100.0%)", exit 0, nothing else
+    out = _cli("calibrate", str(_runs(tmp_path, (1e6, 9e6))), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    profile = json.loads(out.stdout)["profile"]
+    assert ["mbu", "upper"] in profile["at_bound"]
+    assert profile["covariance_log"][0][0] == 0.3**2  # the prior's, not the pinned curvature's 0
+    assert "warning: Memory-bandwidth utilisation (MBU) sits at its upper bound 1" in out.stderr
+    assert "misses the runs by a factor of" in out.stderr
+    text = _cli("calibrate", str(_runs(tmp_path, (1e-300, 1e-299))))
+    assert "sits at its lower bound 0.05" in text.stderr
+    assert len(max(text.stdout.splitlines(), key=len)) < 150  # "+2031316…(300 digits)…%" was one line
+    assert "× the measurement" in text.stdout
+
+
+def test_a_factor_the_runs_do_not_depend_on_is_said_so_without_a_warning() -> None:
+    # the three plain runs are memory-bound: MFU drifts to 1.0 at no cost, which is no sign of a wrong file
+    out = _cli("calibrate", str(FIXTURES / "plain_runs.csv"))
+    assert out.returncode == 0, out.stderr
+    assert "warning" not in out.stderr
+    assert "compute utilisation (MFU, decode)   1.000  (not set by these runs: none depends on it)" in out.stdout
