@@ -105,6 +105,12 @@ class Policy(Frozen):
     stale_after_days: int = Field(default=90, ge=1, le=3650, description="prices older than this are stale [days]")
 
 
+#: Workload × option pairs one plan may weigh [count]. Each pair is priced, checked against its SLOs and is a
+#: variable of the fleet plan: 640,000 pairs (5,000 workloads, 128 options) took 118 s and 4.1 GB to evaluate;
+#: 5,000 workloads on the bank's six options take ~1.3 s (benchmarks/bench_evaluate.py).
+MAX_WORKLOAD_OPTION_PAIRS = 60_000
+
+
 class Scenario(Frozen):
     """One organisation's inputs: hardware, models, offers, workloads and the review date."""
 
@@ -162,6 +168,13 @@ class Scenario(Frozen):
         option_ids = {o.id for o in self.owned_options} | {a.id for a in self.apis}
         if not option_ids:
             problems.append("owned_options: a scenario needs at least one owned option or API")
+        pairs = len(self.workloads) * (len(self.owned_options) + len(self.apis))
+        if pairs > MAX_WORKLOAD_OPTION_PAIRS:
+            problems.append(
+                f"workloads: {len(self.workloads):,} workloads × {len(self.owned_options) + len(self.apis)} options "
+                f"is {pairs:,} pairs to plan, more than {MAX_WORKLOAD_OPTION_PAIRS:,}; split the portfolio into "
+                "scenarios or leave out options no workload should use"
+            )
         for i, wl in enumerate(self.workloads):
             for key in wl.quality_overrides:
                 if key not in option_ids:
