@@ -232,3 +232,15 @@ def test_cli_counts_words() -> None:
         "2 GPUs",
         "1,200 points",
     ]
+
+
+def test_a_name_with_line_breaks_prints_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a name from a file split the table and forged a row: "KYC\n  W9  fake row  $0"
+    d = bank()
+    d["workloads"][0]["name"] = "KYC\n  W9  fake row  $0"
+    d["owned_options"][0]["name"] = "Owned\r\nFAKE"
+    status, out, err = run_cli(capsys, "evaluate", write(tmp_path, d))
+    assert status == 0, err
+    assert not [line for line in out.splitlines() if line.startswith(("  W9", "FAKE"))]
+    assert "KYC   W9  fake row  $0 [kyc-overnight]" in out
+    assert "Owned FAKE" in out

@@ -112,7 +112,10 @@ def test_token_is_compact() -> None:
 )
 def test_round_trip_keeps_every_float_bit_for_bit(rate: float, price: float, name: str) -> None:
     base = scenario(1)
-    wl = base.workloads[0].model_copy(update={"avg_requests_per_s": rate, "peak_requests_per_s": rate, "name": name})
+    # validated, as a workload typed in the app is (a name's line breaks become spaces; model_copy skips that)
+    wl = Workload.model_validate(
+        {**base.workloads[0].model_dump(), "avg_requests_per_s": rate, "peak_requests_per_s": rate, "name": name}
+    )
     api = base.apis[0].model_copy(update={"output_usd_per_mtok": price})
     s = base.model_copy(update={"workloads": (wl,), "apis": (api,)})
     assert scenarios.decode(scenarios.encode(s), FALLBACK).scenario == s
