@@ -67,7 +67,9 @@ def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Cl
     ridge = a.roofs[0].effective_flops_per_s / a.roofs[0].effective_bandwidth_bytes_per_s
     return Claim(
         claim="At batch one, autoregressive decoding is memory-bound: about 1 FLOP per byte read.",
-        figure=f"{p1.intensity_flop_per_byte:,.1f} FLOP/byte at batch 1; the GPU needs {ridge:,.0f} to be busy",
+        # both ridges: the Batching page marks the peak one, and "211" here beside its "295" read as a contradiction
+        figure=f"{p1.intensity_flop_per_byte:,.1f} FLOP/byte at batch 1; the GPU needs {ridge:,.0f} to be busy at "
+        f"the efficiency it reaches ({a.roofs[0].ridge_flop_per_byte:,.0f} at peak, the Batching page's ridge point)",
         holds=not p1.compute_bound and p1.intensity_flop_per_byte < 4,
         page="batching",
     )

@@ -124,8 +124,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     names = [d.workload_name for d in decisions]
     c = Chart(
         # two lines: on one it was cut at 1,024 px
-        "Monthly cost per workload<br>"
-        '<span style="font-size:12px">recommended plan vs the API baseline</span>',
+        'Monthly cost per workload<br><span style="font-size:12px">recommended plan vs the API baseline</span>',
         f"cost [{rate.code} per month]",
         "",
         height=max(300, 90 + 56 * len(decisions)),
