@@ -530,7 +530,8 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
                 standalone_cost_usd_per_month=float(standalone[w]) if ch >= 0 else None,
                 best_api_id=t.option_ids[int(api_pick[w])] if api_pick[w] >= 0 else None,
                 best_api_cost_usd_per_month=float(api_monthly[w]) if api_pick[w] >= 0 else None,
-                baseline_cost_usd_per_month=None if base is None else float(base.workload_usd[w]),
+                # with no workload free to move, the baseline is the plan itself and each share its share here
+                baseline_cost_usd_per_month=float((acc if base is None else base).workload_usd[w]),
                 nodes_to_buy=round(float(need[w].sum())),
                 node_capital_usd=float((need[w] * capex).sum()),
                 node_usd_per_month=float((need[w] * p.unit_usd_per_month).sum()),
@@ -567,7 +568,7 @@ def plan_fleet(ev: Evaluation, lens: Lens | None = None) -> FleetPlan:
         new_nodes_usd_per_month=float(sum(n.new_nodes_usd_per_month for n in nodes)),
         unallocated_usd_per_month=acc.unallocated_usd,
         all_api_cost_usd_per_month=total if base is None else base.total_usd,
-        baseline_unallocated_usd_per_month=0.0 if base is None else base.unallocated_usd,
+        baseline_unallocated_usd_per_month=(acc if base is None else base).unallocated_usd,
         nodes=nodes,
         replicas=plan_replicas(s, sol, acc),
         workloads=tuple(rows),

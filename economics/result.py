@@ -156,7 +156,8 @@ class WorkloadDecision(Frozen):
         default=None,
         description="its share of the all-API baseline (= all_api_monthly_cost_usd when an API may serve it; "
         "else its share of the owned nodes that carry it there); the shares and the baseline's idle bought "
-        "nodes sum to FleetSummary.all_api_cost_usd_per_month; None when no workload may use an API [USD/month]",
+        "nodes sum to FleetSummary.all_api_cost_usd_per_month; its share here when no workload may use an API "
+        "(the baseline is then the plan) [USD/month]",
     )
     savings_vs_api_usd_per_month: float | None = Field(
         description="all_api_monthly_cost_usd minus monthly_cost_usd (its plan share); negative when its share "
@@ -171,6 +172,17 @@ class WorkloadDecision(Frozen):
     close_call: CloseCall | None = Field(
         default=None, description="the two costs and their bands; None without a runner-up [-]"
     )
+
+    @property
+    def baseline_share_usd_per_month(self) -> float | None:
+        """What this workload costs in the all-API baseline, as a reader compares it with its share here: its best
+        API's bill where an API may serve it, else its share of the owned nodes that keep it there; None when it
+        has no feasible route (served nowhere) [USD/month]."""
+        if self.all_api_monthly_cost_usd is not None:
+            return self.all_api_monthly_cost_usd
+        if self.chosen_option_id is None:
+            return None
+        return self.baseline_monthly_cost_usd
 
 
 class FleetSummary(Frozen):
@@ -262,8 +274,8 @@ class PlanWorkload(Frozen):
     baseline_cost_usd_per_month: float | None = Field(
         default=None,
         description="its share of the all-API baseline (Plan.all_api_cost_usd_per_month): its best API's bill, "
-        "or, when no API may serve it, its share of the nodes that carry it there; None without a baseline "
-        "[USD/month]",
+        "or, when no API may serve it, its share of the nodes that carry it there (its share here when no "
+        "workload may use an API: the baseline is then the plan) [USD/month]",
     )
     nodes_to_buy: int = Field(default=0, description="nodes the plan buys only because of this workload [count]")
     node_capital_usd: float = Field(default=0.0, description="purchase price of those nodes [USD]")
@@ -298,7 +310,7 @@ class Plan(Frozen):
     )
     all_api_cost_usd_per_month: float | None = Field(
         description="the same lens with every workload that may use an API on its best API and the rest planned "
-        "again; None when no workload may use an API [USD/month]"
+        "again; the plan itself when no workload may use an API [USD/month]"
     )
     baseline_unallocated_usd_per_month: float = Field(
         default=0.0,

@@ -217,6 +217,27 @@ def test_all_api_baseline_of_the_bank_keeps_the_sovereign_fleet(bank_result: Res
     assert f.all_api_cost_usd_per_month - f.total_cost_usd_per_month == pytest.approx(moved, rel=1e-9)
 
 
+@pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lens", ["cash", "full"])
+def test_baseline_shares_add_up_to_the_all_api_baseline(path: Any, lens: str) -> None:
+    # Each card and the monthly chart show a workload's share of the baseline; the shares and the bought nodes
+    # the baseline leaves idle make its headline, so the cards' differences add up to the savings card.
+    s = load_scenario(path)
+    s = s.model_copy(update={"policy": s.policy.model_copy(update={"lens": lens})})
+    r = evaluate(s)
+    if r.fleet.all_api_cost_usd_per_month is None:
+        assert all(d.baseline_share_usd_per_month is None for d in r.decisions)
+        return
+    assert r.plan is not None
+    shares = [d.baseline_share_usd_per_month for d in r.decisions if d.chosen_option_id is not None]
+    assert None not in shares
+    total = math.fsum(x for x in shares if x is not None) + r.plan.baseline_unallocated_usd_per_month
+    assert total == pytest.approx(r.fleet.all_api_cost_usd_per_month, rel=1e-9, abs=1e-6)
+    for d in r.decisions:
+        if d.all_api_monthly_cost_usd is not None:  # an API may serve it: its share is that API's bill
+            assert d.baseline_share_usd_per_month == d.all_api_monthly_cost_usd
+
+
 # ---- properties at scenario level ----------------------------------------------------------------------------
 
 

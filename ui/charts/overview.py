@@ -10,7 +10,7 @@ import math
 import plotly.graph_objects as go
 
 from economics.currency import USD, DisplayRate
-from economics.result import Result, WorkloadDecision
+from economics.result import Result
 from economics.scenario import Scenario
 from economics.views.kinds import KIND_ORDER, option_kinds
 from ui.axes import LEGEND_LINE_CHARS, bar_range_with_amounts, wrap_label
@@ -132,13 +132,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     )
     routed = [k * d.monthly_cost_usd for d in decisions]
 
-    def baseline(d: WorkloadDecision) -> float | None:
-        """Its share of the baseline: the best API's bill, or its owned share where no API may serve it."""
-        if d.all_api_monthly_cost_usd is not None or d.chosen_option_id is None:  # unserved: served nowhere there
-            return d.all_api_monthly_cost_usd
-        return d.baseline_monthly_cost_usd
-
-    base = [k * b if (b := baseline(d)) is not None else 0.0 for d in decisions]
+    base = [k * b if (b := d.baseline_share_usd_per_month) is not None else 0.0 for d in decisions]
     # every bar carries its amount: a route on GPUs the plan already pays for costs S$0 a month and drew no bar at
     # all, which read as a missing row; a workload no API may serve says so where its API bar would be
     c.add(
@@ -169,7 +163,7 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         opacity=0.75,
         text=[
             "no API allowed or feasible"
-            if baseline(d) is None
+            if d.baseline_share_usd_per_month is None
             else f"{cur}{v:,.0f}" + (" (owned)" if d.all_api_monthly_cost_usd is None else "")
             for d, v in zip(decisions, base, strict=True)
         ],

@@ -68,8 +68,8 @@ def versus_api(d: WorkloadDecision, money: Callable[[float], str]) -> str:
     if d.chosen_kind == "api":
         return "pay per token: no owned capacity needed"
     if d.savings_vs_api_usd_per_month is None:
-        there = d.baseline_monthly_cost_usd
-        if there is None or d.chosen_option_id is None:
+        there = d.baseline_share_usd_per_month
+        if there is None:
             return "no API allowed or feasible"
         if money(d.monthly_cost_usd) == money(there):
             return "no API allowed or feasible: it stays owned in the API baseline too, at the same cost"
