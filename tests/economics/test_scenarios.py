@@ -134,6 +134,23 @@ def test_near_zero_factors_are_refused_naming_the_field() -> None:
     assert parse_scenario(json.dumps(d)).policy.target_utilization == 0.01
 
 
+def test_true_or_false_where_a_number_is_asked_for_is_refused_naming_the_field() -> None:
+    # Regression (fuzzing): pydantic reads true as 1 and false as 0, so "nodes_owned": true bought a node and
+    # "avg_requests_per_s": true was one request a second, silently; a boolean field still takes true/false
+    d = bank_dict()
+    d["nodes"][0]["nodes_owned"] = True
+    d["workloads"][1]["avg_requests_per_s"] = False
+    d["apis"][0]["quality"] = True
+    assert sorted(problems_of(d)) == [
+        "apis.0.quality: a number is asked for here, not true",
+        "nodes.0.nodes_owned: a number is asked for here, not true",
+        "workloads.1.avg_requests_per_s: a number is asked for here, not false",
+    ]
+    d = bank_dict()
+    d["workloads"][0]["sovereign"] = not d["workloads"][0]["sovereign"]
+    assert parse_scenario(json.dumps(d)).workloads[0].sovereign is d["workloads"][0]["sovereign"]
+
+
 def test_several_problems_give_one_line_each() -> None:
     d = bank_dict()
     d["workloads"][0]["input_tokens"] = -5
