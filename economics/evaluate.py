@@ -252,21 +252,23 @@ def _none_if_nan(x: float) -> float | None:
 def _money(x: float) -> str:
     """Four significant figures under a dollar, written out; cents under a thousand dollars; whole dollars above.
 
-    >>> _money(0.002345), _money(0.0000123), _money(0.0), _money(12.5), _money(1_120_000.0)
-    ('$0.002345', '$0.0000123', '$0', '$12.50', '$1,120,000')
+    >>> _money(0.002345), _money(0.0000123), _money(0.0), _money(1e-17), _money(12.5), _money(1_120_000.0)
+    ('$0.002345', '$0.0000123', '$0', '$0', '$12.50', '$1,120,000')
     """
     if x == 0:
         return "$0"
     if abs(x) < 1:
-        return dollars_alike(x)[0].rstrip("0")
+        return dollars_alike(x)[0].rstrip("0").rstrip(".")  # "$0", not "$0." for an amount under 5e-9
     return f"${x:,.2f}" if abs(x) < 1000 else f"${x:,.0f}"
 
 
-def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
+def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload, failure_usd: FloatArray) -> str:
     """One paragraph a reviewer can read: where the plan puts the workload, why, and by how much.
 
     ``ev`` carries the plan's marginal table and route (:func:`plan_route`): J is the workload's marginal
-    expected cost per task in the plan, everything else held fixed."""
+    expected cost per task in the plan, everything else held fixed. ``failure_usd`` (O,) is the expected cost
+    of its failed tasks on each option [USD/task]: J is split into what is paid to run a task and that, with
+    the errors' cost a month, since a J of $0.20 a task beside a $0 monthly bill read as a contradiction."""
     t, r = ev.table, ev.route
     names = ev.option_names
     chosen, runner = int(r.chosen[w]), int(r.runner_up[w])
@@ -307,6 +309,14 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload) -> str:
     pair = (float(j[w, chosen]), float(j[w, runner])) if runner >= 0 else (float(j[w, chosen]),)
     costs = dollars_alike(*pair)  # one number of decimals, so "$0.2000 vs $0.2906", not "$0.2 vs $0.2906"
     parts.append(f"marginal J = {costs[0]}/task on {names[chosen]}")
+    errors = min(float(failure_usd[chosen]), pair[0])
+    if errors > 0:
+        paid, err = (_money(round(x, 6)) for x in (pair[0] - errors, errors))  # six decimals at most
+        a_month = errors * float(t.avg_requests_per_s[w]) * SECONDS_PER_MONTH
+        parts[-1] += (
+            f" ({paid} paid to run it, {err} expected cost of its failed tasks: "
+            f"{_money(a_month)} a month, not in the bill)"
+        )
     if runner >= 0:
         parts.append(f"vs {costs[1]} on {names[runner]}")
     else:
@@ -431,7 +441,7 @@ def _decisions(ev: Evaluation, co: Coordinates, fp: FleetPlan, flips: bool = Tru
                 "chosen_option_id": tm.option_ids[ch] if ch >= 0 else None,
                 "chosen_kind": OPTION_KINDS[kinds[ch]] if ch >= 0 else None,
                 "route_label": ROUTE_LABELS[labels[wi]],
-                "reason": _reason(plan_ev, co, wi, pw),
+                "reason": _reason(plan_ev, co, wi, pw, fp.problem.failure_usd[wi]),
                 "margin_usd_per_request": margins[wi],
                 "batchability": betas[wi],
                 "value_usd_per_output_token": wl.value_usd_per_output_token,

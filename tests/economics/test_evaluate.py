@@ -7,6 +7,7 @@ or by a brute-force argmin, never taken from the code under test.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -409,3 +410,25 @@ def test_reasons_name_rented_capacity_and_an_api_only_scenario_in_its_own_words(
     assert any("rented capacity" in t for t in reasons), reasons
     api_only = load_scenario(PRESET_DIR / "api-only.json")
     assert all(d.reason.startswith("The scenario has no GPUs") for d in evaluate(api_only).decisions)
+
+
+def test_a_reason_splits_the_expected_cost_into_paid_and_failed_tasks(bank: Scenario, bank_result: Result) -> None:
+    # J of $0.20 a task beside a $0 monthly bill read as a contradiction: the reason says what of it is the
+    # expected cost of failed tasks, (1 − q)·C_fail with one attempt, and what that is a month (730 h).
+    split = re.compile(
+        r"J = \$([\d.,]+)/task on .*? \(\$([\d.,]+) paid to run it, \$([\d.,]+) expected cost of its failed "
+        r"tasks: \$([\d,]+) a month, not in the bill\)"
+    )
+    quality = {(o.workload_id, o.option_id): o.quality for o in bank_result.options}
+    checked = 0
+    for w, d in zip(bank.workloads, bank_result.decisions, strict=True):
+        assert w.max_attempts == 1
+        m = split.search(d.reason)
+        assert m is not None, d.reason
+        j, paid, err, month = (float(g.replace(",", "")) for g in m.groups())
+        q = quality[(w.id, d.chosen_option_id)]
+        assert err == pytest.approx((1 - q) * w.failure_cost_usd, rel=1e-3)
+        assert month == pytest.approx((1 - q) * w.failure_cost_usd * w.avg_requests_per_s * 730 * 3600, abs=1)
+        assert paid + err == pytest.approx(j, rel=1e-3, abs=1e-6)
+        checked += 1
+    assert checked == len(bank.workloads)
