@@ -61,11 +61,11 @@ m[3].metric(
     "capital recovery and fixed costs, paid whatever the plan does.",
 )
 m[4].metric(
-    f"Idle GPUs, {cur}/month",
+    f"Idle GPUs at full cost, {cur}/month",
     shown(idle_usd),
-    help=f"Full cost of the owned GPUs' idle hours (utilization {fmt.pct(f.owned_utilization)} of "
+    help=f"Full cost of the owned GPUs' idle hours (fleet GPU utilization {fmt.pct(f.owned_utilization)} of "
     f"{f.owned_gpus} GPUs): the essay's 'GPU hangover', the grey part of the owned-fleet chart. In the cash "
-    "lens the part on nodes already bought is sunk.",
+    "lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
 )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
 if rate_problem:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics import by_id
 from economics.currency import currency_statement
 from ui import bands, compute, state
 from ui import format as fmt
 from ui.charts import breakeven as charts
 from ui.energy import page_rate
-from ui.widgets.breakeven import break_even_inputs, map_axes
+from ui.widgets.breakeven import break_even_inputs, map_axes, verdict
 from ui.widgets.common import view_tabs
 from ui.widgets.key_figures import key_figures
 
@@ -58,7 +59,7 @@ def break_even_view() -> None:
                 )
             key_figures(
                 [
-                    (f"Owned today [{rate.code}/Mtok output]", in_display(a.owned_usd_per_mtok)),
+                    (f"Owned, full cost [{rate.code}/Mtok output]", in_display(a.owned_usd_per_mtok)),
                     (
                         "Owned, likely range",  # issue 13: the throughput model's accuracy
                         fmt.money_text(
@@ -74,18 +75,21 @@ def break_even_view() -> None:
                         ),
                     ),
                     (f"API [{rate.code}/Mtok output]", in_display(a.api_usd_per_mtok)),
-                    ("Utilization today", fmt.pct(a.utilization, 1)),
+                    ("This workload's utilization", fmt.pct(a.utilization, 1)),
                     (
                         "Break-even utilization",
                         fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
                     ),
                 ],
-                help_text="Utilization today: average load over the paid replicas' SLO capacity. Owned is "
-                f"cheaper above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}. "
+                help_text="Full cost: capital recovery, power and fixed costs of the hours paid for, whether or not "
+                "the node is already bought. This workload's utilization: its average load over the capacity of the "
+                "replicas it would need on its own (not the fleet's, which the Overview shows). Owned is cheaper "
+                f"above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}. "
                 "Likely range: the 10–90% band of the throughput model's error on measured benchmarks like this "
                 "one (or of your calibration); cost per token moves inversely with throughput. "
                 + currency_statement(rate),
             )
+            st.markdown(fmt.md_escape(verdict(a, in_display, inputs.option_id in sunk)))
             shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
             with tab:
                 if shown == "utilization":
@@ -98,4 +102,10 @@ def break_even_view() -> None:
 
 
 measured = {o.id for o in s.owned_options if o.measured is not None}
+#: owned options on nodes already bought, which the cash lens books at $0
+sunk = {
+    o.id
+    for o in s.owned_options
+    if s.policy.lens == "cash" and getattr(by_id(s.nodes, o.node_id, "node"), "nodes_owned", 0) > 0
+}
 break_even_view()

@@ -44,13 +44,25 @@ def shown(x: float | None) -> str:
 
 
 m = st.columns(4)
-m[0].metric(f"Total cost, {cur}/month", shown(f.total_cost_usd_per_month))
+lens_help = (  # the Overview's "Recommended": a reader took "Total cost" for everything the GPUs cost
+    "What the plan spends a month: APIs, rented nodes, power above idle and nodes to buy. Nodes already bought "
+    "are sunk and not in it (cash lens): their idle hours are in the line below."
+    if subject.scenario.policy.lens == "cash"
+    else "What the plan costs a month at full cost: APIs, rented nodes, and every owned node it uses with its "
+    "capital recovery, power and fixed costs."
+)
+m[0].metric(f"Recommended plan, {cur}/month", shown(f.total_cost_usd_per_month), help=lens_help)
 m[1].metric(f"All movable work on APIs, {cur}/month", shown(f.all_api_cost_usd_per_month))
 m[2].metric(f"Savings vs all-API, {cur}/month", shown(tables.fleet_savings(f)))
 if f.owned_nodes:
-    m[3].metric("Owned utilization", fmt.pct(f.owned_utilization))
+    m[3].metric(
+        "Fleet GPU utilization",
+        fmt.pct(f.owned_utilization),
+        help="Share of the owned GPUs' hours doing work, all workloads together. The Cost per token and "
+        "Break-even pages show one workload's utilization of the replicas it would need on its own.",
+    )
 else:  # "0%" read as idle GPUs; "no owned GPUs" ran past its column at 1,440 px
-    m[3].metric("Owned utilization", "none", help="This scenario owns no GPUs: there is no utilization to show.")
+    m[3].metric("Fleet GPU utilization", "none", help="This scenario owns no GPUs: there is no utilization to show.")
 st.caption(rv.bill_in_words(subject.result, rate))
 if not rate.is_identity:
     st.caption(fmt.md_escape(currency_statement(rate)))
@@ -121,6 +133,20 @@ metric = st.radio(
     }.__getitem__,
 )
 compute.chart(charts.tornado_chart, tornado, metric, rate, key="rv_chart_tornado")
+if (flat := charts.flat_inputs(tornado, metric, rate)) and len(flat) < len(tornado.bars):
+    # a reader met "no effect" beside an input and was not told why
+    st.caption(
+        fmt.md_escape(
+            f"No effect: {'; '.join(flat)}. At both ends of its range the figure moves by less than one "
+            f"{rate.code} a month"
+            + (
+                ". In the cash lens what a node already bought costs is sunk (paid whatever the plan does), so its "
+                "price moves nothing unless the plan would buy or rent more."
+                if subject.scenario.policy.lens == "cash"
+                else "."
+            )
+        )
+    )
 if metric == "savings" and all(
     b.savings_at_low_usd_per_month == b.savings_at_high_usd_per_month == tornado.base_savings_usd_per_month == 0
     for b in tornado.bars

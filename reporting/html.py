@@ -152,11 +152,11 @@ def _kpis(pack: MeetingPack) -> list[dict[str, str]]:
     plan = pack.result.plan
     idle = plan.idle_owned_full_cost_usd_per_month if plan is not None else f.idle_cost_usd_per_month
     items = [
-        ("Total cost", per_month(f.total_cost_usd_per_month, rate)),
+        ("Recommended plan", per_month(f.total_cost_usd_per_month, rate)),
         ("Everything on APIs", per_month(f.all_api_cost_usd_per_month, rate)),
         ("Savings vs all-API", per_month(savings, rate)),
         ("Owned GPUs", f"{f.owned_gpus:,}"),
-        ("Owned utilization", pct(f.owned_utilization)),
+        ("Fleet GPU utilization", pct(f.owned_utilization)),
         # the Overview's "Idle GPUs": the full cost of the idle hours (sunk, so 0 in the cash lens's own figure)
         ("Idle owned GPUs, full cost", per_month(idle, rate)),
     ]

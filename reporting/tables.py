@@ -344,14 +344,14 @@ def fleet_changes_display(c: Comparison, rate: DisplayRate = USD) -> pd.DataFram
 #: The fleet's figures in words; the owned fleet's and its idle hours' cost are in the plan's cost view (0 for
 #: bought nodes in the cash view, where the key figures show the idle hours at full cost).
 FLEET_WORDS: dict[str, str] = {
-    "total_cost_usd_per_month": "Total cost",
+    "total_cost_usd_per_month": "Recommended plan",
     "owned_cost_usd_per_month": "Owned fleet, in the plan's cost view",
     "rented_cost_usd_per_month": "Rented nodes",
     "api_cost_usd_per_month": "API spend",
     "idle_cost_usd_per_month": "Idle owned capacity, in the plan's cost view",
     "all_api_cost_usd_per_month": "Everything on APIs",
     "owned_gpus": "Owned GPUs",
-    "owned_utilization": "Owned utilization",
+    "owned_utilization": "Fleet GPU utilization",
 }
 
 
@@ -364,11 +364,11 @@ def fleet_display(pack: MeetingPack) -> pd.DataFrame:
                 "Owned nodes": f.owned_nodes,
                 "Owned GPUs": f.owned_gpus,
                 f"Owned nodes and power, in the plan's cost view [{c}/month]": f.owned_cost_usd_per_month * k,
-                "Owned utilization [%]": 100 * f.owned_utilization,
+                "Fleet GPU utilization [%]": 100 * f.owned_utilization,
                 f"Idle owned capacity, in the plan's cost view [{c}/month]": f.idle_cost_usd_per_month * k,
                 f"Rented nodes [{c}/month]": f.rented_cost_usd_per_month * k,
                 f"APIs [{c}/month]": f.api_cost_usd_per_month * k,
-                f"Total cost [{c}/month]": f.total_cost_usd_per_month * k,
+                f"Recommended plan [{c}/month]": f.total_cost_usd_per_month * k,
                 f"Everything on APIs [{c}/month]": _times(f.all_api_cost_usd_per_month, k),
             }
         ]

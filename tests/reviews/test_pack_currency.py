@@ -71,7 +71,7 @@ def test_the_bank_pack_shows_its_bill_in_sgd_in_html_and_csv(bank_pack: MeetingP
         fleet = pd.read_csv(zf.open("fleet.csv"))
         readme = zf.read("README.txt").decode()
     assert decisions["Cost of route [SGD/month]"].sum() == pytest.approx(2664.79, abs=0.005)
-    assert fleet["Total cost [SGD/month]"].iloc[0] == pytest.approx(2664.79, abs=0.005)
+    assert fleet["Recommended plan [SGD/month]"].iloc[0] == pytest.approx(2664.79, abs=0.005)
     assert not [c for c in decisions.columns if "USD" in c]
     assert "1.3 SGD per US dollar (rate of 2026-12-01" in readme
 
@@ -129,7 +129,7 @@ def test_a_usd_scenario_pack_stays_in_dollars() -> None:
     with zipfile.ZipFile(io.BytesIO(csv_bundle(pack))) as zf:
         fleet = pd.read_csv(zf.open("fleet.csv"))
         decisions = pd.read_csv(zf.open("decisions.csv"))
-    assert "Total cost [USD/month]" in fleet.columns
+    assert "Recommended plan [USD/month]" in fleet.columns
     assert "Cost of route [USD/month]" in decisions.columns
 
 

@@ -111,7 +111,7 @@ def test_reviews_sentences_in_sgd() -> None:
     text = "\n".join(str(m.value) for m in at.markdown).replace("\\", "")
     assert "The monthly bill is unchanged at S$2,665." in text
     assert "(now S$19.50/Mtok)" in text
-    assert metrics(at)["Total cost, SGD/month"] == "S$2,665"
+    assert metrics(at)["Recommended plan, SGD/month"] == "S$2,665"
 
 
 def test_overview_charts_in_sgd(bank: tuple[Scenario, Result]) -> None:
@@ -138,7 +138,7 @@ def test_bank_break_even_page_in_sgd() -> None:
     at = run_page("3_break_even")  # the default scenario is the Singapore bank, in SGD at 1.30
     at.selectbox(key="v_be_api").set_value("frontier-api").run()  # it opens on the cheapest API, Mercury 2
     figures = _money_figures(at)
-    assert {"Owned today [SGD/Mtok output]", "API [SGD/Mtok output]"} <= set(figures)
+    assert {"Owned, full cost [SGD/Mtok output]", "API [SGD/Mtok output]"} <= set(figures)
     # the KYC batch on the frontier API: $37.50 per Mtok output (tests/ui/test_pages.py) × 1.30 = S$48.75
     assert figures["API [SGD/Mtok output]"] == "S$48.75"
     assert not [k for k in figures if "USD" in k]

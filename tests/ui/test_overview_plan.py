@@ -56,7 +56,7 @@ def test_the_owned_fleet_chart_is_the_full_cost_its_idle_part_the_card_and_says_
     fleet = chart(at, "Owned fleet")
     idle = trace(fleet, "paid for idle GPUs")
     used = trace(fleet, "used (")
-    card = number(metrics(at)["Idle GPUs, $/month"])
+    card = number(metrics(at)["Idle GPUs at full cost, $/month"])
     # the chart drew the lens's idle cost ($16,242) beside a card of the full cost ($20,883)
     assert round(idle["x"][0]) == card
     total = number(fleet["layout"]["title"]["text"].split(" per month")[0].split(":")[1])

@@ -37,7 +37,7 @@ def test_every_page_renders_with_charts_and_no_exception(page: str) -> None:
 def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     at = run_page("1_overview")
     base = metrics(at)
-    assert number(base["Idle GPUs, SGD/month"]) > 0  # the GPU hangover of the bank case
+    assert number(base["Idle GPUs at full cost, SGD/month"]) > 0  # the GPU hangover of the bank case
     assert next(c.value for c in at.caption).startswith("Singapore bank")
 
     # The same bank with a node that costs twice as much: the node is bought, so in the cash lens (the default)
@@ -50,7 +50,7 @@ def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     moved = metrics(at2)
     assert number(moved["Recommended, SGD/month"]) == number(base["Recommended, SGD/month"])
     assert number(moved["Sunk capital"]) == 2 * number(base["Sunk capital"])
-    assert number(moved["Idle GPUs, SGD/month"]) > number(base["Idle GPUs, SGD/month"])
+    assert number(moved["Idle GPUs at full cost, SGD/month"]) > number(base["Idle GPUs at full cost, SGD/month"])
     assert not at2.warning
     assert not at2.error
 

@@ -3,6 +3,7 @@ at the builders and widgets. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -18,6 +19,7 @@ from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_sc
 from economics.price_book import price_book
 from economics.uncertainty import build_surrogate, monte_carlo
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
+from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
 from economics.views.kinds import option_kinds
 from reporting.finance import finance_data, finance_frames
@@ -34,7 +36,7 @@ from ui.energy import ENERGY_COLUMN, energy_frame
 from ui.horizon import compute as horizon_compute
 from ui.palette import option_styles
 from ui.tables import options_frame
-from ui.widgets.breakeven import route_first
+from ui.widgets.breakeven import route_first, verdict
 from ui.widgets.price_book import price_frame
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
@@ -221,7 +223,7 @@ def test_m_break_even_opens_on_the_cheapest_api_for_sovereign_work() -> None:
 
 def test_n_the_formula_claim_checks_by_hand() -> None:
     # "S$22.83/h ÷ (2,100 tok/s × 18%) = S$17.23/Mtok output" on the Argument page: 22.83 / (2,100 × 0.18 × 3,600)
-    # × 1e6 = 16.78, not 17.23; the utilization is 17.5% (the Break-even page's "Utilization today")
+    # × 1e6 = 16.78, not 17.23; the utilization is 17.5% (the Break-even page's "This workload's utilization")
     s = default_scenario()
     claim = next(c for c in argument(s, evaluate(s)) if c.claim.startswith("Effective cost per token"))
     m = re.search(r"\$([\d.,]+)/h ÷ \(([\d,]+) tok/s × ([\d.]+)%\) = \$([\d.,]+)/Mtok", claim.figure)
@@ -285,7 +287,7 @@ def test_p_meeting_pack_tables_in_words() -> None:
     side = Snapshot(label="now", scenario=s, result=pack.result, prices=price_book(s))
     fleet = fleet_changes_display(compare(side, side), SGD).set_index("Figure")
     assert "1" not in set(fleet["Unit"])
-    util = fleet.loc["Owned utilization"]
+    util = fleet.loc["Fleet GPU utilization"]
     assert util["Unit"] == "%"
     assert 1 < util["Before"] <= 100  # 36% in the bank's plan, not 0.36
 
@@ -316,7 +318,7 @@ def test_s_reviews_bill_sentence_names_the_overview_idle_figure() -> None:
     # Reviews said "the owned fleet of 1 node, S$0 (S$0 of it pays for idle GPUs)" while the Overview's card read
     # "Idle GPUs S$10,624": the same idle GPUs, two numbers, neither named
     overview = run_page()
-    idle = metrics(overview)["Idle GPUs, SGD/month"]
+    idle = metrics(overview)["Idle GPUs at full cost, SGD/month"]
     reviews = run_page("7_reviews")
     sentence = next(str(c.value) for c in reviews.caption if "The bill of" in str(c.value)).replace("\\", "")
     assert f"the full cost of their idle hours, {idle} a month" in sentence
@@ -346,7 +348,11 @@ def test_u_a_tornado_with_nothing_to_move_says_why() -> None:
     assert "No input moves the savings within its range" in captions
     tornado = next(s for s in plotly_specs(at) if "What moves the savings" in s["layout"]["title"]["text"])
     assert tornado["layout"]["xaxis"]["ticktext"][0] == "−$1"
-    assert "No input moves the savings" not in " ".join(str(c.value) for c in run_page("7_reviews").caption)
+    bank = " ".join(str(c.value) for c in run_page("7_reviews").caption)
+    assert "No input moves the savings" not in bank
+    # the bank's bought node: its price moves nothing in the cash lens, and the page says why next to the chart
+    assert "No effect: node cost per hour" in bank.replace("\\", "")
+    assert "sunk" in bank
 
 
 def test_v_the_price_in_use_is_as_precise_as_the_list_price() -> None:
@@ -432,9 +438,9 @@ def test_an_api_only_review_reads_as_api_spend() -> None:
     # the API-only preset's Reviews page read "Owned utilization 0%" and "the owned fleet of 0 nodes, S$0, plus
     # rented nodes S$0, plus API spend S$53,680"
     at = run_page("7_reviews", _link("api-only"))
-    assert metrics(at)["Owned utilization"] == "none"
+    assert metrics(at)["Fleet GPU utilization"] == "none"
     sentence = next(str(c.value) for c in at.caption if "The bill of" in str(c.value)).replace("\\", "")
-    total = metrics(at)["Total cost, SGD/month"]
+    total = metrics(at)["Recommended plan, SGD/month"]
     assert sentence == f"The bill of {total} a month is all API spend: the plan runs no owned node."
     bank = run_page("7_reviews")
     said = next(str(c.value) for c in bank.caption if "The bill of" in str(c.value))
@@ -583,3 +589,55 @@ def test_monthly_bars_add_up_to_the_headline_cards_where_a_workload_may_not_leav
     assert len(contract) == 1
     assert base.text[contract[0]].endswith(" (owned)")
     assert 0 < base.x[contract[0]] < routed.x[contract[0]]  # fewer nodes share its cost there: less, not 0
+
+
+def test_break_even_states_its_verdict_in_words() -> None:
+    # the page showed S$17.23 against S$3.41 and a curve, but never said which wins nor whether the workload can
+    # reach the break-even utilization; the figures here are the analysis's own, set by hand
+    s = default_scenario()
+    inputs = BreakEvenInputs(
+        workload_id="kyc-overnight", option_id="owned-70b-ar", api_id="frontier-api", x="utilization", y="api_price"
+    )
+    a = break_even_analysis(s, inputs, variant_capacities(s, inputs.workload_id))
+
+    def usd(x: float) -> str:
+        return f"${x:,.2f}"
+
+    dear = dataclasses.replace(
+        a,
+        owned_usd_per_mtok=17.0,
+        api_usd_per_mtok=3.0,
+        utilization=0.177,
+        break_even_utilization=0.892,
+        max_utilization=0.27,
+        api_allowed=False,
+    )
+    text = verdict(dear, usd, sunk=True)
+    assert "17.7%" in text
+    assert "$17.00" in text
+    assert "$3.00" in text
+    assert "the API is cheaper" in text
+    assert "89.2%" in text
+    assert "above the 27.0%" in text
+    assert "sovereign data" in text
+    assert "sunk" in text
+    reachable = verdict(dataclasses.replace(dear, break_even_utilization=0.2, api_allowed=True), usd, sunk=False)
+    assert "owning wins above 20.0%" in reachable
+    assert "sovereign" not in reachable
+    assert "sunk" not in reachable
+    never = verdict(dataclasses.replace(dear, break_even_utilization=math.inf), usd, sunk=False)
+    assert "would not catch up" in never
+    cheap = verdict(dataclasses.replace(dear, owned_usd_per_mtok=2.0, break_even_utilization=0.1), usd, sunk=False)
+    assert "owning is cheaper" in cheap
+    assert "down to 10.0%" in cheap
+
+
+def test_every_price_has_a_status_and_an_assumed_one_says_so() -> None:
+    # the owned node's electricity and colocation showed a blank status: checked or assumed, the reader could not
+    # tell; the bank's node prices are "[assumption]" in data/prices/owned.csv, dated the review date
+    s = default_scenario()
+    shown = price_frame(s, evaluate(s))
+    assert "" not in set(shown["Status"])
+    owned = shown[shown["Offer"] == "Owned 8×H100 node (Singapore)"]
+    assert set(owned["Status"]) == {"current (assumed)"}
+    assert set(shown.loc[shown["Offer"] != "Owned 8×H100 node (Singapore)", "Status"]) == {"⚠ stale"}

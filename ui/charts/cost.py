@@ -168,7 +168,9 @@ def _you_are_here(c: Chart, a: CostAnalysis, option_id: str, utilization: float,
         textposition="top right",
         textfont={"size": 13, "color": "#111111"},
         name=_with_note(
-            wrap_label(f"you are here: {curve.label}", LEGEND_LINE_CHARS), f"at {100 * utilization:.0f}% utilization"
+            wrap_label(f"you are here: {curve.label}", LEGEND_LINE_CHARS),
+            # a reader compared it with the fleet's 39% on the Overview: it is this workload's own replicas
+            f"at {100 * utilization:.0f}% utilization (of its own replicas)",
         ),
         hovertemplate=f"{curve.label}<br>actual utilization %{{x:.1f}}%<br>{currency_prefix(rate.code)}%{{y:,.3g}} "
         "per Mtok output<extra></extra>",

@@ -54,7 +54,10 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
     legend_names = {o: wrap_label(f"{names[o]} ({labels[o]})", LEGEND_LINE_CHARS) for o in styles}
     c = Chart(  # two short lines: one long title was cut at the right edge in a 1,024 px window
         "Cost per million output tokens on every option<br>"
-        '<span style="font-size:12px">ringed: the recommended route · prefill and idle time included</span>',
+        # a reader saw the ringed route as the dearest dot and took it for a mistake: the dots are stand-alone costs
+        '<span style="font-size:12px">each workload alone on each option, at full cost with idle time</span><br>'
+        '<span style="font-size:12px">ringed: the plan\'s route, which shares nodes already paid for, so it can be '
+        "a dear dot here</span>",
         f"all-in cost [{rate.code} per Mtok output] (log)",
         "",
         height=max(320, 80 + 62 * len(workloads)),
@@ -200,7 +203,7 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     )
     # the amounts are in the legend, not on the bars: a narrow idle bar turned its amount on end
     for label, value, color in (
-        (f"used ({100 * f.owned_utilization:.0f}% of GPU-hours)", busy, KIND_COLOR["owned-ar"]),
+        (f"used ({100 * f.owned_utilization:.0f}% of the fleet's GPU-hours)", busy, KIND_COLOR["owned-ar"]),
         ("paid for idle GPUs", k * idle, "#C9C9C9"),
     ):
         c.add(

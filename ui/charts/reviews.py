@@ -226,6 +226,26 @@ LOW_COLOR = "#56B4E9"  # sky blue: the input at the low end of its range
 HIGH_COLOR = "#E69F00"  # orange: the input at the high end
 
 
+def flat_inputs(tornado: Tornado, metric: str = "savings", rate: DisplayRate = USD) -> list[str]:
+    """The tornado's inputs that move the figure by less than one unit of money at both ends (the bars the chart
+    labels "no effect"), in the chart's order."""
+    savings = metric == "savings"
+    k = rate.units_per_usd
+    base = k * (tornado.base_savings_usd_per_month if savings else tornado.base_cost_usd_per_month)
+    return [
+        b.label
+        for b in sorted(tornado.bars, key=lambda b: -(b.swing_usd_per_month if savings else b.cost_swing_usd_per_month))
+        if all(
+            abs(k * v - base) < 0.5
+            for v in (
+                (b.savings_at_low_usd_per_month, b.savings_at_high_usd_per_month)
+                if savings
+                else (b.cost_at_low_usd_per_month, b.cost_at_high_usd_per_month)
+            )
+        )
+    ]
+
+
 def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate = USD) -> go.Figure:
     """Tornado: savings vs all-API (or monthly cost of the chosen routes) with each input at its range ends.
 
@@ -352,10 +372,12 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     title_px = PANEL_TITLE_LINE_PX * max((t.count("<br>") + 1 for t in titles), default=1)
     every_label = [_option_label(n, allowed=False, chosen=True) for n in opts["option_name"]]
     plot_px = row_px(every_label) * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20
-    top_px = 92 + title_px  # the chart's three-line title from 14 px down, then the first panel's
+    top_px = 92 + 18 + title_px  # the chart's four-line title from 14 px down, then the first panel's
     height = plot_px + top_px + 60
     chart = Chart(
-        f"Cost per million output tokens: 5–95 % band over {monte_carlo.draws:,} draws<br>"
+        f"Cost per million output tokens over {monte_carlo.draws:,} draws<br>"
+        # a reader took the dots for today's figures: they are the median draw
+        '<span style="font-size:12px">dot: the median draw · line: 5–95 % of the draws</span><br>'
         f'<span style="font-size:12px">a cost under {cur}{floor:,.2g} (a bought node in the cash lens costs '
         "nothing)<br>is drawn at the left edge</span>",
         f"cost [{rate.code}/Mtok output, log]",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import streamlit as st
 
 from economics import api_usd_per_task, by_id
 from economics.scenario import Scenario
-from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenInputs
+from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenAnalysis, BreakEvenInputs
 from ui import compute, view
+from ui import format as fmt
 from ui.widgets.common import view_select
 
 AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]
@@ -88,3 +92,53 @@ def map_axes(inputs: BreakEvenInputs) -> BreakEvenInputs:
         container=c[1],
     )
     return inputs.model_copy(update={"x": x, "y": y})
+
+
+def verdict(a: BreakEvenAnalysis, money: Callable[[float], str], sunk: bool) -> str:
+    """The page's answer in one paragraph: which is cheaper today, at what utilization that turns, and whether
+    this workload can reach it (a reader saw the curve and the numbers but was never told the answer).
+
+    ``money`` writes a USD amount in the display currency; ``sunk``: the scenario's nodes are already bought and
+    the plan's cash lens books them at $0, so the plan may keep work on them although the full cost loses here.
+    """
+    owned, api, u, u_star, u_max = (
+        a.owned_usd_per_mtok,
+        a.api_usd_per_mtok,
+        a.utilization,
+        a.break_even_utilization,
+        a.max_utilization,
+    )
+    text = (
+        f"At this workload's {fmt.pct(u, 1)} utilization of its replicas, {a.option_name} costs {money(owned)} "
+        f"per million output tokens at full cost (capital recovery, power and fixed costs of the hours paid for) "
+        f"against {money(api)} on {a.api_name}: "
+    )
+    if owned <= api:
+        text += "owning is cheaper"
+        text += (
+            f", and stays so down to {fmt.pct(u_star, 1)} utilization."
+            if u_star < u
+            else f" (it would be at any utilization the peak allows up to {fmt.pct(u_max, 1)})."
+        )
+    else:
+        text += "the API is cheaper"
+        if not math.isfinite(u_star) or u_star > 1:
+            text += "; owning would not catch up even with its replicas fully used."
+        elif u_star > u_max:
+            text += (
+                f"; owning would need {fmt.pct(u_star, 1)} utilization, above the {fmt.pct(u_max, 1)} this "
+                "workload can reach while keeping headroom for its peak (the capacity limit)."
+            )
+        else:
+            text += (
+                f"; owning wins above {fmt.pct(u_star, 1)} utilization, within the {fmt.pct(u_max, 1)} its peak "
+                "allows: more work on the same replicas would get there."
+            )
+    if not a.api_allowed:
+        text += " The workload may not use this API (sovereign data): the gap is what keeping the data costs."
+    if sunk:
+        text += (
+            " These are full costs; nodes already bought are sunk in the plan (cash lens), which is why it can "
+            "keep work on them that loses here."
+        )
+    return text

@@ -88,10 +88,14 @@ ITEM_WORDS: dict[str, tuple[str, str]] = {
 _LIST = "List price (type to change)"
 
 
-def _status(stale: bool, age_days: float | None) -> str:
+def _status(stale: bool, age_days: float | None, source: str) -> str:
+    """ "⚠ stale", "⚠ dated after the review date" or "current", then "(assumed)" when the source says it is an
+    assumption: a reader saw the owned node's prices with a blank status and could not tell checked from assumed."""
     if age_days is not None and not pd.isna(age_days) and age_days < 0:
-        return "⚠ dated after the review date"
-    return "⚠ stale" if stale else ""
+        status = "⚠ dated after the review date"
+    else:
+        status = "⚠ stale" if stale else "current"
+    return f"{status} (assumed)" if "[assumption]" in source else status
 
 
 def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
@@ -106,10 +110,12 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
             "Discount": f["discount_fraction"],
             "In use": [money_text(float(v)) for v in f["value"]],  # as precise as the list price: $0.025, not $0.03
             # before the unit: whether a price is stale matters more than its unit in words
-            "Status": [_status(bool(x), a) for x, a in zip(f["stale"], f["age_days"], strict=True)],
+            "Status": [
+                _status(bool(x), a, str(src)) for x, a, src in zip(f["stale"], f["age_days"], f["source"], strict=True)
+            ],
+            "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
             "Unit": [PRICE_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
             "Negotiated": f["negotiated"],
-            "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
             "Age [days]": f["age_days"],
             "Source": [plain(str(x)) for x in f["source"]],
             "Feeds a chosen route": f["in_chosen_route"],
@@ -132,7 +138,8 @@ def price_table(s: Scenario, shown: pd.DataFrame) -> Scenario:
             _LIST: st.column_config.TextColumn(help="Type a new price as on the invoice: $9.50 or 9.50"),
             "In use": st.column_config.TextColumn(help="After the negotiated discount"),
             "Status": st.column_config.TextColumn(
-                help="Older than the threshold above, undated, or dated after the review date"
+                help="Current, older than the threshold above (stale), undated, or dated after the review date; "
+                "(assumed): the source says the price is an assumption, not a quote"
             ),
             "Discount": st.column_config.NumberColumn(format="percent"),
             "Source": st.column_config.TextColumn(width="large"),
@@ -182,7 +189,7 @@ def _typed_price(s: Scenario, offer_id: str, field: str, value: float, today: dt
 
 def summary(s: Scenario, shown: pd.DataFrame) -> None:
     """Counts of prices, stale and negotiated ones, and a warning naming the offers with stale prices."""
-    is_stale = shown["Status"] == "⚠ stale"
+    is_stale = shown["Status"].str.startswith("⚠ stale")
     m = st.columns(3)
     m[0].metric("Prices in use", f"{len(shown)}")
     m[1].metric(
