@@ -357,7 +357,7 @@ _WHAT = {
     "api_output_price": "the output price of {pivot} in use (after any negotiated discount)",
     "node_price": "the hourly cost of the node behind {pivot}",
     "utilization": "the utilization of {pivot}",
-    "quality_gap": "the quality gap between the best API and {pivot}",
+    "quality_gap": "the quality gap (share of acceptable answers) between the best API and {pivot}",
     "throughput": "the SLO capacity per replica of {pivot}",
 }
 
@@ -373,7 +373,7 @@ def _fmt(value: float, unit: str, extra: int = 0) -> str:
     if unit == "quality points (0–1)":
         # a signed gap with a true minus sign; no sign on a gap of zero ("+0 points" read as a rounding slip)
         points = f"{100 * value:+.{3 + extra}g}"
-        return f"{'0' if float(points) == 0 else points.replace('-', '−')} points"
+        return f"{'0' if float(points) == 0 else points.replace('-', '−')} percentage points"
     return f"{value:.{3 + extra}g} {unit}"
 
 
