@@ -12,6 +12,7 @@ from ui.widgets.table import routes_columns, table
 from ui.widgets.workloads import workloads_editor
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
+rate, _ = page_rate(s)
 st.title("Workloads and routing")
 st.caption(
     "Each workload goes where its expected cost per task is lowest: inference cost plus the cost of failures. "
@@ -23,6 +24,13 @@ st.subheader("Workloads")
 st.caption(
     "Edit cells in place; add a workload with the form below the table, remove one by name, and undo any "
     "change. Changes apply when every row is valid."
+    + (
+        # the table's "Failure cost [USD/task]" beside pages in S$ read as a slip: inputs are kept in US dollars
+        " Failure costs are typed in US dollars, the currency the model computes in; the pages show "
+        f"{rate.code} at {rate.units_per_usd:,.4g} per US dollar."
+        if not rate.is_identity
+        else ""
+    )
 )
 #: A cell edit reruns the editor, then the quadrant and the routes table, then the banner and the sidebar status
 #: (ui.live): not the whole app.

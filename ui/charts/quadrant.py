@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from economics.currency import USD, DisplayRate
 from economics.views.quadrant import Quadrant
+from ui.charts.chart import TITLE_LINE_PX
 from ui.format import currency_prefix
 from ui.labels import Label, place_labels
 from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, KIND_SHADES, Chart, log10_axis
@@ -94,7 +95,9 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         scale += [[rank / len(present), color], [(rank + 1) / len(present), color]]
     c = Chart(
         # two lines: the workload's name made one line too wide for a 1,024 px window
-        f'Routing quadrant<br><span style="font-size:12px">regions computed for “{q.region_workload_name}”</span>',
+        # a reader found another workload's API dot inside an "owned" region: the regions are one workload's only
+        f'Routing quadrant<br><span style="font-size:12px">regions computed for “{q.region_workload_name}” (the '
+        'large dot)</span><br><span style="font-size:12px">faded dots: other workloads, whose regions differ</span>',
         "batchability: requests in flight at once at peak [count] (log)",
         f"cost of a failed answer [{rate.code} per 1,000 output tokens] (log)",
         height=560,
@@ -137,6 +140,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         mode="markers",
         marker={
             "size": [18 if p.workload_id == q.region_workload_id else 13 for p in q.points],
+            "opacity": [1.0 if p.workload_id == q.region_workload_id else 0.45 for p in q.points],
             "color": [ROUTE_COLOR.get(p.route_label, INFEASIBLE_COLOR) for p in q.points],
             "line": {"color": "#111111", "width": 2},
         },
@@ -150,7 +154,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
             f"a failed answer costs {cur}%{{customdata[3]:,.3g}} per 1,000 output tokens"
             f"<br>margin over runner-up {cur}%{{customdata[1]:,.4f}}/task<extra></extra>"
         ),
-        name="workloads (color: their route)",
+        name="workloads (color: their route; faded: regions not drawn for them)",
     )
     labels = label_positions(
         xy,
@@ -167,7 +171,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
     c.annotations.extend(_name_annotation(x, y, label) for (x, y), label in zip(xy, labels, strict=True))
     c.vline(0.0, log_x=False, width=1, text="1 in flight: batches can form", position="bottom right")  # log10(1)
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
-    c.axis("margin", t=80)
+    c.axis("margin", t=80 + TITLE_LINE_PX)  # the title's third line
     x_start, x_end = float(xs[0]) / half_x, float(xs[-1]) * half_x
     # over more than two decades, labels at the powers of ten only and level: at 1,024 px the 1-2-5 labels of
     # 0.01…100 stood on end over the axis title
