@@ -184,7 +184,9 @@ class Chart:
             extra_lines = str(title.get("text", "")).count("<br>")
             if extra_lines:  # at the template's top position a two-line title's first line was drawn half
                 # above the chart, under the element before it (seen in screenshots): start it lower
-                layout["title"] = {**title, "y": 0.98 - TITLE_LINE_PX * extra_lines / float(height)}
+                # one line lower whatever the lines: plotly starts a taller title higher by itself (measured in
+                # chromium: a three-line title moved down two lines sat on the top tick label)
+                layout["title"] = {**title, "y": 0.98 - TITLE_LINE_PX / float(height)}
         y_axis, margin = layout["yaxis"], layout["margin"]
         assert isinstance(y_axis, dict)
         assert isinstance(margin, dict)

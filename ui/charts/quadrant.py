@@ -171,7 +171,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
     c.annotations.extend(_name_annotation(x, y, label) for (x, y), label in zip(xy, labels, strict=True))
     c.vline(0.0, log_x=False, width=1, text="1 in flight: batches can form", position="bottom right")  # log10(1)
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
-    c.axis("margin", t=80 + TITLE_LINE_PX)  # the title's third line
+    c.axis("margin", t=80 + 2 * TITLE_LINE_PX)  # the title's third line, and room for the long y title
     x_start, x_end = float(xs[0]) / half_x, float(xs[-1]) * half_x
     # over more than two decades, labels at the powers of ten only and level: at 1,024 px the 1-2-5 labels of
     # 0.01…100 stood on end over the axis title
