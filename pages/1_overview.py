@@ -5,11 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from economics.currency import currency_statement
-from ui import compute, state, tables
+from economics.uncertainty import UncertaintyRanges
+from ui import bands, compute, state, tables
 from ui import format as fmt
 from ui.charts import overview as charts
 from ui.energy import carbon_line, page_rate
 from ui.widgets.decisions import decision_cards
+from ui.widgets.reviews import REVIEW_DRAWS, REVIEW_SEED
 from ui.widgets.table import routes_columns, table
 
 CARDS_PER_PAGE = 25
@@ -68,6 +70,10 @@ m[4].metric(
     "lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
 )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
+if p is not None and f.owned_gpus:  # the Reviews page's Monte Carlo at its default ranges (the same cache entry)
+    _, mc = compute.uncertainty(s, UncertaintyRanges(), REVIEW_DRAWS, REVIEW_SEED)
+    if sure := bands.how_sure(tables.fleet_savings(f), mc, shown):
+        st.info(fmt.md_escape(sure), icon=":material/casino:")
 if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
 if p and p.nodes_to_buy:
@@ -129,3 +135,6 @@ if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundr
 
 with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
     table(tables.options_frame(r, s, rate), key="options", file_name="options.csv")
+
+with st.expander("Glossary: the words and symbols used here"):
+    st.markdown(fmt.GLOSSARY)

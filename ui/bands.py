@@ -14,6 +14,8 @@ import pandas as pd
 
 from economics import OptionResult, Scenario, WorkloadDecision, dollars_alike, option_band_ratio
 from economics.currency import USD, DisplayRate
+from economics.uncertainty import MonteCarlo
+from economics.words import sentence
 from ui import format as fmt
 
 MEASURED = "measured"
@@ -191,3 +193,48 @@ def route_accuracy_frame(
             }
         )
     return pd.DataFrame(rows)
+
+
+def _first(items: list[str], sep: str, k: int = 5) -> str:
+    """The first ``k`` items joined, then how many more: a 5,000-workload upload made a page of names."""
+    more = f"{sep}and {len(items) - k:,} more" if len(items) > k else ""
+    return sep.join(items[:k]) + more
+
+
+def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float], str]) -> str:
+    """The Overview's line on how firm the headline is, from the Reviews page's Monte Carlo at its default ranges:
+    the savings' 90% band and median, the routes that do not hold in nine draws of ten, and the workloads whose
+    bought GPUs run short in one draw of five or more. A reader took the base figure for a firm one while Reviews
+    showed its median draw at $0. '' when nothing is uncertain (no draw moves anything)."""
+    low, mid, high = mc.savings_p05_usd_per_month, mc.savings_p50_usd_per_month, mc.savings_p95_usd_per_month
+    parts = []
+    if savings_usd is not None and not (money(low) == money(mid) == money(high) == money(savings_usd)):
+        parts.append(
+            f"with the plausible ranges of the Reviews page ({mc.draws:,} draws of prices and GPU efficiency), the "
+            f"savings fall between {money(low)} and {money(high)} a month in 90% of draws, median {money(mid)}"
+            + (
+                f": the {money(savings_usd)} above is the figure at today's values, not a firm one"
+                if money(savings_usd) != money(mid)
+                else ""
+            )
+        )
+    w = mc.workloads
+    shaky = w[w["prob_route_unchanged"] < 0.9]
+    if len(shaky):
+        held = _first(
+            [
+                f"{n} in {100 * p:.0f}%"
+                for n, p in zip(shaky["workload_name"], shaky["prob_route_unchanged"], strict=True)
+            ],
+            "; ",
+        )
+        parts.append(f"routes that hold in fewer than nine draws of ten: {held}")
+    short = w[w["prob_fleet_short"].fillna(0.0) >= 0.2]
+    if len(short):
+        lo, hi = float(short["prob_fleet_short"].min()), float(short["prob_fleet_short"].max())
+        share = f"{100 * lo:.0f}%" if round(100 * lo) == round(100 * hi) else f"{100 * lo:.0f}–{100 * hi:.0f}%"
+        parts.append(
+            f"the bought GPUs run short for {_first(list(short['workload_name']), ', ')} in {share} of draws "
+            "(slower GPUs than modelled would need capacity beyond the fleet, at its full price)"
+        )
+    return sentence("How sure: " + "; ".join(parts) + ".") if parts else ""

@@ -7,6 +7,7 @@ import dataclasses
 import math
 import re
 
+import pandas as pd
 import pytest
 
 from economics.argument import argument
@@ -17,7 +18,7 @@ from economics.io import MAX_FILE_BYTES
 from economics.io.catalog import load_catalog
 from economics.io.scenarios import PRESET_DIR, default_scenario, encode, load_scenario
 from economics.price_book import price_book
-from economics.uncertainty import build_surrogate, monte_carlo
+from economics.uncertainty import MonteCarlo, build_surrogate, monte_carlo
 from economics.views.batching import BatchingAnalysis, BatchingInputs, batching_analysis
 from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
@@ -27,6 +28,7 @@ from reporting.pack import build_pack
 from reporting.tables import fleet_changes_display, price_book_display, workload_changes_display
 from reporting.tables import workloads_frame as pack_workloads_frame
 from tests.ui.helpers import metrics, number, plotly_specs, run_page
+from ui.bands import how_sure
 from ui.charts.batching import concurrency_figure, roofline_figure
 from ui.charts.cost import cost_curve_figure
 from ui.charts.horizon import LEGEND_LINE_CHARS, bills_figure
@@ -641,3 +643,31 @@ def test_every_price_has_a_status_and_an_assumed_one_says_so() -> None:
     owned = shown[shown["Offer"] == "Owned 8×H100 node (Singapore)"]
     assert set(owned["Status"]) == {"current (assumed)"}
     assert set(shown.loc[shown["Offer"] != "Owned 8×H100 node (Singapore)", "Status"]) == {"⚠ stale"}
+
+
+def test_the_overview_says_how_firm_its_savings_are() -> None:
+    # the bank's S$692 a month stood firm on the Overview while the Reviews page's median draw saved nothing
+    rows = pd.DataFrame(
+        {
+            "workload_name": ["Batch", "Chat", "Agent"],
+            "prob_route_unchanged": [1.0, 0.44, 0.95],
+            "prob_fleet_short": [math.nan, 0.561, 0.57],
+        }
+    )
+    mc = MonteCarlo(2_000, 0, rows, pd.DataFrame(), 0.0, 0.0, 574.0)
+
+    def usd(x: float) -> str:
+        return f"${x:,.0f}"
+
+    text = how_sure(532.0, mc, usd)
+    assert "between $0 and $574 a month in 90% of draws, median $0" in text
+    assert "the $532 above is the figure at today's values, not a firm one" in text
+    assert "routes that hold in fewer than nine draws of ten: Chat in 44%;" in text  # Agent holds in 95%
+    assert "run short for Chat, Agent in 56–57% of draws" in text
+    firm = MonteCarlo(
+        2_000, 0, rows.assign(prob_route_unchanged=1.0, prob_fleet_short=math.nan), pd.DataFrame(), 5, 5, 5
+    )
+    assert how_sure(5.0, firm, usd) == ""
+    at = run_page("1_overview")
+    shown = [i.body.replace("\\", "") for i in at.info]
+    assert any(b.startswith("How sure:") and "median S$0" in b for b in shown)

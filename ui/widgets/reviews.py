@@ -36,6 +36,9 @@ from ui.format import md_escape, money, money_text, plain, plural
 from ui.widgets.changes import sentences
 
 CURRENT = 0  # subject id of the current, unsaved scenario
+#: The Monte Carlo's default draws and seed, which the Overview's "How sure" line uses too (one cache entry)
+REVIEW_DRAWS = 10_000
+REVIEW_SEED = 0
 _SUBJECT = "rv_subject"
 _KEPT_SUBJECT = "_rv_subject_kept"  # survives other pages (Streamlit drops a widget's key when it is not drawn)
 _EFFECT = "_rv_effect"
@@ -349,8 +352,8 @@ def ranges_editor() -> tuple[UncertaintyRanges, int, int]:
             high = box.number_input(f"{label}: high [{unit}]", 0.01, 10.0, rng.high, 0.05, key=f"rv_{name}_high")
             values[name] = {"low": low, "high": max(low, high), "base": rng.base}
         c = st.columns(2)
-        draws = int(c[0].number_input("Monte Carlo draws", 100, 100_000, 10_000, 1000, key="rv_draws"))
-        seed = int(c[1].number_input("Seed", 0, 2**31 - 1, 0, 1, key="rv_seed"))
+        draws = int(c[0].number_input("Monte Carlo draws", 100, 100_000, REVIEW_DRAWS, 1000, key="rv_draws"))
+        seed = int(c[1].number_input("Seed", 0, 2**31 - 1, REVIEW_SEED, 1, key="rv_seed"))
     return UncertaintyRanges.model_validate(values), draws, seed
 
 
