@@ -156,5 +156,5 @@ def energy(workload_id: str) -> None:
 
 
 energy(workload_id)
-with st.expander("Glossary: the symbols engineers use"):
+with st.expander("Glossary: the words and symbols used here"):
     st.markdown(fmt.GLOSSARY)

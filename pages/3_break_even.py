@@ -109,3 +109,6 @@ sunk = {
     if s.policy.lens == "cash" and getattr(by_id(s.nodes, o.node_id, "node"), "nodes_owned", 0) > 0
 }
 break_even_view()
+
+with st.expander("Glossary: the words and symbols used here"):
+    st.markdown(fmt.GLOSSARY)

@@ -76,5 +76,5 @@ if inputs is not None:
         "concurrency; the diffusion curves here come from the same roofline as AR."
     )
 
-with st.expander("Glossary: the symbols engineers use"):
+with st.expander("Glossary: the words and symbols used here"):
     st.markdown(fmt.GLOSSARY)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import compute, live, state, tables
+from ui import format as fmt
 from ui.charts import quadrant as charts
 from ui.energy import page_rate
 from ui.widgets.common import view_select
@@ -96,3 +97,6 @@ def routes() -> None:
 
 
 routes()
+
+with st.expander("Glossary: the words and symbols used here"):
+    st.markdown(fmt.GLOSSARY)

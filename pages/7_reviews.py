@@ -199,5 +199,5 @@ st.caption(
 )
 rv.meeting_pack(subject, comparison, tornado, mc, ranges, build=pack_downloads)
 
-with st.expander("Glossary: the symbols engineers use"):
+with st.expander("Glossary: the words and symbols used here"):
     st.markdown(fmt.GLOSSARY)

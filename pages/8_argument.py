@@ -33,5 +33,5 @@ for claim in compute.argument(s, rate.code, rate.units_per_usd):
         right.markdown(f"{icon} **{words}**")
         label, path = PAGES[claim.page]
         right.page_link(path, label=label, icon=":material/arrow_forward:", help="The page that shows it")
-with st.expander("Glossary: the symbols engineers use"):
+with st.expander("Glossary: the words and symbols used here"):
     st.markdown(fmt.GLOSSARY)

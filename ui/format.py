@@ -370,7 +370,7 @@ GLOSSARY = """
 | symbol | in words | unit |
 |:--|:--|:--|
 | β (batchability) | requests in flight at once at peak, at batch-1 speed; below 1 no batch can form | requests |
-| J | expected cost per task: inference cost plus the expected cost of failures | $ per task |
+| J | expected cost per task: inference cost plus the expected cost of failures | money per task |
 | TTFT | time to the first token of an answer | s |
 | TPOT | time per output token after the first | ms |
 | SLO | latency target a workload must meet (TTFT or TPOT) | s, ms |
@@ -381,4 +381,15 @@ GLOSSARY = """
 | utilization | busy share of the hours paid for | % |
 | PUE | facility power (cooling, power conversion) per unit the node draws; 1.3 adds 30% | ratio |
 | owned (route) | on dedicated GPUs we run and pay for by the hour, bought or rented (tables say "rented") | – |
+| AR (autoregressive) | the usual way a model writes: one token per pass over all its weights | – |
+| diffusion | a text-diffusion model: refines a block of tokens per pass, so one request keeps the GPU busier | – |
+| speculation, EAGLE, EAGLE-3 | a small draft model guesses tokens, the large one checks several a pass (EAGLE) | – |
+| MoE | mixture of experts: each token uses only some of the model's weights | – |
+| prefill | reading the prompt before the first output token | – |
+| utilization (fleet) | share of the owned GPUs' hours doing work, all workloads together (Overview, Reviews) | % |
+| utilization (one workload) | its average load over the replicas it needs on its own (Cost per token) | % |
+| capacity limit | the highest average utilization a workload can reach while keeping headroom for its peak | % |
+| expected cost of failed tasks | share of tasks that fail × what one costs; a risk, not a bill | money per task |
+| full cost | a node's capital recovery, power and fixed costs, whether or not it is already bought | money per month |
+| cash lens | counts only spending that changes: a node already bought is sunk | – |
 """
