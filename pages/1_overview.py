@@ -73,7 +73,11 @@ st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate
 if p is not None and f.owned_gpus:  # the Reviews page's Monte Carlo at its default ranges (the same cache entry)
     _, mc = compute.uncertainty(s, UncertaintyRanges(), REVIEW_DRAWS, REVIEW_SEED)
     if sure := bands.how_sure(tables.fleet_savings(f), mc, shown):
-        st.info(fmt.md_escape(sure), icon=":material/casino:")
+        st.info(
+            f"**How sure** (the Reviews page's plausible ranges of prices and GPU efficiency, {mc.draws:,} draws):\n"
+            + "".join(f"\n- {fmt.md_escape(line)}" for line in sure),
+            icon=":material/casino:",
+        )
 if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
 if p and p.nodes_to_buy:

@@ -89,7 +89,7 @@ def break_even_view() -> None:
                 "one (or of your calibration); cost per token moves inversely with throughput. "
                 + currency_statement(rate),
             )
-            st.markdown(fmt.md_escape(verdict(a, in_display, inputs.option_id in sunk)))
+            st.markdown("**Verdict:** " + fmt.md_escape(verdict(a, in_display, inputs.option_id in sunk)))
             shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
             with tab:
                 if shown == "utilization":

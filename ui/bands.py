@@ -201,17 +201,16 @@ def _first(items: list[str], sep: str, k: int = 5) -> str:
     return sep.join(items[:k]) + more
 
 
-def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float], str]) -> str:
-    """The Overview's line on how firm the headline is, from the Reviews page's Monte Carlo at its default ranges:
-    the savings' 90% band and median, the routes that do not hold in nine draws of ten, and the workloads whose
-    bought GPUs run short in one draw of five or more. A reader took the base figure for a firm one while Reviews
-    showed its median draw at $0. '' when nothing is uncertain (no draw moves anything)."""
+def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float], str]) -> list[str]:
+    """The Overview's points on how firm the headline is, from the Reviews page's Monte Carlo at its default
+    ranges, one sentence each: the savings' 90% band and median, the routes that do not hold in nine draws of ten,
+    and the workloads whose bought GPUs run short in one draw of five or more. A reader took the base figure for a
+    firm one while Reviews showed its median draw at $0. Empty when nothing is uncertain."""
     low, mid, high = mc.savings_p05_usd_per_month, mc.savings_p50_usd_per_month, mc.savings_p95_usd_per_month
     parts = []
     if savings_usd is not None and not (money(low) == money(mid) == money(high) == money(savings_usd)):
         parts.append(
-            f"with the plausible ranges of the Reviews page ({mc.draws:,} draws of prices and GPU efficiency), the "
-            f"savings fall between {money(low)} and {money(high)} a month in 90% of draws, median {money(mid)}"
+            f"the savings fall between {money(low)} and {money(high)} a month in 90% of draws, median {money(mid)}"
             + (
                 f": the {money(savings_usd)} above is the figure at today's values, not a firm one"
                 if money(savings_usd) != money(mid)
@@ -237,4 +236,4 @@ def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float],
             f"the bought GPUs run short for {_first(list(short['workload_name']), ', ')} in {share} of draws "
             "(slower GPUs than modelled would need capacity beyond the fleet, at its full price)"
         )
-    return sentence("How sure: " + "; ".join(parts) + ".") if parts else ""
+    return [sentence(p) + "." for p in parts]

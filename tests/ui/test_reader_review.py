@@ -659,15 +659,15 @@ def test_the_overview_says_how_firm_its_savings_are() -> None:
     def usd(x: float) -> str:
         return f"${x:,.0f}"
 
-    text = how_sure(532.0, mc, usd)
-    assert "between $0 and $574 a month in 90% of draws, median $0" in text
+    text = " ".join(how_sure(532.0, mc, usd))
+    assert "The savings fall between $0 and $574 a month in 90% of draws, median $0" in text
     assert "the $532 above is the figure at today's values, not a firm one" in text
-    assert "routes that hold in fewer than nine draws of ten: Chat in 44%;" in text  # Agent holds in 95%
+    assert "Routes that hold in fewer than nine draws of ten: Chat in 44%." in text  # Agent holds in 95%
     assert "run short for Chat, Agent in 56–57% of draws" in text
     firm = MonteCarlo(
         2_000, 0, rows.assign(prob_route_unchanged=1.0, prob_fleet_short=math.nan), pd.DataFrame(), 5, 5, 5
     )
-    assert how_sure(5.0, firm, usd) == ""
+    assert how_sure(5.0, firm, usd) == []
     at = run_page("1_overview")
     shown = [i.body.replace("\\", "") for i in at.info]
-    assert any(b.startswith("How sure:") and "median S$0" in b for b in shown)
+    assert any(b.startswith("**How sure**") and "median S$0" in b for b in shown)
