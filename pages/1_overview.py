@@ -11,7 +11,7 @@ from ui import format as fmt
 from ui.charts import overview as charts
 from ui.energy import carbon_line, page_rate
 from ui.widgets.decisions import decision_cards
-from ui.widgets.reviews import REVIEW_DRAWS, REVIEW_SEED
+from ui.widgets.reviews import MIN_OVERVIEW_DRAWS, OVERVIEW_DRAW_CELLS, REVIEW_DRAWS, REVIEW_SEED
 from ui.widgets.table import routes_columns, table
 
 CARDS_PER_PAGE = 25
@@ -70,8 +70,13 @@ m[4].metric(
     "lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
 )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
-if p is not None and f.owned_gpus:  # the Reviews page's Monte Carlo at its default ranges (the same cache entry)
-    _, mc = compute.uncertainty(s, UncertaintyRanges(), REVIEW_DRAWS, REVIEW_SEED)
+# the Reviews page's Monte Carlo at its default ranges (the bank's is the same cache entry), within a budget of
+# draws × workload-option pairs: 1,000 workloads took 1.7 s more on the first load
+draws = min(REVIEW_DRAWS, OVERVIEW_DRAW_CELLS // max(1, len(r.options)))
+if p is not None and f.owned_gpus and draws < MIN_OVERVIEW_DRAWS:
+    st.caption("How firm these figures are: the Reviews page's Monte Carlo (too large a portfolio to run here).")
+elif p is not None and f.owned_gpus:
+    _, mc = compute.uncertainty(s, UncertaintyRanges(), draws, REVIEW_SEED)
     if sure := bands.how_sure(tables.fleet_savings(f), mc, shown):
         st.info(
             f"**How sure** (the Reviews page's plausible ranges of prices and GPU efficiency, {mc.draws:,} draws):\n"

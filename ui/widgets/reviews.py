@@ -39,6 +39,10 @@ CURRENT = 0  # subject id of the current, unsaved scenario
 #: The Monte Carlo's default draws and seed, which the Overview's "How sure" line uses too (one cache entry)
 REVIEW_DRAWS = 10_000
 REVIEW_SEED = 0
+#: The Overview's budget of draws × workload-option pairs (~0.2 s; the bank's 10,000 draws × 30 pairs fit), and
+#: the fewest draws it shows a band from (a larger portfolio is pointed to the Reviews page)
+OVERVIEW_DRAW_CELLS = 500_000
+MIN_OVERVIEW_DRAWS = 1_000
 _SUBJECT = "rv_subject"
 _KEPT_SUBJECT = "_rv_subject_kept"  # survives other pages (Streamlit drops a widget's key when it is not drawn)
 _EFFECT = "_rv_effect"
