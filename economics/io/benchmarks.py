@@ -162,13 +162,39 @@ def _request_rate(file: str, where: str, rec: Mapping[str, Any]) -> float | None
     return float(rate) if math.isfinite(rate) else None
 
 
+#: The keys every SGLang ``bench_one_batch`` (before it, ``bench_latency``) result line has.
+_ONE_BATCH_KEYS = frozenset({"batch_size", "input_len", "output_len"})
+
+
+def _one_batch_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
+    """An SGLang ``bench_one_batch --result-filename`` line: one static batch of ``batch_size`` requests of
+    ``input_len`` prompt tokens, prefilled together, then decoded for ``output_len`` tokens each, with no server or
+    scheduler. Read as ``batch_size`` requests in flight at ``output_len × batch_size / total_latency`` output
+    tokens per second, prefill included, as a serving run's output throughput counts its whole duration (its
+    ``median_decode_throughput`` leaves the prefill out; ``overall_throughput`` counts prompt tokens too)."""
+    batch = _num(file, where, rec, "batch_size")
+    t_in = _num(file, where, rec, "input_len")
+    t_out = _num(file, where, rec, "output_len")
+    total_s = _num(file, where, rec, "total_latency", "overall_latency")
+    if not batch or batch < 1 or not float(batch).is_integer():
+        raise BenchmarkFormatError(file, f"{where}key 'batch_size'", f"expected a whole number of requests, got "
+                                   f"{_short(rec.get('batch_size'))}")  # fmt: skip
+    if not total_s or total_s <= 0:
+        raise BenchmarkFormatError(file, f"{where}key 'total_latency'", "must be more than 0 seconds")
+    tok_s = t_out * batch / total_s  # type: ignore[operator]
+    return _point(file, where, ctx, t_in or 0.0, t_out or 0.0, batch, tok_s)
+
+
 def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
-    """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals).
+    """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals), or an SGLang
+    ``bench_one_batch`` line (:func:`_one_batch_record`).
 
     Concurrency: a run at a finite ``request_rate`` (Poisson arrivals) is read at its mean requests in flight,
     request throughput × mean end-to-end latency (``mean_e2e_latency_ms`` of SGLang, ``mean_e2el_ms`` of vLLM,
     else ``mean_ttft_ms + (T_out − 1)·mean_tpot_ms``), at most its ``max_concurrency``; at ``request_rate`` inf,
     ``max_concurrency`` clients, or with no limit every request at once (``None``)."""
+    if rec.keys() >= _ONE_BATCH_KEYS and "completed" not in rec:
+        return _one_batch_record(file, where, rec, ctx)
     _not_a_serving_run(file, where, rec)
     completed = _num(file, where, rec, "completed")
     if not completed or completed <= 0:

@@ -477,3 +477,23 @@ def test_a_route_inside_the_runner_ups_band_is_too_close_to_call() -> None:
     api_far = Band(value=1.4, low=1.4, high=1.4, basis="price")
     assert owned.overlaps(api_close)
     assert not owned.overlaps(api_far)
+
+
+def test_sglang_bench_one_batch_lines() -> None:
+    # python -m sglang.bench_one_batch --batch-size 1 32 --input-len 1024 --output-len 256 --result-filename …:
+    # one static batch per line, read at its batch size; output tokens over the whole run, prefill included:
+    # 256 × 1 / 1.8522 s = 138.21 tok/s and 256 × 32 / 3.6197 s = 2,263.2 tok/s (not the decode-only 140.8 and
+    # 2,711.9, nor the overall 691.1 and 11,315.9 that count prompt tokens)
+    one, many = _read("sglang_bench_one_batch.jsonl")
+    assert (one.input_tokens, one.output_tokens, one.concurrency) == (1024, 256, 1)
+    assert one.output_tokens_per_s == pytest.approx(138.21, abs=0.01)
+    assert (many.concurrency, many.output_tokens_per_s) == (32, pytest.approx(2263.17, abs=0.01))
+    assert "line 2" in many.source
+
+
+def test_a_bench_one_batch_line_without_its_latency_is_named() -> None:
+    line = {"run_name": "default", "batch_size": 8, "input_len": 512, "output_len": 1}
+    with pytest.raises(BenchmarkFormatError, match=r"total_latency.*missing"):
+        read_benchmark("one.jsonl", (json.dumps(line) + "\n" + json.dumps(line) + "\n").encode(), CTX)
+    with pytest.raises(BenchmarkFormatError, match=r"batch_size.*whole number"):
+        read_benchmark("one.json", json.dumps({**line, "batch_size": 2.5, "total_latency": 1.0}).encode(), CTX)
