@@ -185,9 +185,22 @@ def _one_batch_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunCon
     return _point(file, where, ctx, t_in or 0.0, t_out or 0.0, batch, tok_s)
 
 
+def _offline_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
+    """An SGLang ``bench_offline_throughput --result-filename`` line: every prompt handed to the engine at once
+    (``None``: all at once), its ``output_throughput`` (generated tokens over the run), lengths from the totals
+    over ``successful_requests``."""
+    done = _num(file, where, rec, "successful_requests")
+    if not done or done <= 0:
+        raise BenchmarkFormatError(file, f"{where}key 'successful_requests'", "no successful requests")
+    t_in = _num(file, where, rec, "total_input_tokens") / done  # type: ignore[operator]
+    t_out = _num(file, where, rec, "total_output_tokens") / done  # type: ignore[operator]
+    tok_s = _num(file, where, rec, "output_throughput")
+    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), None, tok_s or 0.0)
+
+
 def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
     """A vLLM ``save_result`` or SGLang ``bench_serving`` record (same key names for the totals), or an SGLang
-    ``bench_one_batch`` line (:func:`_one_batch_record`).
+    ``bench_one_batch`` or ``bench_offline_throughput`` line (:func:`_one_batch_record`, :func:`_offline_record`).
 
     Concurrency: a run at a finite ``request_rate`` (Poisson arrivals) is read at its mean requests in flight,
     request throughput × mean end-to-end latency (``mean_e2e_latency_ms`` of SGLang, ``mean_e2el_ms`` of vLLM,
@@ -195,6 +208,8 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     ``max_concurrency`` clients, or with no limit every request at once (``None``)."""
     if rec.keys() >= _ONE_BATCH_KEYS and "completed" not in rec:
         return _one_batch_record(file, where, rec, ctx)
+    if "successful_requests" in rec and "completed" not in rec:
+        return _offline_record(file, where, rec, ctx)
     _not_a_serving_run(file, where, rec)
     completed = _num(file, where, rec, "completed")
     if not completed or completed <= 0:
