@@ -78,10 +78,10 @@ if p is not None and f.owned_gpus and draws < MIN_OVERVIEW_DRAWS:
 elif p is not None and f.owned_gpus:
     _, mc = compute.uncertainty(s, UncertaintyRanges(), draws, REVIEW_SEED)
     if sure := bands.how_sure(tables.fleet_savings(f), mc, shown):
-        st.info(
-            f"**How sure** (the Reviews page's plausible ranges of prices and GPU efficiency, {mc.draws:,} draws):\n"
-            + "".join(f"\n- {fmt.md_escape(line)}" for line in sure),
-            icon=":material/casino:",
+        # a bordered box, not an alert: alerts are for problems with the inputs, and tests and readers take them so
+        st.container(border=True).markdown(
+            f":material/casino: **How sure** (the Reviews page's plausible ranges of prices and GPU efficiency, "
+            f"{mc.draws:,} draws):\n" + "".join(f"\n- {fmt.md_escape(line)}" for line in sure)
         )
 if rate_problem:
     st.warning(fmt.md_escape(rate_problem))
