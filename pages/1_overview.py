@@ -80,7 +80,7 @@ elif p is not None and f.owned_gpus:
     if sure := bands.how_sure(tables.fleet_savings(f), mc, shown):
         # a bordered box, not an alert: alerts are for problems with the inputs, and tests and readers take them so
         st.container(border=True).markdown(
-            f":material/casino: **How sure** (the Reviews page's plausible ranges of prices and GPU efficiency, "
+            f":material/casino: **How sure** (the Reviews page's default ranges of prices and GPU efficiency, "
             f"{mc.draws:,} draws):\n" + "".join(f"\n- {fmt.md_escape(line)}" for line in sure)
         )
 if rate_problem:
