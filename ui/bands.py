@@ -213,7 +213,7 @@ def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float],
             f"the savings fall between {money(low)} and {money(high)} a month in 90% of draws, median {money(mid)}"
             + (
                 f": the {money(savings_usd)} above is the figure at today's values, not a firm one"
-                if money(savings_usd) != money(mid)
+                if abs(mid - savings_usd) > 0.1 * max(abs(savings_usd), 1.0)  # a tenth off: not a rounding
                 else ""
             )
         )

@@ -683,3 +683,15 @@ def test_a_large_portfolio_points_to_the_reviews_page_for_how_sure() -> None:
     at = run_page("1_overview", {"s": encode(s.model_copy(update={"workloads": many}))})
     assert not any("How sure" in str(m.value) for m in at.markdown)
     assert any("the Reviews page's Monte Carlo" in str(c.value) for c in at.caption)
+
+
+def test_how_sure_calls_the_headline_not_firm_only_when_the_median_is_a_tenth_off() -> None:
+    rows = pd.DataFrame({"workload_name": ["Batch"], "prob_route_unchanged": [1.0], "prob_fleet_short": [math.nan]})
+
+    def usd(x: float) -> str:
+        return f"${x:,.0f}"
+
+    near = how_sure(1_000.0, MonteCarlo(2_000, 0, rows, pd.DataFrame(), 800.0, 1_050.0, 1_200.0), usd)
+    assert near == ["The savings fall between $800 and $1,200 a month in 90% of draws, median $1,050."]
+    far = how_sure(1_000.0, MonteCarlo(2_000, 0, rows, pd.DataFrame(), 500.0, 850.0, 1_200.0), usd)
+    assert "the $1,000 above is the figure at today's values, not a firm one" in far[0]
