@@ -629,7 +629,8 @@ def test_break_even_states_its_verdict_in_words() -> None:
     assert "sunk" not in reachable
     never = verdict(dataclasses.replace(dear, break_even_utilization=math.inf), usd, sunk=False)
     assert "would not catch up" in never
-    cheap = verdict(dataclasses.replace(dear, owned_usd_per_mtok=2.0, break_even_utilization=0.1), usd, sunk=False)
+    cheap = verdict(dataclasses.replace(dear, owned_usd_per_mtok=2.0, break_even_utilization=0.1), usd, sunk=True)
+    assert "sunk" not in cheap  # nothing loses here to explain
     assert "owning is cheaper" in cheap
     assert "down to 10.0%" in cheap
 
