@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import types
 import typing
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
@@ -23,6 +24,12 @@ def _takes_bool(annotation: Any) -> bool:
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is not None:
         return any(_takes_bool(a) for a in args if a is not Ellipsis)
     return False
+
+
+@cache
+def _no_bool_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``cls`` whose type does not admit ``True``/``False``."""
+    return frozenset(n for n, f in cls.model_fields.items() if not _takes_bool(f.annotation))
 
 
 class Frozen(BaseModel):
@@ -58,6 +65,7 @@ class Frozen(BaseModel):
     def _no_bool_for_a_number(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        refused = _no_bool_fields(cls)  # once per class: this runs for every model built, results included
         wrong = [
             InitErrorDetails(
                 type=PydanticCustomError(
@@ -67,10 +75,7 @@ class Frozen(BaseModel):
                 input=v,
             )
             for name, v in data.items()
-            if isinstance(v, bool)
-            and isinstance(name, str)
-            and (field := cls.model_fields.get(name)) is not None
-            and not _takes_bool(field.annotation)
+            if v.__class__ is bool and name in refused
         ]
         if wrong:  # located at the field, so every path names it ("nodes.0.nodes_owned")
             raise ValidationError.from_exception_data(cls.__name__, wrong)
