@@ -137,12 +137,12 @@ if (flat := charts.flat_inputs(tornado, metric, rate)) and len(flat) < len(torna
     # a reader met "no effect" beside an input and was not told why
     st.caption(
         fmt.md_escape(
-            f"No effect: {'; '.join(flat)}. At both ends of its range the figure moves by less than one "
-            f"{rate.code} a month"
+            f"No effect: {'; '.join(b.label for b in flat)}. At both ends of its range the figure moves by less "
+            f"than {fmt.currency_prefix(rate.code)}1 a month"
             + (
                 ". In the cash lens what a node already bought costs is sunk (paid whatever the plan does), so its "
                 "price moves nothing unless the plan would buy or rent more."
-                if subject.scenario.policy.lens == "cash"
+                if subject.scenario.policy.lens == "cash" and any(b.input == "node_price" for b in flat)
                 else "."
             )
         )

@@ -17,7 +17,7 @@ from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.result import Result
 from economics.scenario import Scenario
-from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado
+from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado, TornadoBar
 from ui.axes import bar_range_with_amounts, left_margin, row_px, wrap_label
 from ui.charts.chart import Chart
 from ui.format import currency_prefix, money, price_item_words
@@ -226,14 +226,14 @@ LOW_COLOR = "#56B4E9"  # sky blue: the input at the low end of its range
 HIGH_COLOR = "#E69F00"  # orange: the input at the high end
 
 
-def flat_inputs(tornado: Tornado, metric: str = "savings", rate: DisplayRate = USD) -> list[str]:
-    """The tornado's inputs that move the figure by less than one unit of money at both ends (the bars the chart
-    labels "no effect"), in the chart's order."""
+def flat_inputs(tornado: Tornado, metric: str = "savings", rate: DisplayRate = USD) -> list[TornadoBar]:
+    """The tornado's bars whose input moves the figure by less than one unit of money at both ends (the bars the
+    chart labels "no effect"), in the chart's order."""
     savings = metric == "savings"
     k = rate.units_per_usd
     base = k * (tornado.base_savings_usd_per_month if savings else tornado.base_cost_usd_per_month)
     return [
-        b.label
+        b
         for b in sorted(tornado.bars, key=lambda b: -(b.swing_usd_per_month if savings else b.cost_swing_usd_per_month))
         if all(
             abs(k * v - base) < 0.5
