@@ -264,7 +264,8 @@ def tornado_chart(tornado: Tornado, metric: str = "savings", rate: DisplayRate =
     high = [k * (b.savings_at_high_usd_per_month if savings else b.cost_at_high_usd_per_month) for b in bars]
     # an input that moves the figure by less than one unit of money draws no bar: its label says so rather than
     # leave an empty row (node cost per hour does not move the savings when every node is already bought)
-    still = [abs(lo - base) < 0.5 and abs(hi - base) < 0.5 for lo, hi in zip(low, high, strict=True)]
+    flat = {b.input for b in flat_inputs(tornado, metric, rate)}
+    still = [b.input in flat for b in bars]
     # the range on a second line: one line left a ~90 px plot in a 1,024 px window, its ticks on end
     labels = [
         f"{b.label}<br>{b.low:.3g}–{b.high:.3g} {INPUT_LABELS[b.input][1]}{' · no effect' if flat else ''}"
