@@ -82,7 +82,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: 
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
-from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, wait_for_app  # noqa: E402
+from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, open_tab, wait_for_app  # noqa: E402
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 TRIVIAL_GRID_APP = ROOT / "benchmarks" / "trivial_grid_app.py"
@@ -216,6 +216,8 @@ class Target:
     widget: str = "number"  # the input's widget type: the trivial page it is compared with uses the same
     floor: bool = False  # the trivial page: the floor for the target after it
     click: tuple[float, float] | None = None  # a data editor: click this cell [px from its top left], then type
+    watch_text_keys: tuple[str, ...] = ()  # keyed containers watched by their text (a line of figures, no chart)
+    tab: str | None = None  # a tab to open before measuring (a view drawn only when its tab is open)
 
 
 #: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
@@ -308,7 +310,8 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="node_sg-h100-node_capex_usd",
         values=["$281,000", "$282,000"],
-        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        watch_keys=("chart_cost_at_u",),
+        watch_text_keys=("cost_node_lines",),
         widget="text",
     ),
     Target(
@@ -317,7 +320,8 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="node_sg-h100-node_electricity_usd_per_kwh",
         values=["$0.21", "$0.22"],
-        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        watch_keys=("chart_cost_at_u",),
+        watch_text_keys=("cost_node_lines",),
         widget="text",
     ),
     Target(
@@ -326,7 +330,8 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="node_sg-h100-node_cost_of_capital_per_year",
         values=["9", "10"],
-        watch_keys=("chart_node_sg-h100-node", "chart_cost_curve", "chart_cost_at_u"),
+        watch_keys=("chart_cost_at_u",),
+        watch_text_keys=("cost_node_lines",),
         widget="number",
     ),
     Target(
@@ -335,7 +340,7 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="api_mercury-api_input_usd_per_mtok",
         values=["$0.30", "$0.35"],
-        watch_keys=("chart_cost_curve", "chart_cost_at_u"),
+        watch_keys=("chart_cost_at_u",),
         widget="text",
     ),
     Target(
@@ -344,8 +349,30 @@ SUITE: tuple[Target, ...] = (
         "cost_per_token",
         input_key="api_mercury-api_output_usd_per_mtok",
         values=["$0.80", "$0.85"],
-        watch_keys=("chart_cost_curve", "chart_cost_at_u"),
+        watch_keys=("chart_cost_at_u",),
         widget="text",
+    ),
+    # the same inputs with the other tab open: the cost-per-token curves (15 traces) are what an edit redraws
+    Target(
+        "Cost per token (node purchase price, curves open, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="node_sg-h100-node_capex_usd",
+        values=["$281,000", "$282,000"],
+        watch_keys=("chart_cost_curve",),
+        watch_text_keys=("cost_node_lines",),
+        widget="text",
+        tab="Across all utilizations",
+    ),
+    Target(
+        "Cost per token (API output rate, curves open, scenario)",
+        ROOT / "app.py",
+        "cost_per_token",
+        input_key="api_mercury-api_output_usd_per_mtok",
+        values=["$0.80", "$0.85"],
+        watch_keys=("chart_cost_curve",),
+        widget="text",
+        tab="Across all utilizations",
     ),
     Target(
         "Workloads (failure cost cell, scenario)",
@@ -373,13 +400,16 @@ SUITE: tuple[Target, ...] = (
 
 def watch_selectors(target: Target) -> tuple[str, str]:
     """CSS for (the watched elements of the current run, the watched elements of any run, stale included)."""
-    if target.watch_keys:
+    if target.watch_keys or target.watch_text_keys:
         keyed = [
             (f"{FRESH_CONTAINER}.st-key-{k}", f"{FRESH_CONTAINER} .st-key-{k}", f".st-key-{k}")
             for k in target.watch_keys
         ]
-        fresh = ", ".join(f"{own} {PLOTLY}, {inner} {PLOTLY}" for own, inner, _ in keyed)
-        return fresh, ", ".join(f"{any_} {PLOTLY}" for _, _, any_ in keyed)
+        fresh = [f"{own} {PLOTLY}, {inner} {PLOTLY}" for own, inner, _ in keyed]
+        any_run = [f"{any_} {PLOTLY}" for _, _, any_ in keyed]
+        # a keyed container is a block, not an element container: it has no stale mark, and is its own
+        blocks = [f".st-key-{k}" for k in target.watch_text_keys]
+        return ", ".join(fresh + blocks), ", ".join(any_run + blocks)
     watch = target.watch or PLOTLY
     return f"{FRESH_CONTAINER} {watch}", watch
 
@@ -480,6 +510,8 @@ def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, at
         except PlaywrightTimeoutError:
             if attempt == attempts - 1:
                 raise
+    if target.tab is not None:
+        open_tab(page, target.tab, timeout_ms)
     # the first load of a page may report "done" before a late chart mounts: wait for the watched one
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from economics.currency import currency_statement
 from economics.energy import grid_factor
-from ui import bands, compute, live, state, tables
+from ui import bands, compute, state, tables
 from ui import format as fmt
 from ui.charts import cost as charts
 from ui.defaults import default_scenario
@@ -14,7 +14,7 @@ from ui.energy import carbon_line, energy_frame, page_rate
 from ui.theme import kind_labels
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
-from ui.widgets.nodes import node_inputs, typed
+from ui.widgets.nodes import live_node_edit, node_cost_line, node_inputs, start_drawing, typed
 from ui.widgets.table import money_in, number, table
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
@@ -32,29 +32,38 @@ if not s.nodes:  # an API-only scenario: no node to price, the curves below show
         "workload runs on an API. Add a node (scenario panel, or a preset with owned hardware) to compare.",
         icon=":material/cloud:",
     )
-#: A price edit reruns its own fragment, then these (ui.live): the effective-cost curves and table, the energy
-#: table; then the banner and the sidebar status. A node price and an API rate have fragments of their own, so
-#: an API rate does not redraw the node inputs and chart it does not change.
+#: A price edit is applied in its callback and reruns what it changes (ui.live), not the inputs it was typed in:
+#: a node's cost line, then the effective cost (the open tab's chart and the table), the energy table, the
+#: banner and the sidebar status. Each edit redraws one chart: the other tab is drawn when it is opened.
 FOLLOW = ("cost_curves", "cost_energy")
+NODE_FOLLOW = ("cost_node_costs", *FOLLOW)
 
 
 @st.fragment(key="cost_nodes")
 def node_prices() -> None:
-    """Each node's price inputs and cost chart."""
+    """Each node's price inputs (redrawn by an edit only to show or clear a message)."""
     s = state.scenario()
+    start_drawing()
     tabs = st.tabs([fmt.md_escape(n.name) for n in s.nodes]) if len(s.nodes) > 1 else [st.container()][: len(s.nodes)]
-    edited_nodes = []
     for tab, node in zip(tabs, s.nodes, strict=True):
         with tab:
-            edited = typed(node, node_inputs(node, defaults.get(node.id), on_change=live.rerun("cost_nodes", *FOLLOW)))
+            on_change = live_node_edit(node.id, "cost_nodes", *NODE_FOLLOW)
+            edited = typed(node, node_inputs(node, defaults.get(node.id), on_change=on_change))
             s = state.with_item(s, "nodes", edited) if edited != node else s
-            edited_nodes.append((edited.id, st.container()))
-            st.caption(source_caption(edited.source, edited.as_of, s.review_date))
     state.update(s)
-    rate = page_rate(s)[0]  # typed prices are USD, as on the invoice; the charts show the display currency
-    for node_cost in compute.node_costs(s):
-        where = dict(edited_nodes)[node_cost.node_id]
-        compute.chart(charts.node_cost_figure, node_cost, rate, key=f"chart_node_{node_cost.node_id}", where=where)
+
+
+@st.fragment(key=NODE_FOLLOW[0])
+def node_costs() -> None:
+    """What a node-hour of each node costs, by part, and where its prices come from."""
+    s = state.scenario()
+    rate = page_rate(s)[0]  # typed prices are USD, as on the invoice; the costs show the display currency
+    nodes = {n.id: n for n in s.nodes}
+    with st.container(key="cost_node_lines"):
+        for node_cost in compute.node_costs(s):
+            node = nodes[node_cost.node_id]
+            st.markdown(node_cost_line(node_cost, rate))
+            st.caption(source_caption(node.source, node.as_of, s.review_date))
 
 
 @st.fragment(key="cost_apis")
@@ -66,6 +75,8 @@ def api_prices() -> None:
 
 
 node_prices()
+if s.nodes:
+    node_costs()
 if s.apis:
     api_prices()
 s = state.scenario()
@@ -76,21 +87,17 @@ state.update(s)
 st.subheader("3 · Utilization → effective cost")
 
 
+#: The two views of the effective cost, drawn one at a time: a price edit redraws only the one open.
+VIEWS = ("At one utilization", "Across all utilizations")
+
+
 @st.fragment(key=FOLLOW[0])
 def effective_cost(workload_id: str) -> None:
-    """The cost-per-token curves, the costs read off at the marked utilization and the table."""
+    """The costs read off at the marked utilization or the cost-per-token curves (the open tab), and the table."""
     s = state.scenario()
     a = compute.cost(s, cost_inputs(workload_id))
-    likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
     rate = page_rate(s)[0]  # money in the display currency (issue 14), converted by the chart and table builders
-    compute.chart(
-        charts.cost_curve_figure,
-        a,
-        tables.you_are_here(compute.evaluate(s), workload_id),
-        likely,
-        rate,
-        key="chart_cost_curve",
-    )
+    at_one, across = st.tabs(list(VIEWS), key="cost_view", on_change="rerun")
 
     @st.fragment
     def at_utilization() -> None:
@@ -98,11 +105,18 @@ def effective_cost(workload_id: str) -> None:
         at = compute.cost_at_utilization(a, utilization_slider())
         compute.chart(charts.cost_at_utilization_figure, at, rate, key="chart_cost_at_u")
 
-    at_utilization()
+    if at_one.open is not False:  # None: a run that cannot tell (then both are drawn)
+        with at_one:
+            at_utilization()
+    likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
+    if across.open is not False:
+        with across:
+            here = tables.you_are_here(compute.evaluate(s), workload_id)
+            compute.chart(charts.cost_curve_figure, a, here, likely, rate, key="chart_cost_curve")
     if a.sovereign:
         st.info(
-            "This workload's data is sovereign: APIs are not allowed. Their prices are drawn dotted to show "
-            "what sovereignty costs.",
+            "This workload's data is sovereign: APIs are not allowed. Their prices are still shown (hatched bars, "
+            "dotted lines) to show what sovereignty costs.",
             icon=":material/lock:",
         )
     curves = tables.cost_curves_frame(a, likely, rate, kind_labels(s))

@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/screenshots.py                   # "/" → test-results/screenshots/home@1440x900.png …
     .venv/bin/python scripts/screenshots.py / pricing fleet   # several URL paths
+    .venv/bin/python scripts/screenshots.py "cost_per_token|Across all utilizations"   # a page with a tab open
     .venv/bin/python scripts/screenshots.py --app benchmarks/trivial_app.py --out /tmp/shots
 
 Starts its own ``streamlit run`` on a free port (tests/browser/server.py), opens every path in
@@ -26,7 +27,7 @@ from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
-from tests.browser.streamlit_page import goto_app  # noqa: E402
+from tests.browser.streamlit_page import goto_view  # noqa: E402
 
 VIEWPORTS: tuple[tuple[int, int], ...] = ((1440, 900), (1024, 768))
 #: Streamlit scrolls inside this element, not the document; full-page shots must grow the viewport to it.
@@ -47,10 +48,11 @@ def slug(url_path: str) -> str:
     return cleaned or "home"
 
 
-def shoot(page: Page, url: str, out: Path, width: int, height: int) -> bool:
-    """Save a full-page PNG of ``url``; return False if the page shows a Streamlit exception."""
+def shoot(page: Page, base_url: str, view: str, out: Path, width: int, height: int) -> bool:
+    """Save a full-page PNG of ``view`` ("<path>" or "<path>|<tab label>", ``goto_view``); return False if the
+    page shows a Streamlit exception."""
     page.set_viewport_size({"width": width, "height": height})
-    goto_app(page, url)
+    goto_view(page, base_url, view)
     page.wait_for_timeout(300)  # let plotly finish its transitions
     full_height = int(page.evaluate(SCROLLER_JS))
     if full_height > height:
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             for url_path in args.paths:
                 for width, height in VIEWPORTS:
                     out = args.out / f"{slug(url_path)}@{width}x{height}.png"
-                    clean = shoot(page, f"{server.url}/{url_path.lstrip('/')}", out, width, height)
+                    clean = shoot(page, server.url, url_path, out, width, height)
                     ok &= clean
                     print(f"{out}{'' if clean else '  (shows an exception!)'}")
         finally:

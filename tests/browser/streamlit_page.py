@@ -51,6 +51,32 @@ def goto_app(page: Page, url: str, timeout_ms: float = 30_000) -> None:
     wait_for_app(page, timeout_ms)
 
 
+#: The tab that is open, and the contents of the open tab panel.
+SELECTED_TAB = '[role="tab"][aria-selected="true"]'
+
+
+def open_tab(page: Page, label: str, timeout_ms: float = 30_000) -> None:
+    """Click the tab ``label`` and wait for its contents: a lazy tab (``st.tabs(on_change="rerun")``) draws
+    them in a fragment rerun after the click."""
+    page.get_by_role("tab", name=label, exact=True).first.click()
+    page.locator(SELECTED_TAB, has_text=label).first.wait_for(timeout=timeout_ms)
+    page.locator(f'[role="tabpanel"]:visible {FRESH_CONTAINER}').first.wait_for(timeout=timeout_ms)
+    wait_for_app(page, timeout_ms)
+
+
+#: Cost per token with its curves open (a second tab, drawn only when opened).
+COST_CURVES = "cost_per_token|Across all utilizations"
+
+
+def goto_view(page: Page, app_url: str, view: str, timeout_ms: float = 30_000) -> None:
+    """Open a page's view: ``"<path>"``, or ``"<path>|<tab label>"`` for a view drawn only when its tab is open
+    (Cost per token's curves: ``"cost_per_token|Across all utilizations"``)."""
+    path, _, tab = view.partition("|")
+    goto_app(page, f"{app_url}/{path.lstrip('/')}", timeout_ms)
+    if tab:
+        open_tab(page, tab, timeout_ms)
+
+
 def number_input(page: Page, *, key: str | None = None, label: str | None = None) -> Locator:
     """The ``<input>`` of a non-stale ``st.number_input``, found by widget ``key`` or by label."""
     if key is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page
 
-from tests.browser.streamlit_page import goto_app
+from tests.browser.streamlit_page import COST_CURVES, goto_view
 
 WIDTHS = (1440, 1024)
 
@@ -44,12 +44,12 @@ POINTS_JS = """
 
 def _open(page: Page, app_url: str, path: str, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 900})
-    goto_app(page, f"{app_url}/{path}")
+    goto_view(page, app_url, path)
     page.wait_for_timeout(400)  # plotly draws after the script run
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("path", ["overview", "cost_per_token", "workloads", "reviews"])
+@pytest.mark.parametrize("path", ["overview", "cost_per_token", COST_CURVES, "workloads", "reviews"])
 def test_every_chart_title_fits_inside_its_chart(page: Page, app_url: str, path: str, width: int) -> None:
     _open(page, app_url, path, width)
     charts = page.evaluate(TITLES_JS)

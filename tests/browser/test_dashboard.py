@@ -86,7 +86,7 @@ def test_share_link_reproduces_every_page_in_a_new_context(browser: Browser, app
     open_page(a, "Cost per token")
     set_number_input(a, 350000, key="node_sg-h100-node_capex_usd")
     # $20.609/h (tests/ui/test_pages.py) in the bank's SGD at 1.30: S$26.79
-    expect(fresh(a, "stPlotlyChart").filter(has_text="per node-hour").first).to_contain_text("S$26.79")
+    expect(a.locator(".st-key-cost_node_lines")).to_contain_text("S$26.79 per node-hour")
     open_page(a, "Batching and the memory wall")
     set_number_input(a, 48, key="v_bt_batch")
     expect(fresh(a, "stPlotlyChart").filter(has_text="Cost per token while busy")).to_contain_text("batch 48")

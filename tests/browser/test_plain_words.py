@@ -10,9 +10,9 @@ from playwright.sync_api import Page
 
 from economics.io.scenarios import default_scenario
 from economics.price_book import NEGOTIABLE_ITEMS
-from tests.browser.streamlit_page import goto_app
+from tests.browser.streamlit_page import COST_CURVES, goto_view
 
-PAGES = ("", "cost_per_token", "break_even", "batching", "workloads", "argument", "price_book", "reviews")
+PAGES = ("", "cost_per_token", COST_CURVES, "break_even", "batching", "workloads", "argument", "price_book", "reviews")
 WIDTHS = (1440, 1024)
 _S = default_scenario()
 IDS = sorted(
@@ -49,7 +49,7 @@ MONEY_AXES_JS = """
 
 def _open(page: Page, app_url: str, path: str, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 900})
-    goto_app(page, f"{app_url}/{path}")
+    goto_view(page, app_url, path)
     page.wait_for_timeout(400)  # plotly draws after the script run
 
 

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page
 
 from economics.io.scenarios import encode, load_preset
-from tests.browser.streamlit_page import goto_app
+from tests.browser.streamlit_page import COST_CURVES, goto_view
 from tests.browser.test_plain_words import BAD
 
 #: Per chart, every pair of drawn texts whose boxes overlap, and every text past the chart's left or right edge.
@@ -48,11 +48,14 @@ OVERLAPS_JS = """
 @pytest.mark.parametrize("width", [1440, 1024])
 @pytest.mark.parametrize(
     "path",
-    ["overview", "cost_per_token", "break_even", "batching", "workloads", "accuracy", "horizon", "reviews"],
+    [
+        *("overview", "cost_per_token", COST_CURVES, "break_even", "batching", "workloads"),
+        *("accuracy", "horizon", "reviews"),
+    ],
 )
 def test_no_chart_text_overlaps_or_is_cut(page: Page, app_url: str, path: str, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 900})
-    goto_app(page, f"{app_url}/{path}")
+    goto_view(page, app_url, path)
     page.wait_for_timeout(600)  # plotly draws after the script run
     assert page.locator(".js-plotly-plot").count() > 0
     problems = page.evaluate(OVERLAPS_JS)
@@ -63,14 +66,17 @@ def test_no_chart_text_overlaps_or_is_cut(page: Page, app_url: str, path: str, w
 OTHER_PRESETS = ("api-only", "batch-shop", "startup-rented")
 
 
-@pytest.mark.parametrize("path", ["overview", "cost_per_token", "break_even", "batching", "workloads", "reviews"])
+@pytest.mark.parametrize(
+    "path", ["overview", "cost_per_token", COST_CURVES, "break_even", "batching", "workloads", "reviews"]
+)
 @pytest.mark.parametrize("preset", OTHER_PRESETS)
 def test_other_presets_read_cleanly_at_1024_px(page: Page, app_url: str, preset: str, path: str) -> None:
     # found by opening every preset: a rented option's name took a Monte Carlo chart's whole width as margin, its
     # legend entries ran past the Overview's edge, and money ticks on a slant sat over their axis titles
     scenario = load_preset(preset)
     page.set_viewport_size({"width": 1024, "height": 900})
-    goto_app(page, f"{app_url}/{path}?s={encode(scenario)}")
+    where, _, tab = path.partition("|")
+    goto_view(page, app_url, f"{where}?s={encode(scenario)}" + (f"|{tab}" if tab else ""))
     page.wait_for_timeout(600)
     assert page.get_by_test_id("stException").count() == 0
     problems = page.evaluate(OVERLAPS_JS)
@@ -102,7 +108,7 @@ def test_kpi_values_in_a_row_stand_on_one_line(page: Page, app_url: str, path: s
     # at 1,440 px "Recommended, SGD/month" wrapped to two lines and "API baseline, SGD/month" did not: the values
     # beside each other stood 14 px apart; KPIs on one line (two per line at 1,024 px) now share their values' top
     page.set_viewport_size({"width": width, "height": 900})
-    goto_app(page, f"{app_url}/{path}")
+    goto_view(page, app_url, path)
     rows = page.evaluate(KPI_TOPS_JS)
     assert rows, "no row of KPIs drawn"
     for pairs in rows:

@@ -25,9 +25,10 @@ from economics.views.quadrant import quadrant
 from ui.axes import prefix_on_every_log_tick
 from ui.charts.batching import batch_cost_figure
 from ui.charts.breakeven import break_even_map_figure, demand_curve_figure, utilization_curve_figure
-from ui.charts.cost import cost_at_utilization_figure, cost_curve_figure, node_cost_figure
+from ui.charts.cost import cost_at_utilization_figure, cost_curve_figure
 from ui.charts.quadrant import quadrant_figure
 from ui.tables import cost_curves_frame
+from ui.widgets.nodes import node_cost_line
 
 SGD = DisplayRate("SGD", 1.3, None, "test")
 
@@ -151,16 +152,14 @@ def test_replica_cost_column_in_display_currency() -> None:
     assert list(sgd["Replica cost at full load [SGD/h]"]) == pytest.approx([1.3 * h for h in hourly])
 
 
-def test_node_cost_breakdown_in_display_currency() -> None:
+def test_node_cost_line_in_display_currency() -> None:
     # a node at $4/h of capital and $1/h of power, 8 GPUs: $5/h, $0.625 per GPU-hour; in SGD S$6.50 and S$0.81
     node = NodeCost("n", "Test node", "owned", 8, (("capital", 4.0), ("power", 1.0)), 5.0, 0.625)
-    sgd, usd = node_cost_figure(node, SGD), node_cost_figure(node)
-    assert "S$6.50 per node-hour (S$0.81 per GPU-hour)" in sgd.layout.title.text
-    assert "$5.00 per node-hour ($0.62 per GPU-hour)" in usd.layout.title.text
-    assert [t.x[0] for t in sgd.data] == pytest.approx([5.2, 1.3])  # $4 and $1/h × 1.30
-    assert [t.name for t in sgd.data] == ["capital: S$5.20/h", "power: S$1.30/h"]
-    assert _prefix(sgd.layout.xaxis) == "S$"
-    assert "SGD per node-hour" in sgd.layout.xaxis.title.text
+    sgd, usd = (node_cost_line(node, r).replace("\\", "") for r in (SGD, USD))
+    assert sgd == (
+        "**Test node: S$6.50 per node-hour at full load** (S$0.81 per GPU-hour): capital S$5.20 · power S$1.30"
+    )
+    assert usd == "**Test node: $5.00 per node-hour at full load** ($0.62 per GPU-hour): capital $4.00 · power $1.00"
 
 
 def test_cost_at_utilization_in_display_currency() -> None:

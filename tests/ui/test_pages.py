@@ -10,6 +10,7 @@ import base64
 import json
 import re
 import zlib
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -55,8 +56,17 @@ def test_overview_shows_the_bank_case_and_a_link_changes_its_numbers() -> None:
     assert not at2.error
 
 
-def _node_title(at: object) -> str:
-    return str(chart(at, "per node-hour")["layout"]["title"]["text"])  # type: ignore[arg-type]
+def _node_title(at: AppTest) -> str:
+    """The node's cost line under its price inputs (markdown, unescaped)."""
+    return next(str(m.value).replace("\\", "") for m in at.markdown if "per node" in str(m.value))
+
+
+def _curves(at: AppTest) -> dict[str, Any]:
+    """The cost-per-token curves, drawn when their tab is open (a price edit redraws only the open tab)."""
+    at.session_state["cost_view"] = "Across all utilizations"
+    at.run()
+    assert not at.exception
+    return chart(at, "Effective cost per token")
 
 
 def test_cost_page_node_breakdown_follows_capex() -> None:
@@ -73,9 +83,28 @@ def test_cost_page_node_breakdown_follows_capex() -> None:
     assert scenarios.decode(at.query_params["s"], default_scenario()).scenario.nodes[0].capex_usd == 350_000  # type: ignore[union-attr]
 
 
+def test_cost_page_node_edit_is_applied_in_its_callback_and_explains_a_bad_price() -> None:
+    # an edit is applied in the field's callback (ui.widgets.nodes.live_node_edit): the cost line follows, and its
+    # source line says who set the price; text that is not a price names the field and changes nothing
+    at = run_page("2_cost_per_token")
+    at.text_input(key="node_sg-h100-node_capex_usd").set_value("lots").run()
+    assert not at.exception
+    assert [e.value for e in at.error if "Purchase price per node" in e.value]
+    assert "S$22.82 per node-hour" in _node_title(at)  # unchanged
+    at.text_input(key="node_sg-h100-node_capex_usd").set_value("350000").run()
+    assert not [e.value for e in at.error if "Purchase price per node" in e.value]
+    assert "S$26.79 per node-hour" in _node_title(at)  # as above: $20.609/h × 1.30
+    sources = [str(c.value) for c in at.caption if "entered by the user on" in str(c.value)]
+    assert len(sources) == 1, sources
+    at.number_input(key="node_sg-h100-node_cost_of_capital_per_year").set_value(0.0).run()  # 0%: CRF = 1/n
+    # capital 280000/4/8760 = $7.991/h → with ops $2.557, power $1.856, colocation $3.493 (at 350k: ops $3.196,
+    # capital 350000/4/8760 = $9.989/h): 9.989 + 3.196 + 1.856 + 3.493 = $18.534/h × 1.30 = S$24.09
+    assert "S$24.09 per node-hour" in _node_title(at)
+
+
 def test_cost_page_halving_utilization_doubles_cost_per_token() -> None:
     at = run_page("2_cost_per_token")
-    curve = chart(at, "Effective cost per token")
+    curve = _curves(at)
     first = next(t for t in curve["data"] if t.get("mode") == "lines" and "plain AR" in t["name"])
     x, y = first["x"], first["y"]
     # Power is load-independent in the bank case (idle = busy = 70%), so C_h is flat and $/Mtok ∝ 1/U.
@@ -87,7 +116,7 @@ def test_cost_page_measured_throughput_replaces_the_model() -> None:
     at = run_page("2_cost_per_token")
     at.number_input(key="measured_owned-70b-ar_tok_s").set_value(1000.0).run()
     assert not at.exception
-    curve = chart(at, "Effective cost per token")
+    curve = _curves(at)
     measured = [t for t in curve["data"] if "(measured throughput)" in str(t.get("name"))]
     assert len(measured) == 2  # plain AR and with speculation: the benchmark measured the option as deployed
     # one replica of 8 GPUs = the whole $17.557/h node; at U = 100%: 17.557e6/(3600·1000) = $4.877 per Mtok,
@@ -246,7 +275,7 @@ def test_batching_opens_at_a_batch_showing_the_essays_swing() -> None:
 
 def test_cost_page_marks_where_the_workload_runs_today() -> None:
     at = run_page("2_cost_per_token")
-    curve = chart(at, "Effective cost per token")
+    curve = _curves(at)
     here = [t for t in curve["data"] if str(t.get("name", "")).startswith("you are here")]
     assert len(here) == 1
     # the Overview's KYC card: "the replica runs at 18% of its capacity" on Owned 70B

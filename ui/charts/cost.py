@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from economics.currency import USD, DisplayRate
-from economics.views.cost import CostAnalysis, CostAtUtilization, NodeCost
+from economics.views.cost import CostAnalysis, CostAtUtilization
 from economics.views.kinds import DisplayKind
 from ui.axes import LEGEND_LINE_CHARS, row_px, wrap_label
 from ui.format import currency_prefix
@@ -21,8 +21,6 @@ from ui.theme import DASHES, KIND_COLOR, KIND_SHADES, LIMIT_COLOR, Chart
 
 #: Longest line of an option's name beside a bar [characters].
 BAR_LINE_CHARS = 32
-
-BREAKDOWN_COLORS = ("#0072B2", "#E69F00", "#999999", "#56B4E9", "#009E73")
 
 
 def cost_curve_figure(
@@ -226,32 +224,4 @@ def cost_at_utilization_figure(at: CostAtUtilization, rate: DisplayRate = USD) -
     margin = c.layout["margin"]
     assert isinstance(margin, dict)
     margin["r"] = 80  # room for the largest value label
-    return c.figure()
-
-
-def node_cost_figure(node: NodeCost, rate: DisplayRate = USD) -> go.Figure:
-    """One node's $/h, stacked by component (capital, power, facility, operations), in ``rate``'s currency."""
-    k, cur = rate.units_per_usd, currency_prefix(rate.code)
-    c = Chart(
-        f"{node.name}<br>{cur}{k * node.total_usd_per_hour:,.2f} per node-hour "
-        f"({cur}{k * node.usd_per_gpu_hour:,.2f} per GPU-hour), at full load",
-        f"cost [{rate.code} per node-hour]",
-        "",
-        height=250,
-        legend_rows=len(node.components_usd_per_hour),  # a narrow window stacks the legend one per row
-    )
-    for (label, value), color in zip(node.components_usd_per_hour, BREAKDOWN_COLORS, strict=False):
-        c.add(
-            "bar",
-            y=["per node-hour"],
-            x=[k * value],
-            orientation="h",
-            name=f"{label}: {cur}{k * value:,.2f}/h",
-            marker={"color": color},
-            hovertemplate=f"{label}: {cur}%{{x:,.2f}} per node-hour<extra></extra>",
-        )
-    c.layout.update(barmode="stack", legend={"traceorder": "normal"})
-    c.axis("xaxis", tickprefix=cur)
-    c.axis("yaxis", visible=False)
-    c.axis("margin", t=95)  # two title lines clear of the inputs above, at 1,024 px too
     return c.figure()

@@ -13,11 +13,13 @@ from typing import Any, NamedTuple
 import streamlit as st
 from pydantic import ValidationError
 
-from economics import error_items, field_path
+from economics import by_id, error_items, field_path
+from economics.currency import DisplayRate
 from economics.offers import NodeOffer, RentedNode
 from economics.price_text import PriceTextError, parse_money, typed_source
+from economics.views.cost import NodeCost
 from ui import format as fmt
-from ui import state
+from ui import live, state
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
 
@@ -70,22 +72,29 @@ def _money_input(
 ) -> float:
     """A price as text ("$280,000", "280000"); an unreadable or out-of-range text keeps the old value and says
     why, naming the field."""
-    lo, hi = limits
-    shown = money_text(value)
     text = where.text_input(
-        label, value=shown, key=state.key(f"node_{node.id}_{name}"), help=help_text, on_change=on_change
+        label, value=money_text(value), key=state.key(f"node_{node.id}_{name}"), help=help_text, on_change=on_change
     )
-    if text == shown:
-        return value
-    try:
-        typed = parse_money(text, label.split(" [")[0], maximum=hi if hi is not None else 1e9)
-    except PriceTextError as exc:
-        where.error(fmt.md_escape(str(exc)))
-        return value
-    if lo is not None and typed <= lo and not (lo == 0 and typed == 0):
-        where.error(fmt.md_escape(f"{label.split(' [')[0]}: must be more than {money_text(lo)}"))
-        return value
+    typed, problem = _read_money(text, value, label, limits)
+    if problem:
+        where.error(fmt.md_escape(problem))
+        st.session_state[_PROBLEMS_SHOWN] = True
     return typed
+
+
+def _read_money(text: str, value: float, label: str, limits: tuple[float | None, float | None]) -> tuple[float, str]:
+    """(the price typed as ``text``, "") or (``value`` unchanged, the message naming the field)."""
+    if text == money_text(value):
+        return value, ""
+    lo, hi = limits
+    field = label.split(" [")[0]
+    try:
+        typed = parse_money(text, field, maximum=hi if hi is not None else 1e9)
+    except PriceTextError as exc:
+        return value, str(exc)
+    if lo is not None and typed <= lo and not (lo == 0 and typed == 0):
+        return value, f"{field}: must be more than {money_text(lo)}"
+    return typed, ""
 
 
 class _Field(NamedTuple):
@@ -159,11 +168,75 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None, on_change: Callable[
     try:
         return type(node).model_validate({**node.model_dump(), **changes})
     except ValidationError as exc:
-        st.error(
-            f"{fmt.md_escape(node.name)}: not applied. "
-            + "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
-        )
+        st.error(f"{fmt.md_escape(node.name)}: not applied. " + _invalid(exc))
+        st.session_state[_PROBLEMS_SHOWN] = True
         return node
+
+
+def _invalid(exc: ValidationError) -> str:
+    """The fields a node's validation refused, in plain words (markdown-safe)."""
+    return "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
+
+
+#: Whether the last drawing of the node inputs showed a message (an edit must then redraw them, to clear it).
+_PROBLEMS_SHOWN = "_node_problems_shown"
+
+
+def start_drawing() -> None:
+    """Call before drawing the node inputs: the messages they show are counted afresh."""
+    st.session_state[_PROBLEMS_SHOWN] = False
+
+
+def typed_in_state(node: NodeOffer, today: dt.date | None = None) -> tuple[NodeOffer, bool]:
+    """``node`` with the values typed in its inputs (read from the session), and whether all of them were
+    accepted: an unreadable price or a node its model refuses leaves ``node`` unchanged (the inputs, redrawn,
+    say why). The same rules as :func:`node_inputs`, without drawing."""
+    changes: dict[str, float | int] = {}
+    ok = True
+    for row in _RENTED if isinstance(node, RentedNode) else _OWNED:
+        for f in row:
+            held = st.session_state.get(state.key(f"node_{node.id}_{f.name}"))
+            if held is None:
+                continue
+            if f.show.startswith("$"):
+                was = float(getattr(node, f.name))
+                value, problem = _read_money(str(held), was, f.label, bounds(type(node), f.name))
+                ok = ok and not problem
+            else:
+                value = float(held) / f.scale
+            changes[f.name] = int(value) if f.integer else value
+    try:
+        edited = type(node).model_validate({**node.model_dump(), **changes})
+    except ValidationError:
+        return node, False
+    return typed(node, edited, today), ok
+
+
+def live_node_edit(node_id: str, own: str, *follow: str) -> Callable[[], None]:
+    """An ``on_change`` for one node's inputs that applies the edit here and reruns only the fragments it feeds
+    (``follow``: the node's cost and source line, the charts; ``ui.live``), not the fragment ``own`` that draws
+    the dozen inputs, which did not change. ``own`` reruns too when a message must be shown or cleared."""
+
+    def callback() -> None:
+        s = state.scenario()
+        node = by_id(s.nodes, node_id, "node")
+        edited, ok = typed_in_state(node)
+        if ok:
+            state.update(state.with_item(s, "nodes", edited) if edited != node else s)
+        redraw_own = not ok or bool(st.session_state.get(_PROBLEMS_SHOWN))
+        live.rerun(*((own,) if redraw_own else ()), *follow)()
+
+    return callback
+
+
+def node_cost_line(cost: NodeCost, rate: DisplayRate) -> str:
+    """One node's cost per node-hour at full load and its parts, in ``rate``'s currency (markdown-safe):
+    "**Owned node: S$22.82 per node-hour at full load** (S$2.85 per GPU-hour): capital recovery S$12.55 · …"."""
+    k, cur = rate.units_per_usd, fmt.currency_prefix(rate.code)
+    parts = " · ".join(f"{label} {cur}{k * usd:,.2f}" for label, usd in cost.components_usd_per_hour)
+    head = f"{cost.name}: {cur}{k * cost.total_usd_per_hour:,.2f} per node-hour at full load"
+    tail = f" ({cur}{k * cost.usd_per_gpu_hour:,.2f} per GPU-hour)" + (f": {parts}" if parts else "")
+    return f"**{fmt.md_escape(head)}**{fmt.md_escape(tail)}"
 
 
 def typed(before: NodeOffer, after: NodeOffer, today: dt.date | None = None) -> NodeOffer:
