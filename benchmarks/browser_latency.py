@@ -96,7 +96,8 @@ PLOTLY = '[data-testid="stPlotlyChart"]'
 _INSTALL_JS = """
 ([freshSel, allSel, expect, compare, trigger]) => {
   const select = () => Array.from(document.querySelectorAll(freshSel));
-  const all = () => document.querySelectorAll(allSel).length;
+  // every watched element shown (a stale copy Streamlit keeps, hidden, until the run ends is not: display none)
+  const all = () => Array.from(document.querySelectorAll(allSel)).filter((n) => n.getClientRects().length).length;
   const read = (nodes) => nodes.map((n) => (compare === "html" ? n.innerHTML : n.textContent)).join("\\u0000");
   const before = read(select());
   const count = all();

@@ -32,10 +32,13 @@ if not s.nodes:  # an API-only scenario: no node to price, the curves below show
         "workload runs on an API. Add a node (scenario panel, or a preset with owned hardware) to compare.",
         icon=":material/cloud:",
     )
+#: The two views of the effective cost (section 3), in tabs drawn one at a time, and the fragment drawing each.
+VIEWS = ("At one utilization", "Across all utilizations")
+VIEW_FRAGMENTS = {VIEWS[0]: "cost_at_u", VIEWS[1]: "cost_curve"}
 #: A price edit is applied in its callback and reruns what it changes (ui.live), not the inputs it was typed in:
-#: a node's cost line, then the effective cost (the open tab's chart and the table), the energy table, the
-#: banner and the sidebar status. Each edit redraws one chart: the other tab is drawn when it is opened.
-FOLLOW = ("cost_curves", "cost_energy")
+#: a node's cost line, then the open view's chart (the other is drawn, current, when its tab is opened), the
+#: table and the energy table; then the banner and the sidebar status. So an edit redraws one chart.
+FOLLOW = (VIEW_FRAGMENTS.get(st.session_state.get("cost_view", VIEWS[0]), "cost_at_u"), "cost_table", "cost_energy")
 NODE_FOLLOW = ("cost_node_costs", *FOLLOW)
 
 
@@ -87,38 +90,38 @@ state.update(s)
 st.subheader("3 · Utilization → effective cost")
 
 
-#: The two views of the effective cost, drawn one at a time: a price edit redraws only the one open.
-VIEWS = ("At one utilization", "Across all utilizations")
-
-
-@st.fragment(key=FOLLOW[0])
-def effective_cost(workload_id: str) -> None:
-    """The costs read off at the marked utilization or the cost-per-token curves (the open tab), and the table."""
+@st.fragment(key=VIEW_FRAGMENTS[VIEWS[0]])
+def at_utilization(workload_id: str) -> None:
+    """The utilization marker and the costs read off at it; moving it reruns only this fragment."""
     s = state.scenario()
     a = compute.cost(s, cost_inputs(workload_id))
-    rate = page_rate(s)[0]  # money in the display currency (issue 14), converted by the chart and table builders
-    at_one, across = st.tabs(list(VIEWS), key="cost_view", on_change="rerun")
+    at = compute.cost_at_utilization(a, utilization_slider())
+    compute.chart(charts.cost_at_utilization_figure, at, page_rate(s)[0], key="chart_cost_at_u")
 
-    @st.fragment
-    def at_utilization() -> None:
-        """The utilization marker and the costs read off at it; moving it reruns only this part of the page."""
-        at = compute.cost_at_utilization(a, utilization_slider())
-        compute.chart(charts.cost_at_utilization_figure, at, rate, key="chart_cost_at_u")
 
-    if at_one.open is not False:  # None: a run that cannot tell (then both are drawn)
-        with at_one:
-            at_utilization()
+@st.fragment(key=VIEW_FRAGMENTS[VIEWS[1]])
+def cost_curves(workload_id: str) -> None:
+    """Effective cost per token against utilization, with likely ranges and where the workload runs today."""
+    s = state.scenario()
+    a = compute.cost(s, cost_inputs(workload_id))
     likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)  # issue 13: the model's accuracy
-    if across.open is not False:
-        with across:
-            here = tables.you_are_here(compute.evaluate(s), workload_id)
-            compute.chart(charts.cost_curve_figure, a, here, likely, rate, key="chart_cost_curve")
+    here = tables.you_are_here(compute.evaluate(s), workload_id)
+    compute.chart(charts.cost_curve_figure, a, here, likely, page_rate(s)[0], key="chart_cost_curve")
+
+
+@st.fragment(key="cost_table")
+def cost_table(workload_id: str) -> None:
+    """Every option's capacity, likely range, replica cost and break-even utilization."""
+    s = state.scenario()
+    a = compute.cost(s, cost_inputs(workload_id))
+    rate = page_rate(s)[0]  # money in the display currency (issue 14), converted by the table builder
     if a.sovereign:
         st.info(
             "This workload's data is sovereign: APIs are not allowed. Their prices are still shown (hatched bars, "
             "dotted lines) to show what sovereignty costs.",
             icon=":material/lock:",
         )
+    likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)
     curves = tables.cost_curves_frame(a, likely, rate, kind_labels(s))
     if curves.empty:  # an API-only scenario: the chart shows the APIs; an empty grid said "empty"
         return
@@ -134,13 +137,21 @@ def effective_cost(workload_id: str) -> None:
     )
 
 
-effective_cost(workload_id)
+# a tab switch reruns the page; each tab's fragment is drawn only while its tab is open
+at_one, across = st.tabs(list(VIEWS), key="cost_view", on_change="rerun")
+if at_one.open is not False:  # None: a run that cannot tell (then both are drawn)
+    with at_one:
+        at_utilization(workload_id)
+if across.open is not False:
+    with across:
+        cost_curves(workload_id)
+cost_table(workload_id)
 
 # ---- energy, carbon and the display currency (issue 14) -------------------------------------------------------
 st.subheader("Energy and carbon per million tokens")
 
 
-@st.fragment(key=FOLLOW[1])
+@st.fragment(key="cost_energy")
 def energy(workload_id: str) -> None:
     """Energy and emissions per million tokens; follows a price edit (electricity) without a full rerun."""
     s = state.scenario()
