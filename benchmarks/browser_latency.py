@@ -82,7 +82,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: 
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
-from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, open_tab, wait_for_app  # noqa: E402
+from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, open_view, wait_for_app  # noqa: E402
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 TRIVIAL_GRID_APP = ROOT / "benchmarks" / "trivial_grid_app.py"
@@ -218,7 +218,7 @@ class Target:
     floor: bool = False  # the trivial page: the floor for the target after it
     click: tuple[float, float] | None = None  # a data editor: click this cell [px from its top left], then type
     watch_text_keys: tuple[str, ...] = ()  # keyed containers watched by their text (a line of figures, no chart)
-    tab: str | None = None  # a tab to open before measuring (a view drawn only when its tab is open)
+    tab: str | None = None  # a view to choose before measuring (drawn only when chosen, streamlit_page.open_view)
 
 
 #: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
@@ -512,7 +512,7 @@ def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, at
             if attempt == attempts - 1:
                 raise
     if target.tab is not None:
-        open_tab(page, target.tab, timeout_ms)
+        open_view(page, target.tab, timeout_ms)
     # the first load of a page may report "done" before a late chart mounts: wait for the watched one
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 

@@ -8,6 +8,7 @@ does not retry strict-mode violations, so select through :func:`fresh`. After an
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from playwright.sync_api import Download, Locator, Page
@@ -51,30 +52,30 @@ def goto_app(page: Page, url: str, timeout_ms: float = 30_000) -> None:
     wait_for_app(page, timeout_ms)
 
 
-#: The tab that is open, and the contents of the open tab panel.
-SELECTED_TAB = '[role="tab"][aria-selected="true"]'
+#: The app root while a script run is under way.
+APP_RUNNING = '[data-testid="stApp"][data-test-script-state="running"]'
 
 
-def open_tab(page: Page, label: str, timeout_ms: float = 30_000) -> None:
-    """Click the tab ``label`` and wait for its contents: a lazy tab (``st.tabs(on_change="rerun")``) draws
-    them in a fragment rerun after the click."""
-    page.get_by_role("tab", name=label, exact=True).first.click()
-    page.locator(SELECTED_TAB, has_text=label).first.wait_for(timeout=timeout_ms)
-    page.locator(f'[role="tabpanel"]:visible {FRESH_CONTAINER}').first.wait_for(timeout=timeout_ms)
+def open_view(page: Page, label: str, timeout_ms: float = 30_000) -> None:
+    """Choose the view ``label`` on a page that draws one view at a time (a horizontal ``st.radio``, as Cost per
+    token's "At one utilization" / "Across all utilizations") and wait for the run it starts to draw it."""
+    page.locator(f'{FRESH_CONTAINER} [data-testid="stRadio"] label').filter(has_text=label).first.click()
+    with contextlib.suppress(PlaywrightTimeoutError):  # the choice reruns the page; it may be over before we look
+        page.locator(APP_RUNNING).wait_for(state="attached", timeout=2_000)
     wait_for_app(page, timeout_ms)
 
 
-#: Cost per token with its curves open (a second tab, drawn only when opened).
+#: Cost per token with its curves shown (the second view, drawn only when chosen).
 COST_CURVES = "cost_per_token|Across all utilizations"
 
 
 def goto_view(page: Page, app_url: str, view: str, timeout_ms: float = 30_000) -> None:
-    """Open a page's view: ``"<path>"``, or ``"<path>|<tab label>"`` for a view drawn only when its tab is open
-    (Cost per token's curves: ``"cost_per_token|Across all utilizations"``)."""
-    path, _, tab = view.partition("|")
+    """Open a page's view: ``"<path>"``, or ``"<path>|<view label>"`` for a view drawn only when chosen (Cost
+    per token's curves: ``"cost_per_token|Across all utilizations"``, :func:`open_view`)."""
+    path, _, label = view.partition("|")
     goto_app(page, f"{app_url}/{path.lstrip('/')}", timeout_ms)
-    if tab:
-        open_tab(page, tab, timeout_ms)
+    if label:
+        open_view(page, label, timeout_ms)
 
 
 def number_input(page: Page, *, key: str | None = None, label: str | None = None) -> Locator:

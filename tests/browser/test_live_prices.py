@@ -1,14 +1,14 @@
 """Price edits on Cost per token in a real browser, each a targeted rerun (ui.live): an edit is applied in its
 callback without redrawing the fields it was typed in (ui.widgets.nodes.live_node_edit,
-ui.widgets.api_rates.live_rate_edit), redraws what it feeds (the node's cost line, the open tab's chart; the other
-tab is drawn current when opened) and still shows the new source caption after a first edit, a message for a
+ui.widgets.api_rates.live_rate_edit), redraws what it feeds (the node's cost line, the chosen view's chart; the
+other view is drawn current when chosen) and still shows the new source caption after a first edit, a message for a
 price that does not parse, and no message once it is fixed."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, open_tab, wait_for_app
+from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, open_view, wait_for_app
 
 NODE_PRICE = "node_sg-h100-node_capex_usd"
 API_OUTPUT = "api_mercury-api_output_usd_per_mtok"
@@ -45,7 +45,7 @@ def test_node_price_edits_redraw_what_they_feed_and_keep_messages_right(page: Pa
     _type(page, NODE_PRICE, "$390,000")  # fixed: the message goes
     expect(fresh(page, "stAlert").filter(has_text="Purchase price per node")).to_have_count(0)
     expect(line).not_to_have_text(after_second)
-    open_tab(page, "Across all utilizations")  # the curves, drawn when opened, at the price in use
+    open_view(page, "Across all utilizations")  # the curves, drawn when opened, at the price in use
     curves = _chart(page, "Effective cost per token")
     expect(curves).to_be_visible()
     _type(page, NODE_PRICE, "$280,000")  # with the curves open, an edit redraws them
@@ -60,7 +60,7 @@ def test_api_rate_edits_redraw_the_open_chart_and_keep_messages_right(page: Page
     _type(page, API_OUTPUT, "$0.80")
     expect(_chart(page, "utilization: cost per Mtok")).not_to_have_text(before)
     first = _chart(page, "utilization: cost per Mtok").inner_text()
-    open_tab(page, "Across all utilizations")
+    open_view(page, "Across all utilizations")
     curves = _chart(page, "Effective cost per token").inner_text()
     _type(page, API_OUTPUT, "$0.85")
     expect(_chart(page, "Effective cost per token")).not_to_have_text(curves)
@@ -68,6 +68,6 @@ def test_api_rate_edits_redraw_the_open_chart_and_keep_messages_right(page: Page
     expect(fresh(page, "stAlert").filter(has_text="not applied")).to_have_count(1)
     _type(page, API_OUTPUT, "$0.90")
     expect(fresh(page, "stAlert").filter(has_text="not applied")).to_have_count(0)
-    open_tab(page, "At one utilization")  # drawn again, at the rate now in use
+    open_view(page, "At one utilization")  # drawn again, at the rate now in use
     expect(_chart(page, "utilization: cost per Mtok")).not_to_have_text(first)
     expect(page.get_by_test_id("stException")).to_have_count(0)
