@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from economics.io import scenarios
-from economics.io.scenarios import default_scenario
+from economics.io.scenarios import default_scenario, load_preset
 from tests.ui.helpers import chart, metrics, number, plotly_specs, run_page, trace
 
 PAGES = ("1_overview", "2_cost_per_token", "3_break_even", "4_batching", "5_workloads")
@@ -100,6 +100,19 @@ def test_cost_page_node_edit_is_applied_in_its_callback_and_explains_a_bad_price
     # capital 280000/4/8760 = $7.991/h → with ops $2.557, power $1.856, colocation $3.493 (at 350k: ops $3.196,
     # capital 350000/4/8760 = $9.989/h): 9.989 + 3.196 + 1.856 + 3.493 = $18.534/h × 1.30 = S$24.09
     assert "S$24.09 per node-hour" in _node_title(at)
+
+
+def test_cost_page_rented_node_edit_follows_in_its_cost_line() -> None:
+    # startup-rented: four rented nodes in tabs; RunPod's 8 GPUs at $3.49 = $27.92 a node-hour, at $4.00 = $32.00
+    at = run_page("2_cost_per_token", query={"s": scenarios.encode(load_preset("startup-rented"))})
+    lines = [str(m.value).replace("\\", "") for m in at.markdown if "per node" in str(m.value)]
+    assert len(lines) == 4
+    runpod = "**Rented 8× H100 (RunPod Secure Cloud, per GPU-hour): $27.92 per node-hour** ($3.49 per GPU-hour)"
+    assert lines[0] == runpod  # a rental has no parts, and costs the same whatever the load
+    at.text_input(key="node_runpod_price_usd_per_gpu_hour").set_value("$4.00").run()
+    assert not at.exception
+    assert "$32.00 per node-hour** ($4.00 per GPU-hour)" in _node_title(at)
+    assert [c for c in at.caption if "entered by the user on" in str(c.value)]
 
 
 def test_cost_page_halving_utilization_doubles_cost_per_token() -> None:

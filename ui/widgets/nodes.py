@@ -230,12 +230,15 @@ def live_node_edit(node_id: str, own: str, *follow: str) -> Callable[[], None]:
 
 
 def node_cost_line(cost: NodeCost, rate: DisplayRate) -> str:
-    """One node's cost per node-hour at full load and its parts, in ``rate``'s currency (markdown-safe):
-    "**Owned node: S$22.82 per node-hour at full load** (S$2.85 per GPU-hour): capital recovery S$12.55 · …"."""
+    """One node's cost per node-hour and its parts, in ``rate``'s currency (markdown-safe): "**Owned node:
+    S$22.82 per node-hour at full load** (S$2.85 per GPU-hour): capital recovery S$12.55 · …". A rented node's
+    hour is its rental, whatever the load: no parts, no "at full load"."""
     k, cur = rate.units_per_usd, fmt.currency_prefix(rate.code)
-    parts = " · ".join(f"{label} {cur}{k * usd:,.2f}" for label, usd in cost.components_usd_per_hour)
-    head = f"{cost.name}: {cur}{k * cost.total_usd_per_hour:,.2f} per node-hour at full load"
-    tail = f" ({cur}{k * cost.usd_per_gpu_hour:,.2f} per GPU-hour)" + (f": {parts}" if parts else "")
+    parts = cost.components_usd_per_hour if len(cost.components_usd_per_hour) > 1 else ()
+    listed = " · ".join(f"{label} {cur}{k * usd:,.2f}" for label, usd in parts)
+    load = " at full load" if cost.kind == "owned" else ""
+    head = f"{cost.name}: {cur}{k * cost.total_usd_per_hour:,.2f} per node-hour{load}"
+    tail = f" ({cur}{k * cost.usd_per_gpu_hour:,.2f} per GPU-hour)" + (f": {listed}" if listed else "")
     return f"**{fmt.md_escape(head)}**{fmt.md_escape(tail)}"
 
 
