@@ -218,7 +218,7 @@ class Target:
     floor: bool = False  # the trivial page: the floor for the target after it
     click: tuple[float, float] | None = None  # a data editor: click this cell [px from its top left], then type
     watch_text_keys: tuple[str, ...] = ()  # keyed containers watched by their text (a line of figures, no chart)
-    tab: str | None = None  # a view to choose before measuring (drawn only when chosen, streamlit_page.open_view)
+    view: str | None = None  # a view to choose before measuring (drawn only when chosen, streamlit_page.open_view)
 
 
 #: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
@@ -353,9 +353,9 @@ SUITE: tuple[Target, ...] = (
         watch_keys=("chart_cost_at_u",),
         widget="text",
     ),
-    # the same inputs with the other tab open: the cost-per-token curves (15 traces) are what an edit redraws
+    # the same inputs with the curves chosen: the cost-per-token curves (15 traces) are what an edit redraws
     Target(
-        "Cost per token (node purchase price, curves open, scenario)",
+        "Cost per token (node purchase price, curves chosen, scenario)",
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_capex_usd",
@@ -363,17 +363,17 @@ SUITE: tuple[Target, ...] = (
         watch_keys=("chart_cost_curve",),
         watch_text_keys=("cost_node_lines",),
         widget="text",
-        tab="Across all utilizations",
+        view="Across all utilizations",
     ),
     Target(
-        "Cost per token (API output rate, curves open, scenario)",
+        "Cost per token (API output rate, curves chosen, scenario)",
         ROOT / "app.py",
         "cost_per_token",
         input_key="api_mercury-api_output_usd_per_mtok",
         values=["$0.80", "$0.85"],
         watch_keys=("chart_cost_curve",),
         widget="text",
-        tab="Across all utilizations",
+        view="Across all utilizations",
     ),
     Target(
         "Workloads (failure cost cell, scenario)",
@@ -511,8 +511,8 @@ def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, at
         except PlaywrightTimeoutError:
             if attempt == attempts - 1:
                 raise
-    if target.tab is not None:
-        open_view(page, target.tab, timeout_ms)
+    if target.view is not None:
+        open_view(page, target.view, timeout_ms)
     # the first load of a page may report "done" before a late chart mounts: wait for the watched one
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 
