@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from economics import by_id
 from economics.currency import currency_statement
 from ui import bands, compute, state
 from ui import format as fmt
@@ -89,7 +88,7 @@ def break_even_view() -> None:
                 "one (or of your calibration); cost per token moves inversely with throughput. "
                 + currency_statement(rate),
             )
-            st.markdown("**Verdict:** " + fmt.md_escape(verdict(a, in_display, inputs.option_id in sunk)))
+            st.markdown("**Verdict:** " + fmt.md_escape(verdict(a, in_display)))
             shown, tab = view_tabs("be_chart", CHARTS, CHART_LABEL.__getitem__)
             with tab:
                 if shown == "utilization":
@@ -102,12 +101,6 @@ def break_even_view() -> None:
 
 
 measured = {o.id for o in s.owned_options if o.measured is not None}
-#: owned options on nodes already bought, which the cash lens books at $0
-sunk = {
-    o.id
-    for o in s.owned_options
-    if s.policy.lens == "cash" and getattr(by_id(s.nodes, o.node_id, "node"), "nodes_owned", 0) > 0
-}
 break_even_view()
 
 with st.expander("Glossary: the words and symbols used here"):

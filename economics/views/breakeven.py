@@ -108,6 +108,9 @@ class BreakEvenAnalysis:
     api_usd_per_mtok_grid: FloatArray  # (ny, nx)
     x_now: float
     y_now: float
+    # the option's nodes are already bought and the cash lens books them at $0 (sunk): the plan may keep work on
+    # them that loses at full cost here
+    sunk_in_plan: bool = False
 
 
 def best_variant(capacities: tuple[VariantCapacity, ...], option_id: str) -> VariantCapacity | None:
@@ -248,6 +251,7 @@ def break_even_analysis(
         curve_node_usd_per_hour=node_cost_at_scale(m),
         curve_break_even_demand=break_even_demand(1.0, fixed * m, c_api, lam_cap, var),
         replica_demand_limit=lam_cap * policy.target_utilization / p2a,
+        sunk_in_plan=isinstance(node, OwnedNode) and node.nodes_owned > 0 and policy.lens == "cash",
         x=inputs.x,
         y=inputs.y,
         x_values=axes[inputs.x][1],

@@ -611,7 +611,10 @@ def test_break_even_states_its_verdict_in_words() -> None:
         max_utilization=0.27,
         api_allowed=False,
     )
-    text = verdict(dear, usd, sunk=True)
+    assert a.sunk_in_plan  # the bank's node is bought and the plan is in the cash lens
+    full = s.model_copy(update={"policy": s.policy.model_copy(update={"lens": "full"})})
+    assert not break_even_analysis(full, inputs, variant_capacities(full, inputs.workload_id)).sunk_in_plan
+    text = verdict(dear, usd)
     assert "17.7%" in text
     assert "$17.00" in text
     assert "$3.00" in text
@@ -620,13 +623,14 @@ def test_break_even_states_its_verdict_in_words() -> None:
     assert "above the 27.0%" in text
     assert "sovereign data" in text
     assert "sunk" in text
-    reachable = verdict(dataclasses.replace(dear, break_even_utilization=0.2, api_allowed=True), usd, sunk=False)
+    within = dataclasses.replace(dear, break_even_utilization=0.2, api_allowed=True, sunk_in_plan=False)
+    reachable = verdict(within, usd)
     assert "owning wins above 20.0%" in reachable
     assert "sovereign" not in reachable
     assert "sunk" not in reachable
-    never = verdict(dataclasses.replace(dear, break_even_utilization=math.inf), usd, sunk=False)
+    never = verdict(dataclasses.replace(dear, break_even_utilization=math.inf, sunk_in_plan=False), usd)
     assert "would not catch up" in never
-    cheap = verdict(dataclasses.replace(dear, owned_usd_per_mtok=2.0, break_even_utilization=0.1), usd, sunk=True)
+    cheap = verdict(dataclasses.replace(dear, owned_usd_per_mtok=2.0, break_even_utilization=0.1), usd)
     assert "sunk" not in cheap  # nothing loses here to explain
     assert "owning is cheaper" in cheap
     assert "down to 10.0%" in cheap

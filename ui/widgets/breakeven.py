@@ -94,13 +94,13 @@ def map_axes(inputs: BreakEvenInputs) -> BreakEvenInputs:
     return inputs.model_copy(update={"x": x, "y": y})
 
 
-def verdict(a: BreakEvenAnalysis, money: Callable[[float], str], sunk: bool) -> str:
+def verdict(a: BreakEvenAnalysis, money: Callable[[float], str]) -> str:
     """The page's answer in one paragraph: which is cheaper today, at what utilization that turns, and whether
     this workload can reach it (a reader saw the curve and the numbers but was never told the answer).
 
-    ``money`` writes a USD amount in the display currency; ``sunk``: the option's nodes are already bought and
-    the plan's cash lens books them at $0, so the plan may keep work on them although the full cost loses here
-    (said only when it does lose).
+    ``money`` writes a USD amount in the display currency. When the option's nodes are already bought and the
+    plan's cash lens books them at $0 (``a.sunk_in_plan``), the plan may keep work on them although the full
+    cost loses here: said only when it does lose.
     """
     owned, api, u, u_star, u_max = (
         a.owned_usd_per_mtok,
@@ -137,7 +137,7 @@ def verdict(a: BreakEvenAnalysis, money: Callable[[float], str], sunk: bool) -> 
             )
     if not a.api_allowed:
         text += " The workload may not use this API (sovereign data): the gap is what keeping the data costs."
-    if sunk and owned > api:
+    if a.sunk_in_plan and owned > api:
         text += (
             " These are full costs; nodes already bought are sunk in the plan (cash lens), which is why it can "
             "keep work on them that loses here."
