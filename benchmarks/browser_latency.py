@@ -50,10 +50,11 @@ html`` also catches changes that do not show in the text, such as a moved line. 
 ``{value}``. ``--trivial-widget`` picks the trivial page's widget for a single target (default: "select"
 when a ``--keys`` entry ends in Enter, "slider" for other ``--keys``, else "number"). ``--json FILE``
 writes all samples. ``--breakdown`` also times, per change, the websocket send, the first and last server
-message before the charts were drawn, the main thread's long tasks, and the Plotly draws (``Plotly.react``
-calls: their number and synchronous time before the charts were drawn, then all of the change's: Streamlit
-1.67 draws a changed chart twice, first before its width is measured, then at it). A target whose update
-never arrives is reported as failed (the others are still measured); the exit code is then 1.
+message before the charts were drawn and how many messages came before them, the main thread's long tasks,
+and the Plotly draws (``Plotly.react`` calls: their number and synchronous time before the charts were drawn,
+then all of the change's: Streamlit 1.67 draws a changed chart twice, first before its width is measured, then
+at it). A target whose update never arrives is reported as failed (the others are still measured); the exit
+code is then 1.
 
 The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
 keyboard) watch every chart the input changes, not only the one beside it.
@@ -172,8 +173,10 @@ _PROBE_JS = """
 """
 
 #: Reads the probe for one change from t0 to t1: [ms after t0 of the first send, of the first and the last
-#: message received before t1, main-thread time in long tasks between t0 and t1, Plotly draws started between
-#: t0 and t1 and their time [count, ms], then (read once the app is idle) every draw since t0 [count, ms]].
+#: message received before t1, how many messages were received before t1 (the browser handles them one by
+#: one, each at the cost of redrawing the app's element tree), main-thread time in long tasks between t0 and
+#: t1, Plotly draws started between t0 and t1 and their time [count, ms], then (read once the app is idle)
+#: every draw since t0 [count, ms]].
 _PROBE_READ_JS = """
 ([t0, t1]) => {
   const p = window.__probe;
@@ -184,7 +187,7 @@ _PROBE_READ_JS = """
     .reduce((acc, [s, d]) => acc + Math.min(s + d, t1) - Math.max(s, t0), 0);
   const draws = p.draws.filter(([s]) => s >= t0 && s <= t1);
   return [sent.length ? sent[0] - t0 : null, got.length ? got[0] - t0 : null,
-          got.length ? got[got.length - 1] - t0 : null, long,
+          got.length ? got[got.length - 1] - t0 : null, got.length, long,
           draws.length, draws.reduce((acc, [, d]) => acc + d, 0)];
 }
 """
@@ -598,7 +601,7 @@ def report(results: list[Result], reps: int) -> str:
         lines.append("")
         lines.append(
             f"{'breakdown, median ms after the key press':<50} {'send':>8} {'1st msg':>8} {'last msg':>8} "
-            f"{'long tsk':>8} {'draws':>8} {'draw ms':>8} {'all drws':>8} {'all ms':>8}"
+            f"{'msgs':>8} {'long tsk':>8} {'draws':>8} {'draw ms':>8} {'all drws':>8} {'all ms':>8}"
         )
         for r in results:
             if r.error is not None:
