@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics import by_id
 from economics.currency import currency_statement
 from economics.energy import grid_factor
 from ui import bands, compute, state, tables
@@ -115,12 +116,6 @@ def cost_table(workload_id: str) -> None:
     s = state.scenario()
     a = compute.cost(s, cost_inputs(workload_id))
     rate = page_rate(s)[0]  # money in the display currency (issue 14), converted by the table builder
-    if a.sovereign:
-        st.info(
-            "This workload's data is sovereign: APIs are not allowed. Their prices are still shown (hatched bars, "
-            "dotted lines) to show what sovereignty costs.",
-            icon=":material/lock:",
-        )
     likely = bands.throughput_ratios(compute.evaluate(s).options, workload_id)
     curves = tables.cost_curves_frame(a, likely, rate, kind_labels(s))
     if curves.empty:  # an API-only scenario: the chart shows the APIs; an empty grid said "empty"
@@ -139,6 +134,12 @@ def cost_table(workload_id: str) -> None:
 
 # a choice, not tabs: a fragment inside st.tabs redrew the tabs too (the slider measured 1.73-1.85x the trivial
 # page in a tab, 1.56x outside); switching views reruns the page, and only the chosen view's fragment is drawn
+if by_id(s.workloads, workload_id, "workload").sovereign:  # not a price: outside the fragments a price edit reruns
+    st.info(
+        "This workload's data is sovereign: APIs are not allowed. Their prices are still shown (hatched bars, "
+        "dotted lines) to show what sovereignty costs.",
+        icon=":material/lock:",
+    )
 view = st.radio("Show the effective cost", VIEWS, horizontal=True, key="cost_view", label_visibility="collapsed")
 (at_utilization if view == VIEWS[0] else cost_curves)(workload_id)
 cost_table(workload_id)

@@ -1,7 +1,8 @@
 """Price edits on Cost per token in a real browser, each a targeted rerun (ui.live): an edit is applied in its
 callback without redrawing the fields it was typed in (ui.widgets.nodes.live_node_edit,
 ui.widgets.api_rates.live_rate_edit), redraws what it feeds (the node's cost line, the chosen view's chart; the
-other view is drawn current when chosen) and still shows the new source caption after a first edit, a message for a
+other view is drawn current when chosen) and still shows the new source caption after a first edit, the sidebar's
+"Modified from …" after the first edit and every later one (redrawn only when its text changes), a message for a
 price that does not parse, and no message once it is fixed."""
 
 from __future__ import annotations
@@ -31,13 +32,18 @@ def test_node_price_edits_redraw_what_they_feed_and_keep_messages_right(page: Pa
     expect(line).to_contain_text("S$22.82 per node-hour")
     bars = _chart(page, "utilization: cost per Mtok")
     before = bars.inner_text()
-    _type(page, NODE_PRICE, "$380,000")  # first edit: the source caption changes too
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).not_to_contain_text("Modified from")
+    _type(page, NODE_PRICE, "$380,000")  # first edit: the source caption changes too, and the sidebar status
     expect(line).not_to_contain_text("S$22.82 per node-hour")
     expect(_chart(page, "utilization: cost per Mtok")).not_to_have_text(before)
     expect(line).to_contain_text("entered by the user on")
+    expect(sidebar).to_contain_text("Modified from the preset")
     after_first = line.text_content() or ""
     _type(page, NODE_PRICE, "$400,000")  # a later edit reruns the line and the chart, not the inputs
     expect(line).not_to_have_text(after_first)
+    # nor the sidebar status, which reads the same ("Modified from …"): left as drawn, not lost
+    expect(sidebar).to_contain_text("Modified from the preset")
     after_second = line.text_content() or ""
     _type(page, NODE_PRICE, "lots")  # does not parse: a message naming the field, the cost unchanged
     expect(fresh(page, "stAlert").filter(has_text="Purchase price per node")).to_have_count(1)
@@ -57,13 +63,17 @@ def test_api_rate_edits_redraw_the_open_chart_and_keep_messages_right(page: Page
     goto_app(page, f"{app_url}/cost_per_token")
     bars = _chart(page, "utilization: cost per Mtok")
     before = bars.inner_text()
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).not_to_contain_text("Modified from")
     _type(page, API_OUTPUT, "$0.80")
     expect(_chart(page, "utilization: cost per Mtok")).not_to_have_text(before)
+    expect(sidebar).to_contain_text("Modified from the preset")
     first = _chart(page, "utilization: cost per Mtok").inner_text()
     open_view(page, "Across all utilizations")
     curves = _chart(page, "Effective cost per token").inner_text()
     _type(page, API_OUTPUT, "$0.85")
     expect(_chart(page, "Effective cost per token")).not_to_have_text(curves)
+    expect(sidebar).to_contain_text("Modified from the preset")
     _type(page, API_OUTPUT, "cheap")
     expect(fresh(page, "stAlert").filter(has_text="not applied")).to_have_count(1)
     _type(page, API_OUTPUT, "$0.90")

@@ -175,3 +175,33 @@ def test_an_edit_with_no_effect_says_so() -> None:
     assert f"The monthly bill is unchanged at {headline}." in text
     assert "No route moved." in text
     assert "sunk" in text
+
+
+def _status_script() -> None:
+    import datetime as dt
+
+    import streamlit as st
+
+    from ui import state
+    from ui.defaults import default_scenario
+    from ui.widgets.changes import modified_from, status_changes, status_drawn
+
+    state.init(default_scenario)
+    s = state.scenario()
+    first = s.model_copy(update={"review_date": s.review_date + dt.timedelta(days=1)})
+    second = s.model_copy(update={"review_date": s.review_date + dt.timedelta(days=2)})
+    seen = [status_changes(s)]  # never drawn: must be drawn
+    status_drawn(modified_from(s))
+    seen += [status_changes(s), status_changes(first)]  # unchanged; "Modified from …" appears
+    status_drawn(modified_from(first))
+    seen += [status_changes(second), status_changes(s)]  # reads the same; back to the preset: it goes
+    st.session_state["seen"] = seen
+
+
+def test_the_sidebar_status_is_redrawn_only_when_its_text_changes() -> None:
+    # a price edit's targeted rerun leaves the sidebar status as drawn when it would read the same (ui.live)
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_status_script, default_timeout=30).run()
+    assert not at.exception
+    assert at.session_state["seen"] == [True, False, True, False, True]

@@ -131,3 +131,18 @@ def modified_from(current: Scenario) -> str | None:
     """ "Modified from the preset “…”" when the scenario differs from the one the session started from."""
     origin, label = state.origin()
     return None if origin == current else f"Modified from {label}"
+
+
+#: The text the sidebar status last drew (None: "not modified"); absent until it was drawn.
+_STATUS_SHOWN = "_status_shown"
+
+
+def status_drawn(text: str | None) -> None:
+    """Record what the sidebar status shows, so a later edit can tell whether it must be redrawn."""
+    st.session_state[_STATUS_SHOWN] = text
+
+
+def status_changes(current: Scenario) -> bool:
+    """Whether the sidebar status would read differently for ``current`` than it does now (always, before it
+    was first drawn)."""
+    return _STATUS_SHOWN not in st.session_state or st.session_state[_STATUS_SHOWN] != modified_from(current)

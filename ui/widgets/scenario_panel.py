@@ -21,7 +21,7 @@ from economics.io import scenarios
 from economics.scenario import Scenario
 from ui import state, view
 from ui.format import file_problem, md_escape, plural
-from ui.widgets.changes import modified_from
+from ui.widgets.changes import modified_from, status_drawn
 
 _APPLIED_UPLOAD = "_applied_upload"
 _UPLOAD_RESULT = "_upload_result"
@@ -179,5 +179,6 @@ def status_slot() -> Any:
 def status(s: Scenario) -> None:
     """After the page ran, drawn in :func:`status_slot`: "Modified from …" when an edit changed the scenario."""
     text = modified_from(s)
+    status_drawn(text)
     if text is not None:
         st.caption(f":orange-badge[:material/edit: {md_escape(text)}]")
