@@ -2,8 +2,8 @@
 callback without redrawing the fields it was typed in (ui.widgets.nodes.live_node_edit,
 ui.widgets.api_rates.live_rate_edit), redraws what it feeds (the node's cost line, the chosen view's chart; the
 other view is drawn current when chosen) and still shows the new source caption after a first edit, the sidebar's
-"Modified from …" after the first edit and every later one (redrawn only when its text changes), a message for a
-price that does not parse, and no message once it is fixed."""
+"Modified from …" and the what-changed banner after the first edit and every later one (each redrawn only when its
+text changes), a message for a price that does not parse, and no message once it is fixed."""
 
 from __future__ import annotations
 
@@ -42,8 +42,12 @@ def test_node_price_edits_redraw_what_they_feed_and_keep_messages_right(page: Pa
     after_first = line.text_content() or ""
     _type(page, NODE_PRICE, "$400,000")  # a later edit reruns the line and the chart, not the inputs
     expect(line).not_to_have_text(after_first)
-    # nor the sidebar status, which reads the same ("Modified from …"): left as drawn, not lost
+    # nor the sidebar status, which reads the same ("Modified from …"), nor the banner: the bought node's price is
+    # sunk in the cash lens, so it says the same. Both are left as drawn, not lost
     expect(sidebar).to_contain_text("Modified from the preset")
+    banner = fresh(page, "stAlert").filter(has_text="Compared with")
+    expect(banner).to_have_count(1)
+    expect(banner).to_contain_text("sunk")
     after_second = line.text_content() or ""
     _type(page, NODE_PRICE, "lots")  # does not parse: a message naming the field, the cost unchanged
     expect(fresh(page, "stAlert").filter(has_text="Purchase price per node")).to_have_count(1)
@@ -74,6 +78,7 @@ def test_api_rate_edits_redraw_the_open_chart_and_keep_messages_right(page: Page
     _type(page, API_OUTPUT, "$0.85")
     expect(_chart(page, "Effective cost per token")).not_to_have_text(curves)
     expect(sidebar).to_contain_text("Modified from the preset")
+    expect(fresh(page, "stAlert").filter(has_text="Compared with")).to_have_count(1)
     _type(page, API_OUTPUT, "cheap")
     expect(fresh(page, "stAlert").filter(has_text="not applied")).to_have_count(1)
     _type(page, API_OUTPUT, "$0.90")

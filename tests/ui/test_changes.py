@@ -205,3 +205,37 @@ def test_the_sidebar_status_is_redrawn_only_when_its_text_changes() -> None:
     at = AppTest.from_function(_status_script, default_timeout=30).run()
     assert not at.exception
     assert at.session_state["seen"] == [True, False, True, False, True]
+
+
+def _banner_script() -> None:
+    import streamlit as st
+
+    from ui import state
+    from ui.defaults import default_scenario
+    from ui.widgets.changes import banner, banner_changes
+
+    state.init(default_scenario)
+    s = state.scenario()
+    node, frontier = s.nodes[0], next(a for a in s.apis if a.id == "frontier-api")
+
+    def capex(usd: float) -> object:
+        return state.with_item(s, "nodes", node.model_copy(update={"capex_usd": usd}))
+
+    seen = [banner_changes(s)]  # never drawn: must be drawn
+    banner(s, st)  # nothing to say: no banner
+    first, second = capex(node.capex_usd + 10_000), capex(node.capex_usd + 20_000)
+    seen += [banner_changes(s), banner_changes(first)]  # still nothing; an edit: a banner appears
+    banner(first, st)
+    pricier = state.with_item(second, "apis", frontier.model_copy(update={"output_usd_per_mtok": 100.0}))
+    seen += [banner_changes(second), banner_changes(pricier)]  # the bought node's price is sunk; the bill moves
+    st.session_state["seen"] = seen
+
+
+def test_the_banner_is_redrawn_only_when_its_text_changes() -> None:
+    # the bank's node is bought and the fleet plan's cash lens sinks its price: a second capex edit reads as the
+    # first ("unchanged", "sunk"), so its targeted rerun leaves the banner as drawn; a frontier rate moves the bill
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_banner_script, default_timeout=30).run()
+    assert not at.exception
+    assert at.session_state["seen"] == [True, False, True, False, True]

@@ -115,16 +115,34 @@ def sentences(c: WhatChanged, rate: DisplayRate = USD) -> list[str]:
     return out
 
 
-def banner(current: Scenario, where: Any) -> None:
-    """Draw the banner in ``where`` (a placeholder at the top of the page) when the scenario differs."""
+def banner_text(current: Scenario) -> str | None:
+    """What the banner says about ``current`` (markdown), or None when there is nothing to say."""
     c = effect(current)
     if c is None or (c.unchanged and state.origin()[0] == current):
-        return
+        return None
     said = sentences(c, page_rate(current)[0])
     if c.unchanged and current.policy.lens == "cash" and any(getattr(n, "nodes_owned", 0) for n in current.nodes):
         # an edit with no effect said nothing at all: a typed node price left the reader looking for the change
         said.append("In the cash lens the nodes already bought are sunk: their price does not change what is spent.")
-    where.info(f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said), icon=":material/compare_arrows:")
+    return f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said)
+
+
+#: The text the banner last drew (None: no banner); absent until it was drawn.
+_BANNER_SHOWN = "_banner_shown"
+
+
+def banner(current: Scenario, where: Any) -> None:
+    """Draw the banner in ``where`` (a placeholder at the top of the page) when the scenario differs."""
+    text = banner_text(current)
+    st.session_state[_BANNER_SHOWN] = text
+    if text is not None:
+        where.info(text, icon=":material/compare_arrows:")
+
+
+def banner_changes(current: Scenario) -> bool:
+    """Whether the banner would read differently for ``current`` than it does now (always, before it was first
+    drawn). Its reference is read afresh: a review saved meanwhile, by anyone, changes it."""
+    return _BANNER_SHOWN not in st.session_state or st.session_state[_BANNER_SHOWN] != banner_text(current)
 
 
 def modified_from(current: Scenario) -> str | None:

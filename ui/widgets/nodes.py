@@ -21,7 +21,7 @@ from economics.views.cost import NodeCost
 from ui import format as fmt
 from ui import live, state
 from ui.widgets.api_rates import money_text
-from ui.widgets.changes import status_changes
+from ui.widgets.changes import banner_changes, status_changes
 from ui.widgets.common import bounds, describe
 
 
@@ -225,8 +225,8 @@ def live_node_edit(node_id: str, own: str, *follow: str) -> Callable[[], None]:
         if ok:
             state.update(state.with_item(s, "nodes", edited) if edited != node else s)
         redraw_own = not ok or bool(st.session_state.get(_PROBLEMS_SHOWN))
-        status = status_changes(state.scenario())
-        live.rerun(*((own,) if redraw_own else ()), *follow, status=status)()
+        now = state.scenario()
+        live.rerun(*((own,) if redraw_own else ()), *follow, banner=banner_changes(now), status=status_changes(now))()
 
     return callback
 
