@@ -132,14 +132,14 @@ def cost_table(workload_id: str) -> None:
     )
 
 
-# a choice, not tabs: a fragment inside st.tabs redrew the tabs too (the slider measured 1.73-1.85x the trivial
-# page in a tab, 1.56x outside); switching views reruns the page, and only the chosen view's fragment is drawn
 if by_id(s.workloads, workload_id, "workload").sovereign:  # not a price: outside the fragments a price edit reruns
     st.info(
         "This workload's data is sovereign: APIs are not allowed. Their prices are still shown (hatched bars, "
         "dotted lines) to show what sovereignty costs.",
         icon=":material/lock:",
     )
+# a choice, not tabs: a fragment inside st.tabs redrew the tabs too (the slider measured 1.73-1.85x the trivial
+# page in a tab, 1.56x outside); switching views reruns the page, and only the chosen view's fragment is drawn
 view = st.radio("Show the effective cost", VIEWS, horizontal=True, key="cost_view", label_visibility="collapsed")
 (at_utilization if view == VIEWS[0] else cost_curves)(workload_id)
 cost_table(workload_id)

@@ -38,9 +38,9 @@ def rerun(*fragment_keys: str, banner: bool = True, status: bool = True) -> Call
     """An ``on_change`` callback that reruns the given page fragments, then the banner and the sidebar status.
 
     ``banner=False`` or ``status=False`` leaves that one as drawn: for a callback that applied its edit and
-    found its text unchanged (``ui.widgets.changes.banner_changes``, ``status_changes``). Every message a run
-    sends costs the browser a pass over the page, and "Modified from …" reads the same after each edit but the
-    first (as does the banner after a node price edit in the cash lens, where a bought node's price is sunk).
+    found its text unchanged (``ui.widgets.changes.banner_changes``, ``status_changes``): a run sends less, and
+    "Modified from …" reads the same after each edit but the first (as does the banner after a node price edit
+    in the cash lens, where a bought node's price is sunk).
 
     Only for widgets drawn inside one of ``fragment_keys``. When one of the fragments was not drawn (a page
     run without ``app.py``, as AppTest does after ``switch_page``) the whole app reruns instead: slower, never
