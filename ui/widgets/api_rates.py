@@ -17,8 +17,8 @@ from economics.offers import ApiOffer
 from economics.price_text import PriceTextError, parse_money, parse_percent, typed_source
 from economics.scenario import Scenario
 from ui import format as fmt
-from ui import live, state
-from ui.widgets.changes import banner_changes, status_changes
+from ui import state
+from ui.widgets.changes import rerun_edited
 
 #: Decimals a typed price keeps in its field: a price is shown as entered, never rounded ($0.125 read "$0.12").
 PRICE_DECIMALS = 8
@@ -147,8 +147,7 @@ def live_rate_edit(api_id: str, own: str, *follow: str) -> Callable[[], None]:
             state.update(state.with_item(s, "apis", edited) if edited != api else s)
         same_caption = (edited.source, edited.as_of) == (api.source, api.as_of)
         redraw_own = bool(problems) or bool(st.session_state.get(_PROBLEMS_SHOWN)) or not same_caption
-        now = state.scenario()
-        live.rerun(*((own,) if redraw_own else ()), *follow, banner=banner_changes(now), status=status_changes(now))()
+        rerun_edited(*((own,) if redraw_own else ()), *follow)
 
     return callback
 

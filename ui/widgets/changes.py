@@ -16,7 +16,7 @@ from economics.changes import WhatChanged, what_changed
 from economics.result import Result
 from economics.scenario import Scenario
 from storage import reviews as store
-from ui import auth, compute, state
+from ui import auth, compute, live, state
 from ui import format as fmt
 from ui.energy import page_rate
 
@@ -164,3 +164,10 @@ def status_changes(current: Scenario) -> bool:
     """Whether the sidebar status would read differently for ``current`` than it does now (always, before it
     was first drawn)."""
     return _STATUS_SHOWN not in st.session_state or st.session_state[_STATUS_SHOWN] != modified_from(current)
+
+
+def rerun_edited(*fragment_keys: str) -> None:
+    """From a callback that applied its edit to the scenario: rerun ``fragment_keys``, and the banner and the
+    sidebar status only if they now read differently (``ui.live.rerun``)."""
+    now = state.scenario()
+    live.rerun(*fragment_keys, banner=banner_changes(now), status=status_changes(now))()

@@ -19,9 +19,9 @@ from economics.offers import NodeOffer, RentedNode
 from economics.price_text import PriceTextError, parse_money, typed_source
 from economics.views.cost import NodeCost
 from ui import format as fmt
-from ui import live, state
+from ui import state
 from ui.widgets.api_rates import money_text
-from ui.widgets.changes import banner_changes, status_changes
+from ui.widgets.changes import rerun_edited
 from ui.widgets.common import bounds, describe
 
 
@@ -225,8 +225,7 @@ def live_node_edit(node_id: str, own: str, *follow: str) -> Callable[[], None]:
         if ok:
             state.update(state.with_item(s, "nodes", edited) if edited != node else s)
         redraw_own = not ok or bool(st.session_state.get(_PROBLEMS_SHOWN))
-        now = state.scenario()
-        live.rerun(*((own,) if redraw_own else ()), *follow, banner=banner_changes(now), status=status_changes(now))()
+        rerun_edited(*((own,) if redraw_own else ()), *follow)
 
     return callback
 
