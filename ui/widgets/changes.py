@@ -127,22 +127,33 @@ def banner_text(current: Scenario) -> str | None:
     return f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said)
 
 
-#: The text the banner last drew (None: no banner); absent until it was drawn.
-_BANNER_SHOWN = "_banner_shown"
+#: What the banner and the sidebar status last drew (None: nothing), by part; a part's key is absent until it
+#: was first drawn. A price edit's callback compares them with what it would draw now (:func:`rerun_edited`).
+_SHOWN = {"banner": "_banner_shown", "status": "_status_shown"}
+
+
+def _drawn(part: str, text: str | None) -> None:
+    st.session_state[_SHOWN[part]] = text
+
+
+def _redraw(part: str, text: str | None) -> bool:
+    """Whether ``part`` would read ``text`` differently from what it shows (always, before it was first drawn)."""
+    key = _SHOWN[part]
+    return key not in st.session_state or st.session_state[key] != text
 
 
 def banner(current: Scenario, where: Any) -> None:
     """Draw the banner in ``where`` (a placeholder at the top of the page) when the scenario differs."""
     text = banner_text(current)
-    st.session_state[_BANNER_SHOWN] = text
+    _drawn("banner", text)
     if text is not None:
         where.info(text, icon=":material/compare_arrows:")
 
 
 def banner_changes(current: Scenario) -> bool:
-    """Whether the banner would read differently for ``current`` than it does now (always, before it was first
-    drawn). Its reference is read afresh: a review saved meanwhile, by anyone, changes it."""
-    return _BANNER_SHOWN not in st.session_state or st.session_state[_BANNER_SHOWN] != banner_text(current)
+    """Whether the banner would read differently for ``current`` than it does now. Its reference is read
+    afresh: a review saved meanwhile, by anyone, changes it."""
+    return _redraw("banner", banner_text(current))
 
 
 def modified_from(current: Scenario) -> str | None:
@@ -151,19 +162,14 @@ def modified_from(current: Scenario) -> str | None:
     return None if origin == current else f"Modified from {label}"
 
 
-#: The text the sidebar status last drew (None: "not modified"); absent until it was drawn.
-_STATUS_SHOWN = "_status_shown"
-
-
 def status_drawn(text: str | None) -> None:
-    """Record what the sidebar status shows, so a later edit can tell whether it must be redrawn."""
-    st.session_state[_STATUS_SHOWN] = text
+    """Record what the sidebar status shows (it is drawn by ``ui.widgets.scenario_panel.status``)."""
+    _drawn("status", text)
 
 
 def status_changes(current: Scenario) -> bool:
-    """Whether the sidebar status would read differently for ``current`` than it does now (always, before it
-    was first drawn)."""
-    return _STATUS_SHOWN not in st.session_state or st.session_state[_STATUS_SHOWN] != modified_from(current)
+    """Whether the sidebar status would read differently for ``current`` than it does now."""
+    return _redraw("status", modified_from(current))
 
 
 def rerun_edited(*fragment_keys: str) -> None:
