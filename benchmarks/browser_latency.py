@@ -54,10 +54,15 @@ message before the charts were drawn and how many messages came before them, the
 and the Plotly draws (``Plotly.react`` calls: their number and synchronous time before the charts were drawn,
 then all of the change's: Streamlit 1.67 draws a changed chart twice, first before its width is measured, then
 at it). A target whose update never arrives is reported as failed (the others are still measured); the exit
-code is then 1.
+code is then 1. ``--cpu N`` then makes N more changes per tab under Chrome's sampling profiler and shows the
+main thread's time per change by where it went: the frontend's bundles (React, emotion's styles, Plotly, the
+markdown and table components, the rest of Streamlit), the browser's built-ins, the benchmark's own scripts,
+native work outside JavaScript and garbage collection, with the page's script and style-and-layout counters.
 
 The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
-keyboard) watch every chart the input changes, not only the one beside it.
+keyboard) watch every chart the input changes, not only the one beside it. The suite's "Reference" entry is
+not a page of ours: ``trivial_multipage_app.py`` puts the trivial chart in a multi-page app's chrome and drives
+it as the price inputs are driven, so its ratio is what the chrome and that mechanism cost before our content.
 
 The Overview has no input of its own (every chart on it follows the scenario, edited on other pages), so
 the suite has no Overview case; ``benchmarks/bench_pages.py`` times its server side.
@@ -78,7 +83,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import CDPSession, Locator, Page, sync_playwright  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
@@ -87,6 +92,7 @@ from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, open_view, w
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 TRIVIAL_GRID_APP = ROOT / "benchmarks" / "trivial_grid_app.py"
+MULTIPAGE_APP = ROOT / "benchmarks" / "trivial_multipage_app.py"
 #: A table cell: click the first row's first cell, arrow right to the sixth column, type, Enter (the grid's own
 #: cell editor opens on the typed key). The same plan on our workloads table and on the trivial grid.
 GRID_CLICK = (60.0, 52.0)
@@ -304,6 +310,18 @@ SUITE: tuple[Target, ...] = (
     Target(
         "Batching (batch size)", ROOT / "app.py", "batching", input_key="v_bt_batch", watch_keys=("chart_batch_cost",)
     ),
+    # a reference, not a page of ours: the trivial chart in a multi-page app's chrome (navigation, sidebar), driven
+    # by a callback's keyed rerun as the price inputs are; its ratio is what the chrome and the mechanism cost
+    Target(
+        "Reference: multi-page chrome only (scenario)",
+        MULTIPAGE_APP,
+        "",
+        input_key="text",
+        values=["5", "6"],
+        watch_keys=("chart",),
+        expect="text = {value}",
+        widget="text",
+    ),
     # the scenario inputs finance types (issue 12): node price fields, API rates, the workloads table. Each
     # watches every chart the input changes (they are redrawn in one browser commit), and is compared with the
     # trivial page driven by the same widget type: typed prices with its text input, a number with its number
@@ -425,6 +443,7 @@ class Result:
     floor: bool = False
     phases_ms: list[list[float]] = field(default_factory=list)  # --breakdown: see one_change
     error: str | None = None  # why the target has no samples (an update that never arrived)
+    cpu_ms: dict[str, float] = field(default_factory=dict)  # --cpu: main-thread ms per change, by column (CPU_COLUMNS)
 
     def phase_medians(self) -> list[float | None]:
         """Median of each phase over the changes that have it."""
@@ -520,8 +539,92 @@ def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, at
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 
 
+#: ``--cpu``: the columns of the profile table. Self time of the page's JavaScript, grouped by the frontend bundle
+#: it runs in (Streamlit's build names each chunk after its component: ``react-dom.<hash>.js``, ...), then the
+#: browser's own work: DOM and built-in functions called from JavaScript, the benchmark's scripts (its watcher
+#: and Playwright's queries), ``(program)`` (native work outside JavaScript: parsing, style, layout, paint) and
+#: garbage collection. Then the page's own counters (CDP ``Performance.getMetrics``) for the same changes.
+CPU_BUNDLES = ("react-dom", "emotion", "PlotlyChart", "StreamlitMarkdown", "DataFrame")
+CPU_COLUMNS = (
+    "total",
+    *CPU_BUNDLES,
+    "other Streamlit",
+    "built-ins",
+    "harness",
+    "(program)",
+    "GC",
+    "script",
+    "style+layout",
+)
+#: Sampling interval of the profile [µs]: fine enough for ~1 ms functions, coarse enough not to slow the page.
+CPU_SAMPLING_US = 200
+
+
+def cpu_column(function_name: str, url: str, line: int) -> str | None:
+    """The ``CPU_COLUMNS`` entry one profile sample is counted in (None: idle, not counted)."""
+    if function_name == "(idle)":
+        return None
+    if function_name == "(program)":
+        return "(program)"
+    if function_name == "(garbage collector)":
+        return "GC"
+    if not url:  # native functions have no line; scripts without a URL are the harness's (page.evaluate)
+        return "built-ins" if line < 0 else "harness"
+    bundle = url.rsplit("/", 1)[-1].split(".", 1)[0]
+    bundle = "emotion" if bundle.startswith("emotion") else bundle
+    return bundle if bundle in CPU_BUNDLES else "other Streamlit"
+
+
+def _perf_counters(cdp: CDPSession) -> dict[str, float]:
+    metrics = {m["name"]: float(m["value"]) for m in cdp.send("Performance.getMetrics")["metrics"]}
+    return {
+        "script": metrics.get("ScriptDuration", 0.0),
+        "style+layout": metrics.get("RecalcStyleDuration", 0.0) + metrics.get("LayoutDuration", 0.0),
+    }
+
+
+def cpu_profile(page: Page, target: Target, first_step: int, reps: int, timeout_ms: float) -> dict[str, float]:
+    """Main-thread CPU per change [ms] by ``CPU_COLUMNS``, over ``reps`` changes of ``target`` made while a
+    sampling profiler runs (a pass of its own, after the timed one: the profiler's own cost stays out of the
+    latencies). Each change is followed by the end of its run and the chart's second, sized draw."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Performance.enable")
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": CPU_SAMPLING_US})
+        wait_for_app(page, timeout_ms)
+        page.wait_for_timeout(300)
+        before = _perf_counters(cdp)
+        cdp.send("Profiler.start")
+        for i in range(reps):
+            one_change(page, target, first_step + i, timeout_ms)
+            wait_for_app(page, timeout_ms)
+            page.wait_for_timeout(300)
+        profile = cdp.send("Profiler.stop")["profile"]
+        after = _perf_counters(cdp)
+    finally:
+        cdp.detach()
+    frames = {node["id"]: node["callFrame"] for node in profile["nodes"]}
+    us: dict[str, float] = dict.fromkeys(CPU_COLUMNS, 0.0)
+    for node_id, delta_us in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = frames[node_id]
+        column = cpu_column(frame["functionName"], frame["url"], int(frame["lineNumber"]))
+        if column is not None:
+            us[column] += delta_us
+            us["total"] += delta_us
+    out = {k: v / 1000.0 / reps for k, v in us.items()}
+    out.update({k: (after[k] - before[k]) * 1000.0 / reps for k in before})  # the counters are in seconds
+    return out
+
+
 def measure(
-    pages: list[Page], urls: list[str], group: list[Target], reps: int, warmup: int, timeout_ms: float
+    pages: list[Page],
+    urls: list[str],
+    group: list[Target],
+    reps: int,
+    warmup: int,
+    timeout_ms: float,
+    cpu_reps: int = 0,
 ) -> list[Result]:
     """The targets of ``group`` in tabs of their own, changed in turn (trivial, target, trivial, ...): the
     medians come from the same seconds of the same machine's load, not from blocks a minute apart."""
@@ -536,9 +639,14 @@ def measure(
             latency, phase = one_change(page, target, i, timeout_ms)
             out.append(latency)
             probe.append(phase)
+    cpu: list[dict[str, float]] = [{} for _ in group]
+    if cpu_reps:  # one tab at a time: tabs of one site share a renderer, whose profiler would see both
+        for page, target, slot in zip(pages, group, cpu, strict=True):
+            page.bring_to_front()
+            slot.update(cpu_profile(page, target, warmup + reps, cpu_reps, timeout_ms))
     return [
-        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None])
-        for t, out, probe in zip(group, samples, phases, strict=True)
+        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None], cpu_ms=c)
+        for t, out, probe, c in zip(group, samples, phases, cpu, strict=True)
     ]
 
 
@@ -553,7 +661,9 @@ def groups(targets: list[Target]) -> list[list[Target]]:
     return out
 
 
-def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakdown: bool = False) -> list[Result]:
+def run(
+    targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakdown: bool = False, cpu_reps: int = 0
+) -> list[Result]:
     """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
     floor and the target after it are measured interleaved (:func:`measure`)."""
     results: list[Result] = []
@@ -570,7 +680,7 @@ def run(targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakd
                     for tab in tabs:
                         tab.add_init_script(_PROBE_JS)
                 try:
-                    results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms)
+                    results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms, cpu_reps)
                 except PlaywrightTimeoutError as exc:  # one target's failure must not lose the others' results
                     first = str(exc).splitlines()[0]
                     results += [Result(t.name, [], t.floor, error=first) for t in group]
@@ -608,6 +718,12 @@ def report(results: list[Result], reps: int) -> str:
                 continue
             cells = [f"{v:8.1f}" if v is not None else f"{'-':>8}" for v in r.phase_medians()]
             lines.append(f"{r.name:<50} " + " ".join(cells))
+    if any(r.cpu_ms for r in results):
+        lines.append("")
+        lines.append(f"{'--cpu: main-thread ms per change':<50} " + " ".join(f"{c[:8]:>8}" for c in CPU_COLUMNS))
+        for r in results:
+            if r.cpu_ms:
+                lines.append(f"{r.name:<50} " + " ".join(f"{r.cpu_ms.get(c, 0.0):8.1f}" for c in CPU_COLUMNS))
     return "\n".join(lines)
 
 
@@ -650,12 +766,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also time, per change, the websocket send, the server's first and last message before the chart "
         "was drawn, the main thread's long tasks and the Plotly draws (where the time goes)",
     )
+    p.add_argument(
+        "--cpu",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the timed changes, make N more per tab under a CPU profiler and show where the main thread's "
+        "time goes, by frontend bundle (React, emotion styles, Plotly, ...) and the browser's own work",
+    )
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
         args.input_key = "v_bt_batch"
         args.page_url_path = args.page_url_path or "batching"
-    if args.repetitions < 1 or args.warmup < 0:
-        p.error("--repetitions must be >= 1 and --warmup >= 0")
+    if args.repetitions < 1 or args.warmup < 0 or args.cpu < 0:
+        p.error("--repetitions must be >= 1, --warmup and --cpu >= 0")
     return args
 
 
@@ -702,7 +826,9 @@ def targets_from(args: argparse.Namespace) -> list[Target]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        results = run(targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000, args.breakdown)
+        results = run(
+            targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000, args.breakdown, args.cpu
+        )
     except Exception as exc:  # report any failure as one line plus the exit code
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
