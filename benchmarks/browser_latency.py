@@ -58,6 +58,9 @@ code is then 1. ``--cpu N`` then makes N more changes per tab under Chrome's sam
 main thread's time per change by where it went: the frontend's bundles (React, emotion's styles, Plotly, the
 markdown and table components, the rest of Streamlit), the browser's built-ins, the benchmark's own scripts,
 native work outside JavaScript and garbage collection, with the page's script and style-and-layout counters.
+``--renders N`` then makes N more changes per tab counting React's commits and the components each one
+re-rendered, by the Streamlit element or block they sit in (a hook in React DevTools' place; it does nothing
+outside those changes).
 
 The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
 keyboard) watch every chart the input changes, not only the one beside it. The suite's "Reference" entry is
@@ -444,6 +447,7 @@ class Result:
     phases_ms: list[list[float]] = field(default_factory=list)  # --breakdown: see one_change
     error: str | None = None  # why the target has no samples (an update that never arrived)
     cpu_ms: dict[str, float] = field(default_factory=dict)  # --cpu: main-thread ms per change, by column (CPU_COLUMNS)
+    renders: dict[str, float] = field(default_factory=dict)  # --renders: per change, "commits", "renders", by place
 
     def phase_medians(self) -> list[float | None]:
         """Median of each phase over the changes that have it."""
@@ -539,6 +543,79 @@ def open_target(page: Page, base_url: str, target: Target, timeout_ms: float, at
     page.locator(watch_selectors(target)[1]).first.wait_for(state="attached", timeout=timeout_ms)
 
 
+#: ``--renders``: added to every tab before the app loads, in React DevTools' place (React reports each commit to
+#: ``__REACT_DEVTOOLS_GLOBAL_HOOK__``). While ``window.__renders`` is set, each commit's tree is walked and every
+#: function or class component whose props or state object changed since the last commit it was in (or that is
+#: new) is counted as rendered, under the nearest Streamlit element or block around it: "stElementContainer:
+#: <element> st-key-<key>", "stVerticalBlock", "stSidebarNav", ... While it is not set the hook does nothing.
+_RENDERS_JS = """
+(() => {
+  const PLACES = new Set(["stElementContainer", "stVerticalBlock", "stHorizontalBlock", "stColumn", "stSidebar",
+                          "stSidebarNav", "stHeader", "stExpander", "stTabs"]);
+  const where = (fiber) => {
+    for (let f = fiber; f; f = f.return) {
+      const n = f.stateNode;
+      const id = n && n.nodeType === 1 ? n.getAttribute("data-testid") : null;
+      if (id && PLACES.has(id)) {
+        const key = Array.from(n.classList).find((c) => c.startsWith("st-key-"));
+        const inner = id === "stElementContainer" && n.firstElementChild
+          ? ":" + (n.firstElementChild.getAttribute("data-testid") || "element") : "";
+        return id + inner + (key ? " " + key : "");
+      }
+    }
+    return "(app shell)";
+  };
+  const COMPONENT = new Set([0, 1, 11, 14, 15]);  // function, class, forwardRef, memo, simple memo
+  let seen = new WeakMap();
+  window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+    supportsFiber: true, renderers: new Map(), isDisabled: false,
+    inject(renderer) { this.renderers.set(this.renderers.size + 1, renderer); return this.renderers.size; },
+    onScheduleFiberRoot() {}, onCommitFiberUnmount() {}, onPostCommitFiberRoot() {}, checkDCE() {},
+    onCommitFiberRoot(_id, root) {
+      const out = window.__renders;
+      if (!out) { seen = new WeakMap(); return; }
+      out.commits += 1;
+      const stack = [root.current];
+      while (stack.length) {
+        const f = stack.pop();
+        const before = seen.get(f) || (f.alternate ? seen.get(f.alternate) : undefined);
+        const now = { props: f.memoizedProps, state: f.memoizedState };
+        seen.set(f, now);
+        if (f.alternate) seen.set(f.alternate, now);
+        const rendered = before === undefined || before.props !== now.props || before.state !== now.state;
+        if (rendered && COMPONENT.has(f.tag) && !out.priming) {
+          const place = where(f);
+          out.by[place] = (out.by[place] || 0) + 1;
+          out.total += 1;
+        }
+        if (f.sibling) stack.push(f.sibling);
+        if (f.child) stack.push(f.child);
+      }
+    },
+  };
+})();
+"""
+#: ``--renders``: how many places (elements, blocks) the report names per target, the busiest first.
+RENDERS_TOP = 6
+
+
+def count_renders(page: Page, target: Target, first_step: int, reps: int, timeout_ms: float) -> dict[str, float]:
+    """React commits and component renders per change, in all and by place (``_RENDERS_JS``), over ``reps``
+    changes after one that only records what each component was (so the first counted commit is not all new)."""
+    page.evaluate("window.__renders = {commits: 0, total: 0, by: {}, priming: true}")
+    one_change(page, target, first_step, timeout_ms)
+    wait_for_app(page, timeout_ms)
+    page.evaluate("window.__renders = {commits: 0, total: 0, by: {}, priming: false}")
+    for i in range(reps):
+        one_change(page, target, first_step + 1 + i, timeout_ms)
+        wait_for_app(page, timeout_ms)
+        page.wait_for_timeout(300)
+    counted = page.evaluate("(() => { const r = window.__renders; window.__renders = undefined; return r; })()")
+    out = {"commits": counted["commits"] / reps, "renders": counted["total"] / reps}
+    out.update({place: n / reps for place, n in counted["by"].items()})
+    return out
+
+
 #: ``--cpu``: the columns of the profile table. Self time of the page's JavaScript, grouped by the frontend bundle
 #: it runs in (Streamlit's build names each chunk after its component: ``react-dom.<hash>.js``, ...), then the
 #: browser's own work: DOM and built-in functions called from JavaScript, the benchmark's scripts (its watcher
@@ -625,6 +702,7 @@ def measure(
     warmup: int,
     timeout_ms: float,
     cpu_reps: int = 0,
+    render_reps: int = 0,
 ) -> list[Result]:
     """The targets of ``group`` in tabs of their own, changed in turn (trivial, target, trivial, ...): the
     medians come from the same seconds of the same machine's load, not from blocks a minute apart."""
@@ -644,9 +722,14 @@ def measure(
         for page, target, slot in zip(pages, group, cpu, strict=True):
             page.bring_to_front()
             slot.update(cpu_profile(page, target, warmup + reps, cpu_reps, timeout_ms))
+    renders: list[dict[str, float]] = [{} for _ in group]
+    if render_reps:
+        for page, target, slot in zip(pages, group, renders, strict=True):
+            page.bring_to_front()
+            slot.update(count_renders(page, target, warmup + reps + cpu_reps, render_reps, timeout_ms))
     return [
-        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None], cpu_ms=c)
-        for t, out, probe, c in zip(group, samples, phases, cpu, strict=True)
+        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None], cpu_ms=c, renders=r)
+        for t, out, probe, c, r in zip(group, samples, phases, cpu, renders, strict=True)
     ]
 
 
@@ -662,7 +745,13 @@ def groups(targets: list[Target]) -> list[list[Target]]:
 
 
 def run(
-    targets: list[Target], reps: int, warmup: int, timeout_ms: float, breakdown: bool = False, cpu_reps: int = 0
+    targets: list[Target],
+    reps: int,
+    warmup: int,
+    timeout_ms: float,
+    breakdown: bool = False,
+    cpu_reps: int = 0,
+    render_reps: int = 0,
 ) -> list[Result]:
     """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
     floor and the target after it are measured interleaved (:func:`measure`)."""
@@ -679,8 +768,13 @@ def run(
                 if breakdown:
                     for tab in tabs:
                         tab.add_init_script(_PROBE_JS)
+                if render_reps:
+                    for tab in tabs:
+                        tab.add_init_script(_RENDERS_JS)
                 try:
-                    results += measure(tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms, cpu_reps)
+                    results += measure(
+                        tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms, cpu_reps, render_reps
+                    )
                 except PlaywrightTimeoutError as exc:  # one target's failure must not lose the others' results
                     first = str(exc).splitlines()[0]
                     results += [Result(t.name, [], t.floor, error=first) for t in group]
@@ -718,13 +812,31 @@ def report(results: list[Result], reps: int) -> str:
                 continue
             cells = [f"{v:8.1f}" if v is not None else f"{'-':>8}" for v in r.phase_medians()]
             lines.append(f"{r.name:<50} " + " ".join(cells))
-    if any(r.cpu_ms for r in results):
-        lines.append("")
-        lines.append(f"{'--cpu: main-thread ms per change':<50} " + " ".join(f"{c[:8]:>8}" for c in CPU_COLUMNS))
-        for r in results:
-            if r.cpu_ms:
-                lines.append(f"{r.name:<50} " + " ".join(f"{r.cpu_ms.get(c, 0.0):8.1f}" for c in CPU_COLUMNS))
-    return "\n".join(lines)
+    return "\n".join(lines + _cpu_lines(results) + _render_lines(results))
+
+
+def _cpu_lines(results: list[Result]) -> list[str]:
+    """``--cpu``: one line per target, the main thread's ms per change by ``CPU_COLUMNS``."""
+    if not any(r.cpu_ms for r in results):
+        return []
+    head = f"{'--cpu: main-thread ms per change':<50} " + " ".join(f"{c[:8]:>8}" for c in CPU_COLUMNS)
+    rows = [
+        f"{r.name:<50} " + " ".join(f"{r.cpu_ms.get(c, 0.0):8.1f}" for c in CPU_COLUMNS) for r in results if r.cpu_ms
+    ]
+    return ["", head, *rows]
+
+
+def _render_lines(results: list[Result]) -> list[str]:
+    """``--renders``: one line per target, React's commits and component renders per change, busiest places."""
+    if not any(r.renders for r in results):
+        return []
+    lines = ["", f"{'--renders: per change':<50} {'commits':>8} {'renders':>8}   busiest places (renders)"]
+    for r in results:
+        if r.renders:
+            places = sorted(((n, p) for p, n in r.renders.items() if p not in ("commits", "renders")), reverse=True)
+            busiest = ", ".join(f"{p} {n:.0f}" for n, p in places[:RENDERS_TOP])
+            lines.append(f"{r.name:<50} {r.renders['commits']:8.1f} {r.renders['renders']:8.0f}   {busiest}")
+    return lines
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -774,12 +886,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="after the timed changes, make N more per tab under a CPU profiler and show where the main thread's "
         "time goes, by frontend bundle (React, emotion styles, Plotly, ...) and the browser's own work",
     )
+    p.add_argument(
+        "--renders",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then make N more changes per tab counting React's commits and component renders, by the Streamlit "
+        "element or block they are in (how much of the page each change makes the browser redo)",
+    )
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
         args.input_key = "v_bt_batch"
         args.page_url_path = args.page_url_path or "batching"
-    if args.repetitions < 1 or args.warmup < 0 or args.cpu < 0:
-        p.error("--repetitions must be >= 1, --warmup and --cpu >= 0")
+    if args.repetitions < 1 or min(args.warmup, args.cpu, args.renders) < 0:
+        p.error("--repetitions must be >= 1, --warmup, --cpu and --renders >= 0")
     return args
 
 
@@ -827,7 +947,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         results = run(
-            targets_from(args), args.repetitions, args.warmup, args.timeout_s * 1000, args.breakdown, args.cpu
+            targets_from(args),
+            args.repetitions,
+            args.warmup,
+            args.timeout_s * 1000,
+            args.breakdown,
+            args.cpu,
+            args.renders,
         )
     except Exception as exc:  # report any failure as one line plus the exit code
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)

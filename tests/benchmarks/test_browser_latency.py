@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from benchmarks.browser_latency import CPU_COLUMNS, MULTIPAGE_APP, SUITE, cpu_column
+from benchmarks.browser_latency import CPU_COLUMNS, MULTIPAGE_APP, SUITE, Result, cpu_column, report
 
 HASHED = "http://127.0.0.1:8501/static/js/{}"
 
@@ -55,3 +55,11 @@ def test_the_multipage_reference_redraws_its_chart_from_a_callbacks_keyed_rerun(
     assert not at.exception
     title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
     assert title == "text = 7"
+
+
+def test_the_render_report_names_the_busiest_places_per_change() -> None:
+    counted = {"commits": 15.0, "renders": 5600.0, "stVerticalBlock": 2445.0, "stSidebarNav": 848.0, "x": 1.0}
+    text = report([Result("page", [10.0], renders=counted)], reps=1)
+    line = text.splitlines()[-1]
+    assert line.split()[1:3] == ["15.0", "5600"]
+    assert line.index("stVerticalBlock 2445") < line.index("stSidebarNav 848")  # busiest first
