@@ -91,6 +91,12 @@ class GridFactor:
     kg_co2e_per_kwh: float
     year: int | None
     source: str
+    name: str = ""  # the region as a reader says it ("Singapore"); the code when the catalog has no name
+
+    @property
+    def label(self) -> str:
+        """The region in words for a sentence: its name, else its code."""
+        return self.name or self.region
 
 
 def grid_factor(settings: FinanceSettings | None, on: dt.date) -> GridFactor | None:
@@ -98,12 +104,13 @@ def grid_factor(settings: FinanceSettings | None, on: dt.date) -> GridFactor | N
     if settings is None or (settings.grid_region is None and settings.grid_kg_co2e_per_kwh is None):
         return None
     region = settings.grid_region or "custom"
-    if settings.grid_kg_co2e_per_kwh is not None:
-        return GridFactor(region, settings.grid_kg_co2e_per_kwh, None, "entered in the scenario")
     row = latest_grid(region, on)
+    if settings.grid_kg_co2e_per_kwh is not None:
+        name = row.name if row is not None else "your grid"
+        return GridFactor(region, settings.grid_kg_co2e_per_kwh, None, "entered in the scenario", name)
     if row is None:
         return None
-    return GridFactor(region, row.kg_co2e_per_kwh, row.year, row.source)
+    return GridFactor(region, row.kg_co2e_per_kwh, row.year, row.source, row.name)
 
 
 def with_carbon_price(scenario: Scenario) -> Scenario:
@@ -267,11 +274,11 @@ def carbon_statement(c: PlanCarbon, rate: DisplayRate = USD) -> str:
     """One sentence for a reader: the owned fleet's electricity, emissions and carbon cost per month, money in
     the display currency [-].
 
-    >>> text = carbon_statement(PlanCarbon(1000.0, 400.0, 50.0, 20.0, GridFactor("sg", 0.4, 2024, "EMA")))
-    >>> text[:70]
-    'Owned nodes: 1,000 kWh and 0.4 t CO2e a month (grid 0.4 kg/kWh, sg 202'
-    >>> text[70:]
-    '4); a carbon price of USD 50/t adds USD 20 a month, included in their electricity.'
+    >>> text = carbon_statement(PlanCarbon(1000.0, 400.0, 50.0, 20.0, GridFactor("sg", 0.4, 2024, "EMA", "Singapore")))
+    >>> text[:69]
+    'Owned nodes: 1,000 kWh and 0.4 t CO2e a month (grid 0.4 kg/kWh, Singa'
+    >>> text[69:]
+    'pore 2024); a carbon price of USD 50/t adds USD 20 a month, included in their electricity.'
     """
     return _fleet_sentence(c, rate) + _rented_and_api_sentence(c)
 
@@ -288,7 +295,7 @@ def _fleet_sentence(c: PlanCarbon, rate: DisplayRate) -> str:
         return f"{who}: {kwh:,.0f} kWh a month; set a grid region to see emissions and price carbon."
     text = (
         f"{who}: {kwh:,.0f} kWh and {c.kg_co2e_per_month / 1000:,.3g} t CO2e a month "
-        f"(grid {c.factor.kg_co2e_per_kwh:g} kg/kWh, {c.factor.region} {c.factor.year or 'entered'})"
+        f"(grid {c.factor.kg_co2e_per_kwh:g} kg/kWh, {c.factor.label} {c.factor.year or 'entered'})"
     )
     if c.carbon_price_usd_per_tonne <= 0:
         return text + "; no carbon price is set."

@@ -160,7 +160,7 @@ def energy(workload_id: str) -> None:
         fmt.md_escape(
             "Energy from each node's power model and the serving time, idle hours included, as in the money figures. "
             + (
-                f"Emissions at {factor.kg_co2e_per_kwh:g} kg CO2e/kWh ({factor.region}, {factor.year or 'entered'}; "
+                f"Emissions at {factor.kg_co2e_per_kwh:g} kg CO2e/kWh ({factor.label}, {factor.year or 'entered'}; "
                 f"{factor.source}). "
                 if factor is not None
                 else "Set a grid region in the scenario's finance settings to see emissions. "

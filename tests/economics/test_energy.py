@@ -57,6 +57,19 @@ def test_grid_factor_is_dated() -> None:
     assert grid_factor(None, dt.date(2026, 1, 1)) is None
 
 
+def test_grid_factor_names_its_region_in_words() -> None:
+    on = dt.date(2026, 12, 1)
+    catalog = grid_factor(FinanceSettings(grid_region="sg"), on)
+    entered = grid_factor(FinanceSettings(grid_region="sg", grid_kg_co2e_per_kwh=0.3), on)
+    unknown = grid_factor(FinanceSettings(grid_region="zz", grid_kg_co2e_per_kwh=0.3), on)
+    assert catalog is not None
+    assert entered is not None
+    assert unknown is not None
+    assert (catalog.region, catalog.label) == ("sg", "Singapore")  # the CSV's name column, not the code
+    assert (entered.label, entered.kg_co2e_per_kwh) == ("Singapore", 0.3)
+    assert unknown.label == "your grid"
+
+
 def test_carbon_price_enters_owned_electricity() -> None:
     bank = load_preset("singapore-bank")
     priced = bank.model_copy(update={"finance": FinanceSettings(grid_region="sg", carbon_price_usd_per_tonne=50.0)})
