@@ -158,7 +158,9 @@ def energy(workload_id: str) -> None:
     factor = grid_factor(s.finance, s.review_date)
     st.caption(
         fmt.md_escape(
-            "Energy from each node's power model and the serving time, idle hours included, as in the money figures. "
+            "Energy from each node's power model and the serving time, idle hours included, as in the money figures; "
+            "every figure in this table is at the load this workload puts on each option, not at the utilization "
+            "marked above. "
             + (
                 f"Emissions at {factor.kg_co2e_per_kwh:g} kg CO2e/kWh ({factor.label}, {factor.year or 'entered'}; "
                 f"{factor.source}). "

@@ -35,6 +35,12 @@ def carbon_line(s: Scenario, result: Result, rate: DisplayRate) -> str:
 ENERGY_COLUMN = "Energy [joules per output token]"
 
 
+def cost_column(rate: DisplayRate) -> str:
+    """The energy table's money column. Its cost is the plan's, at the load the workload puts on each option,
+    which the page's chart (read at the utilization marked) does not show: the header says which it is."""
+    return f"Cost at this workload's load [{rate.code}/Mtok output]"
+
+
 def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRate) -> pd.DataFrame:
     """One row per feasible owned or rented option of ``workload_id``: money, energy and emissions per million
     output tokens. APIs are left out: providers publish no energy per token (the page's caption says so), and their
@@ -49,7 +55,7 @@ def energy_frame(s: Scenario, result: Result, workload_id: str, rate: DisplayRat
         rows.append(
             {
                 "Option": names[r.option_id],
-                f"Cost [{rate.code}/Mtok output]": round(to_display(o.cost_usd_per_mtok_output, rate), 2),
+                cost_column(rate): round(to_display(o.cost_usd_per_mtok_output, rate), 2),
                 ENERGY_COLUMN: round(r.j_per_output_token, 3),
                 "Energy [kWh/Mtok output]": None if r.kwh_per_mtok_output is None else round(r.kwh_per_mtok_output, 3),
                 "Emissions [kg CO2e/Mtok output]": None

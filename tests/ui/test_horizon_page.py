@@ -57,7 +57,8 @@ def test_horizon_page_follows_the_years() -> None:
 def test_cost_per_token_shows_energy_and_carbon_in_sgd() -> None:
     at = run_page("2_cost_per_token")
     frame = next(d.value for d in at.dataframe if "Energy [joules per output token]" in d.value.columns)
-    assert "Cost [SGD/Mtok output]" in frame.columns
+    assert "Cost at this workload's load [SGD/Mtok output]" in frame.columns
+    assert "not at the utilization marked above" in _text(at)
     owned = frame[frame["Energy [joules per output token]"].notna()]
     assert len(owned) > 0
     # Singapore grid 0.42 kg/kWh: emissions = kWh · 0.42 (rounded to 3 digits each)

@@ -138,7 +138,7 @@ def test_f_energy_table_in_words_and_cents() -> None:
     frame = energy_frame(s, r, s.workloads[0].id, SGD)
     assert ENERGY_COLUMN in frame.columns
     assert "Energy [J/output token]" not in frame.columns
-    cost = frame["Cost [SGD/Mtok output]"]
+    cost = frame["Cost at this workload's load [SGD/Mtok output]"]
     assert (cost == cost.round(2)).all()
 
 
