@@ -125,12 +125,19 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
     return frame
 
 
+#: Up to this many prices the in-use table is as tall as its rows; a longer list scrolls in a table of the default
+#: height rather than pushing the negotiated prices a screen further down.
+IN_USE_ROWS_SHOWN = 30
+
+
 def price_table(s: Scenario, shown: pd.DataFrame) -> Scenario:
     """The price frame as a table whose list prices can be typed over ("$9.50", "9.50"), with its CSV
     download; returns the scenario with the typed prices applied (entered by the user today)."""
     edited = st.data_editor(
         shown,
         hide_index=True,
+        # every price in view up to a long list (Streamlit's default shows ten rows and scrolls the rest)
+        height="content" if len(shown) <= IN_USE_ROWS_SHOWN else "auto",
         key=state.key("pb_in_use"),
         disabled=[c for c in shown.columns if c != _LIST],
         column_config={
