@@ -76,6 +76,8 @@ def test_utilization_curve_in_display_currency(
     today = _trace(fig, "today")
     assert today.x[0] == pytest.approx(x_today)
     assert list(_trace(fig, "capacity limit").x) == pytest.approx(x_limit)
+    # the curve too: it was drawn at its US dollar prices on an SGD axis, 1.3x left of the marker and the limit
+    assert list(_trace(fig, "break-even utilization").x) == pytest.approx(x_limit)  # $10 and $20/Mtok
     assert f"API {prefix}%{{x" in today.hovertemplate
     assert _prefix(fig.layout.xaxis) == prefix
     assert f"[{rate.code} per Mtok output" in fig.layout.xaxis.title.text

@@ -47,7 +47,7 @@ def utilization_curve_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> g
         x_log=True,
     )
     c.add(
-        x=a.curve_api_usd_per_mtok,
+        x=k * a.curve_api_usd_per_mtok,
         y=100 * np.minimum(a.curve_break_even_utilization, 1.5),
         mode="lines",
         line={"color": OWNED_WINS_COLOR, "width": 3},
