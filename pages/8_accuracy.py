@@ -56,7 +56,7 @@ st.caption("Median: half the rows are closer than this. 90th percentile: one row
 st.dataframe(
     table[["group", "n", "median_ape_pct", "p90_ape_pct", "median_error_pct"]].rename(columns=COLUMNS).round(0),
     hide_index=True,
-    use_container_width=True,
+    width="stretch",
     height=36 * (len(table) + 1) + 3,  # every group visible without scrolling inside the table
 )
 
@@ -113,16 +113,16 @@ if upload is not None:
         )
         st.dataframe(rows.rename(columns={"source": "run", "measured_tokens_per_s": "measured tok/s",
                                           "predicted_tokens_per_s": "model tok/s", "residual_pct": "difference %"}),
-                     hide_index=True, use_container_width=True,
+                     hide_index=True, width="stretch",
                      column_config={"measured tok/s": number(), "model tok/s": number(),
                                     "difference %": number(fmt="%+.1f")})  # fmt: skip
         st.session_state["calibration_fitted_on"] = upload.name
 user_rows: pd.DataFrame | None = st.session_state.get("accuracy_user_rows")
-chart_slot.plotly_chart(accuracy_figure(report.table, user_rows), use_container_width=True)
+chart_slot.plotly_chart(accuracy_figure(report.table, user_rows), width="stretch")
 fitted = st.session_state.get("calibration_profile")
 if fitted is not None:  # the last fit of this session, until another file replaces it
     use_calibration(fitted, str(st.session_state.get("calibration_fitted_on", "your benchmark file")))
 
 with st.expander(f"Rows the model cannot represent ({len(report.excluded)})"):
     st.dataframe(pd.DataFrame([{"set": d, "row": e.row, "measurement": e.label, "why not": e.reason}
-                               for d, e in report.excluded]), hide_index=True, use_container_width=True)  # fmt: skip
+                               for d, e in report.excluded]), hide_index=True, width="stretch")  # fmt: skip
