@@ -1,10 +1,10 @@
-"""Showing money in another currency changes every money figure of a chart by the rate, and nothing else.
+"""Showing money in another currency changes every money figure of a chart or table by the rate, and nothing else.
 
 The Break-even utilization curve kept its US dollar prices on an SGD axis (its marker and limit line were
 converted): each chart test checked the traces it named. This one checks every trace of every chart on the
 pages, in SGD and in US dollars, from the same scenario: on an axis whose title names the currency each number
 is 1.30 times its US dollar value (the bank's rate, data/prices/fx_rates.csv, 2026-12-01); on any other axis it
-is the same number.
+is the same number. The tables' money columns (named with the currency) likewise, to their rounding.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from tests.ui.helpers import plotly_specs, run_page
 
@@ -67,9 +69,9 @@ def _mismatches(sgd: list[dict[str, Any]], usd: list[dict[str, Any]]) -> list[st
     return found
 
 
-def _page_in(currency: str, page: str, view: str | None = None) -> list[dict[str, Any]]:
-    """The charts of ``pages/<page>.py`` with money shown in ``currency``, chosen in the sidebar first (a page
-    run after ``switch_page`` has no sidebar: AppTest runs the page's script alone)."""
+def _run_in(currency: str, page: str, view: str | None = None) -> AppTest:
+    """``pages/<page>.py`` with money shown in ``currency``, chosen in the sidebar first (a page run after
+    ``switch_page`` has no sidebar: AppTest runs the page's script alone)."""
     at = run_page(None)
     at.selectbox(key="scenario_currency").set_value(currency).run()
     assert not at.exception
@@ -77,9 +79,33 @@ def _page_in(currency: str, page: str, view: str | None = None) -> list[dict[str
     if view is not None:
         at.radio(key="cost_view").set_value(view).run()
     assert not at.exception
-    specs = plotly_specs(at)
+    return at
+
+
+def _page_in(currency: str, page: str, view: str | None = None) -> list[dict[str, Any]]:
+    specs = plotly_specs(_run_in(currency, page, view))
     assert specs, "no chart on the page"
     return specs
+
+
+def _table_mismatches(sgd: list[pd.DataFrame], usd: list[pd.DataFrame]) -> list[str]:
+    """Numeric money cells (their column's name, or a label in their row, says SGD) that are not 1.3 times the
+    dollar cell, to the rounding shown (whole units or cents), and other numeric cells that differ."""
+    found: list[str] = []
+    assert len(sgd) == len(usd)
+    for frame_sgd, frame_usd in zip(sgd, usd, strict=True):
+        money_rows = [any(isinstance(v, str) and "[SGD" in v for v in row) for row in frame_sgd.itertuples(index=False)]
+        for col_sgd, col_usd in zip(frame_sgd.columns, frame_usd.columns, strict=True):
+            cells = zip(frame_sgd[col_sgd].tolist(), frame_usd[col_usd].tolist(), money_rows, strict=True)
+            for s, u, money_row in cells:
+                k = SGD_PER_USD if "SGD" in str(col_sgd) or money_row else 1.0
+                if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (s, u)):
+                    continue
+                whole = float(s).is_integer() and float(u).is_integer()
+                if not math.isclose(s, k * u, rel_tol=1e-9, abs_tol=(1.0 if whole else 0.01) * (1 + k) / 2 + 1e-9):
+                    found.append(f"{col_sgd}: {s} against {u}")
+                    break
+    return found
 
 
 @pytest.mark.parametrize(
@@ -87,6 +113,27 @@ def _page_in(currency: str, page: str, view: str | None = None) -> list[dict[str
 )
 def test_every_chart_changes_only_its_money_by_the_rate(page: str) -> None:
     assert _mismatches(_page_in("SGD", page), _page_in("USD", page)) == []
+
+
+@pytest.mark.parametrize(
+    "page", ["1_overview", "2_cost_per_token", "5_workloads", "6_price_book", "8_horizon", "8_accuracy"]
+)
+def test_every_table_changes_only_its_money_by_the_rate(page: str) -> None:
+    sgd = [d.value for d in _run_in("SGD", page).dataframe]
+    usd = [d.value for d in _run_in("USD", page).dataframe]
+    assert sgd, "no table on the page"
+    assert _table_mismatches(sgd, usd) == []
+
+
+def test_the_table_check_catches_a_column_left_in_dollars() -> None:
+    usd = [pd.DataFrame({"Cost [USD/Mtok]": [10.0, 2.25], "Share [%]": [40.0, 60.0]})]
+    left = [pd.DataFrame({"Cost [SGD/Mtok]": [10.0, 2.25], "Share [%]": [40.0, 60.0]})]
+    converted = [pd.DataFrame({"Cost [SGD/Mtok]": [13.0, 2.93], "Share [%]": [40.0, 60.0]})]  # 2.925 to cents
+    assert _table_mismatches(left, usd) == ["Cost [SGD/Mtok]: 10.0 against 10.0"]
+    assert _table_mismatches(converted, usd) == []
+    by_row_usd = [pd.DataFrame({"Measure": ["Book view [USD/year]", "Share [%]"], "Node": [70000, 40]})]
+    by_row_sgd = [pd.DataFrame({"Measure": ["Book view [SGD/year]", "Share [%]"], "Node": [91000, 40]})]
+    assert _table_mismatches(by_row_sgd, by_row_usd) == []  # the unit in the row's label
 
 
 def test_the_cost_curves_change_only_their_money_by_the_rate() -> None:
