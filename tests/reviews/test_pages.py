@@ -227,3 +227,10 @@ def test_a_list_price_typed_in_the_price_book_applies_with_its_source_and_date_f
     shown = price_frame(later, evaluate(later))
     flagged = shown.loc[shown["Status"].str.startswith("⚠ dated after the review date"), "Offer"]
     assert set(flagged) == {"Frontier API (Claude Sonnet 4.5)"}
+
+
+def test_with_no_saved_review_the_only_comparison_is_said_not_offered_as_a_choice() -> None:
+    at = run_page("7_reviews")
+    assert not [r for r in at.radio if r.key == "rv_compare_how"]  # one option: no radio button to click
+    assert any("Compared with the catalog's prices as of a date" in str(c.value) for c in at.caption)
+    assert at.date_input(key="rv_compare_date").value is not None  # the comparison itself is still there

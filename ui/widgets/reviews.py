@@ -243,7 +243,14 @@ def comparison_picker(
         choices.append("another saved review")
     if subject.review is not None:
         choices += ["the current scenario", "a recomputation with today's code"]
-    how = st.radio("Compare the review with", choices, horizontal=True, key="rv_compare_how")
+    if len(choices) == 1:  # a radio button with one choice reads like a control that does nothing
+        st.caption(
+            "Compared with the catalog's prices as of a date. Save reviews to compare one with another, with the "
+            "current scenario, or with a recomputation by today's code."
+        )
+        how = choices[0]
+    else:
+        how = st.radio("Compare the review with", choices, horizontal=True, key="rv_compare_how")
     if how == "catalog prices as of a date":
         as_of = st.date_input("Prices as of", value=dt.date.today(), key="rv_compare_date")
         try:
