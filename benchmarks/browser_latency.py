@@ -567,13 +567,18 @@ _RENDERS_JS = """
   };
   const COMPONENT = new Set([0, 1, 11, 14, 15]);  // function, class, forwardRef, memo, simple memo
   let seen = new WeakMap();
+  let counting = false;  // a count ended: forget what it saw before the next one (and nothing per commit meanwhile)
   window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
     supportsFiber: true, renderers: new Map(), isDisabled: false,
     inject(renderer) { this.renderers.set(this.renderers.size + 1, renderer); return this.renderers.size; },
     onScheduleFiberRoot() {}, onCommitFiberUnmount() {}, onPostCommitFiberRoot() {}, checkDCE() {},
     onCommitFiberRoot(_id, root) {
       const out = window.__renders;
-      if (!out) { seen = new WeakMap(); return; }
+      if (!out) {
+        if (counting) { seen = new WeakMap(); counting = false; }
+        return;
+      }
+      counting = true;
       out.commits += 1;
       const stack = [root.current];
       while (stack.length) {
@@ -599,17 +604,22 @@ _RENDERS_JS = """
 RENDERS_TOP = 6
 
 
+def settled_changes(page: Page, target: Target, first_step: int, reps: int, timeout_ms: float) -> None:
+    """``reps`` changes, each followed by the end of its script run and the chart's second, sized draw (what
+    ``--cpu`` and ``--renders`` count is the whole of each change, not only the part before the chart)."""
+    for i in range(reps):
+        one_change(page, target, first_step + i, timeout_ms)
+        wait_for_app(page, timeout_ms)
+        page.wait_for_timeout(300)
+
+
 def count_renders(page: Page, target: Target, first_step: int, reps: int, timeout_ms: float) -> dict[str, float]:
     """React commits and component renders per change, in all and by place (``_RENDERS_JS``), over ``reps``
     changes after one that only records what each component was (so the first counted commit is not all new)."""
     page.evaluate("window.__renders = {commits: 0, total: 0, by: {}, priming: true}")
-    one_change(page, target, first_step, timeout_ms)
-    wait_for_app(page, timeout_ms)
+    settled_changes(page, target, first_step, 1, timeout_ms)
     page.evaluate("window.__renders = {commits: 0, total: 0, by: {}, priming: false}")
-    for i in range(reps):
-        one_change(page, target, first_step + 1 + i, timeout_ms)
-        wait_for_app(page, timeout_ms)
-        page.wait_for_timeout(300)
+    settled_changes(page, target, first_step + 1, reps, timeout_ms)
     counted = page.evaluate("(() => { const r = window.__renders; window.__renders = undefined; return r; })()")
     out = {"commits": counted["commits"] / reps, "renders": counted["total"] / reps}
     out.update({place: n / reps for place, n in counted["by"].items()})
@@ -663,7 +673,7 @@ def _perf_counters(cdp: CDPSession) -> dict[str, float]:
 def cpu_profile(page: Page, target: Target, first_step: int, reps: int, timeout_ms: float) -> dict[str, float]:
     """Main-thread CPU per change [ms] by ``CPU_COLUMNS``, over ``reps`` changes of ``target`` made while a
     sampling profiler runs (a pass of its own, after the timed one: the profiler's own cost stays out of the
-    latencies). Each change is followed by the end of its run and the chart's second, sized draw."""
+    latencies)."""
     cdp = page.context.new_cdp_session(page)
     try:
         cdp.send("Performance.enable")
@@ -673,10 +683,7 @@ def cpu_profile(page: Page, target: Target, first_step: int, reps: int, timeout_
         page.wait_for_timeout(300)
         before = _perf_counters(cdp)
         cdp.send("Profiler.start")
-        for i in range(reps):
-            one_change(page, target, first_step + i, timeout_ms)
-            wait_for_app(page, timeout_ms)
-            page.wait_for_timeout(300)
+        settled_changes(page, target, first_step, reps, timeout_ms)
         profile = cdp.send("Profiler.stop")["profile"]
         after = _perf_counters(cdp)
     finally:
