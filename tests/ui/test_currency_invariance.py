@@ -69,10 +69,11 @@ def _mismatches(sgd: list[dict[str, Any]], usd: list[dict[str, Any]]) -> list[st
     return found
 
 
-def _run_in(currency: str, page: str, view: str | None = None) -> AppTest:
+def _run_in(currency: str, page: str, view: str | None = None, query: dict[str, str] | None = None) -> AppTest:
     """``pages/<page>.py`` with money shown in ``currency``, chosen in the sidebar first (a page run after
-    ``switch_page`` has no sidebar: AppTest runs the page's script alone)."""
-    at = run_page(None)
+    ``switch_page`` has no sidebar: AppTest runs the page's script alone); ``query``: view settings of a link,
+    such as the open tab."""
+    at = run_page(None, query)
     at.selectbox(key="scenario_currency").set_value(currency).run()
     assert not at.exception
     at.switch_page(f"pages/{page}.py").run()
@@ -82,8 +83,10 @@ def _run_in(currency: str, page: str, view: str | None = None) -> AppTest:
     return at
 
 
-def _page_in(currency: str, page: str, view: str | None = None) -> list[dict[str, Any]]:
-    specs = plotly_specs(_run_in(currency, page, view))
+def _page_in(
+    currency: str, page: str, view: str | None = None, query: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    specs = plotly_specs(_run_in(currency, page, view, query))
     assert specs, "no chart on the page"
     return specs
 
@@ -134,6 +137,13 @@ def test_the_table_check_catches_a_column_left_in_dollars() -> None:
     by_row_usd = [pd.DataFrame({"Measure": ["Book view [USD/year]", "Share [%]"], "Node": [70000, 40]})]
     by_row_sgd = [pd.DataFrame({"Measure": ["Book view [SGD/year]", "Share [%]"], "Node": [91000, 40]})]
     assert _table_mismatches(by_row_sgd, by_row_usd) == []  # the unit in the row's label
+
+
+@pytest.mark.parametrize("tab", ["demand", "map"])
+def test_the_other_break_even_charts_change_only_their_money_by_the_rate(tab: str) -> None:
+    # AppTest draws only the open tab; a link's view setting opens the others
+    query = {"be_chart": tab}
+    assert _mismatches(_page_in("SGD", "3_break_even", query=query), _page_in("USD", "3_break_even", query=query)) == []
 
 
 def test_the_cost_curves_change_only_their_money_by_the_rate() -> None:
