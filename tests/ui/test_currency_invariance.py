@@ -9,6 +9,7 @@ is the same number. The tables' money columns (named with the currency) likewise
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -69,11 +70,12 @@ def _mismatches(sgd: list[dict[str, Any]], usd: list[dict[str, Any]]) -> list[st
     return found
 
 
-def _run_in(currency: str, page: str, view: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+@functools.cache
+def _run_in(currency: str, page: str, view: str | None = None, query: tuple[tuple[str, str], ...] = ()) -> AppTest:
     """``pages/<page>.py`` with money shown in ``currency``, chosen in the sidebar first (a page run after
     ``switch_page`` has no sidebar: AppTest runs the page's script alone); ``query``: view settings of a link,
-    such as the open tab."""
-    at = run_page(None, query)
+    such as the open tab. Run once per argument set: the chart and the table tests read the same runs."""
+    at = run_page(None, dict(query) or None)
     at.selectbox(key="scenario_currency").set_value(currency).run()
     assert not at.exception
     at.switch_page(f"pages/{page}.py").run()
@@ -84,7 +86,7 @@ def _run_in(currency: str, page: str, view: str | None = None, query: dict[str, 
 
 
 def _page_in(
-    currency: str, page: str, view: str | None = None, query: dict[str, str] | None = None
+    currency: str, page: str, view: str | None = None, query: tuple[tuple[str, str], ...] = ()
 ) -> list[dict[str, Any]]:
     specs = plotly_specs(_run_in(currency, page, view, query))
     assert specs, "no chart on the page"
@@ -142,7 +144,7 @@ def test_the_table_check_catches_a_column_left_in_dollars() -> None:
 @pytest.mark.parametrize("tab", ["demand", "map"])
 def test_the_other_break_even_charts_change_only_their_money_by_the_rate(tab: str) -> None:
     # AppTest draws only the open tab; a link's view setting opens the others
-    query = {"be_chart": tab}
+    query = (("be_chart", tab),)
     assert _mismatches(_page_in("SGD", "3_break_even", query=query), _page_in("USD", "3_break_even", query=query)) == []
 
 
