@@ -85,14 +85,16 @@ def api_rate_inputs(
     today = today or dt.date.today()
     problems_shown = False
     for api in s.apis:
-        columns = st.columns([2.2, 1, 1, 1, 1], vertical_alignment="bottom")
-        columns[0].markdown(f"**{fmt.md_escape(api.name)}**")
+        # the name on a line of its own: beside the fields it left them ~90 px at 1,024 px, and their labels
+        # ("Cached input [USD per Mtok]") wrapped to four lines
+        st.markdown(f"**{fmt.md_escape(api.name)}**")
+        columns = st.columns(4, vertical_alignment="bottom")
         callback = live_rate_edit(api.id, *live_keys) if live_keys else on_change
         texts = {
             field: where.text_input(
                 label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text, on_change=callback
             )
-            for (field, label, shown, help_text), where in zip(_fields(api), columns[1:], strict=True)
+            for (field, label, shown, help_text), where in zip(_fields(api), columns, strict=True)
         }
         edited, problems = _typed(api, texts, today)
         if problems:
