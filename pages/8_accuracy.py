@@ -16,6 +16,7 @@ from ui.charts.accuracy import accuracy_figure
 from ui.tables import residuals_frame
 from ui.widgets.calibration import calibration_in_use, use_calibration
 from ui.widgets.table import number
+from ui.widgets.table import table as show_table
 
 
 @st.cache_resource(show_spinner=False)
@@ -30,8 +31,8 @@ st.caption(
     "settings everywhere: nothing is tuned to a particular row. Upload your own benchmark results to fit the "
     "settings to your stack."
 )
-COLUMNS = {"group": "group", "n": "rows", "median_ape_pct": "median error %",
-           "p90_ape_pct": "1 in 10 worse than %", "median_error_pct": "bias %"}  # fmt: skip
+COLUMNS = {"group": "Group of rows", "n": "Rows", "median_ape_pct": "Median error [%]",
+           "p90_ape_pct": "1 row in 10 worse than [%]", "median_error_pct": "Bias [%]"}  # fmt: skip
 report = _report()
 table = report.breakdown.assign(
     group=[
@@ -53,11 +54,12 @@ chart_slot = st.empty()  # drawn after the upload below is read, so a new file's
 st.subheader("Error by kind of measurement")
 st.caption("Median: half the rows are closer than this. 90th percentile: one row in ten is further off. "
            "Bias above 0 means the model promises more tokens per second than was measured.")  # fmt: skip
-st.dataframe(
+# every group visible without scrolling inside the table; the group's name stays in view at 1,024 px
+show_table(
     table[["group", "n", "median_ape_pct", "p90_ape_pct", "median_error_pct"]].rename(columns=COLUMNS).round(0),
-    hide_index=True,
-    width="stretch",
-    height=36 * (len(table) + 1) + 3,  # every group visible without scrolling inside the table
+    key="accuracy_groups",
+    file_name="model_accuracy_by_group.csv",
+    height="content",
 )
 
 st.subheader("Calibrate to your own benchmark runs")
@@ -111,11 +113,12 @@ if upload is not None:
             f"bandwidth and {profile.mfu_decode:.0%} of the peak arithmetic the model assumes at most; {spread}. "
             "Your runs are the stars in the chart above."
         )
-        st.dataframe(rows.rename(columns={"source": "run", "measured_tokens_per_s": "measured tok/s",
-                                          "predicted_tokens_per_s": "model tok/s", "residual_pct": "difference %"}),
-                     hide_index=True, width="stretch",
-                     column_config={"measured tok/s": number(), "model tok/s": number(),
-                                    "difference %": number(fmt="%+.1f")})  # fmt: skip
+        measured, modelled, difference = ("Measured [output tok/s]", "Model, fitted [output tok/s]",
+                                          "Difference [%]")  # fmt: skip
+        show_table(rows.rename(columns={"source": "Run", "measured_tokens_per_s": measured,
+                                        "predicted_tokens_per_s": modelled, "residual_pct": difference}),
+                   key="accuracy_your_runs", file_name="your_runs_vs_model.csv",
+                   column_config={measured: number(), modelled: number(), difference: number(fmt="%+.1f")})  # fmt: skip
         st.session_state["calibration_fitted_on"] = upload.name
 user_rows: pd.DataFrame | None = st.session_state.get("accuracy_user_rows")
 chart_slot.plotly_chart(accuracy_figure(report.table, user_rows), width="stretch")
@@ -124,5 +127,10 @@ if fitted is not None:  # the last fit of this session, until another file repla
     use_calibration(fitted, str(st.session_state.get("calibration_fitted_on", "your benchmark file")))
 
 with st.expander(f"Rows the model cannot represent ({len(report.excluded)})"):
-    st.dataframe(pd.DataFrame([{"set": d, "row": e.row, "measurement": e.label, "why not": e.reason}
-                               for d, e in report.excluded]), hide_index=True, width="stretch")  # fmt: skip
+    excluded = pd.DataFrame(
+        [
+            {"Measurement": e.label, "Data set": d, "Row": e.row, "Why the model cannot": e.reason}
+            for d, e in report.excluded
+        ]
+    )
+    show_table(excluded, key="accuracy_excluded", file_name="rows_not_modelled.csv")
