@@ -233,6 +233,14 @@ class Target:
     view: str | None = None  # a view to choose before measuring (drawn only when chosen, streamlit_page.open_view)
 
 
+def fresh(template: str, start: float, step: float, n: int = 300) -> list[str]:
+    """``n`` different values to type in turn, ``template.format(start + i * step)``: every change types a price
+    the page has not seen, as a user does, so that nothing computed from it is cached (the trivial page too
+    types a new value each time). Two values typed in turn measured the cached path: after the warm-up each
+    price had been seen, and the fleet plan an edit solves was read from the cache."""
+    return [template.format(start + i * step) for i in range(n)]
+
+
 #: The floors: the trivial page's only chart, watched by its key like every chart of ours, driven by each
 #: widget type exactly as the suite drives our pages' widgets of that type.
 TRIVIAL: dict[str, Target] = {
@@ -334,7 +342,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_capex_usd",
-        values=["$281,000", "$282,000"],
+        values=fresh("${:,.0f}", 281_000, 1_000),
         watch_keys=("chart_cost_at_u",),
         watch_text_keys=("cost_node_lines",),
         widget="text",
@@ -344,7 +352,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_electricity_usd_per_kwh",
-        values=["$0.21", "$0.22"],
+        values=fresh("${:.3f}", 0.21, 0.005),
         watch_keys=("chart_cost_at_u",),
         watch_text_keys=("cost_node_lines",),
         widget="text",
@@ -354,7 +362,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_cost_of_capital_per_year",
-        values=["9", "10"],
+        values=fresh("{:.1f}", 9, 0.1),
         watch_keys=("chart_cost_at_u",),
         watch_text_keys=("cost_node_lines",),
         widget="number",
@@ -364,7 +372,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="api_mercury-api_input_usd_per_mtok",
-        values=["$0.30", "$0.35"],
+        values=fresh("${:.2f}", 0.30, 0.01),
         watch_keys=("chart_cost_at_u",),
         widget="text",
     ),
@@ -373,7 +381,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="api_mercury-api_output_usd_per_mtok",
-        values=["$0.80", "$0.85"],
+        values=fresh("${:.2f}", 0.80, 0.01),
         watch_keys=("chart_cost_at_u",),
         widget="text",
     ),
@@ -383,7 +391,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="node_sg-h100-node_capex_usd",
-        values=["$281,000", "$282,000"],
+        values=fresh("${:,.0f}", 281_000, 1_000),
         watch_keys=("chart_cost_curve",),
         watch_text_keys=("cost_node_lines",),
         widget="text",
@@ -394,7 +402,7 @@ SUITE: tuple[Target, ...] = (
         ROOT / "app.py",
         "cost_per_token",
         input_key="api_mercury-api_output_usd_per_mtok",
-        values=["$0.80", "$0.85"],
+        values=fresh("${:.2f}", 0.80, 0.01),
         watch_keys=("chart_cost_curve",),
         widget="text",
         view="Across all utilizations",
