@@ -34,13 +34,12 @@ def in_fragment_run() -> bool:
     return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
-def rerun(*fragment_keys: str, banner: bool = True, status: bool = True) -> Callable[[], None]:
+def rerun(*fragment_keys: str, status: bool = True) -> Callable[[], None]:
     """An ``on_change`` callback that reruns the given page fragments, then the banner and the sidebar status.
 
-    ``banner=False`` or ``status=False`` leaves that one as drawn: for a callback that applied its edit and
-    found its text unchanged (``ui.widgets.changes.banner_changes``, ``status_changes``): a run sends less, and
-    "Modified from …" reads the same after each edit but the first (as does the banner after a node price edit
-    in the cash lens, where a bought node's price is sunk).
+    ``status=False`` leaves the sidebar status as drawn: for a callback that applied its edit and found its text
+    unchanged (``ui.widgets.changes.status_changes``): a run sends less, and "Modified from …" reads the same
+    after each edit but the first.
 
     Only for widgets drawn inside one of ``fragment_keys``. When one of the fragments was not drawn (a page
     run without ``app.py``, as AppTest does after ``switch_page``) the whole app reruns instead: slower, never
@@ -49,7 +48,7 @@ def rerun(*fragment_keys: str, banner: bool = True, status: bool = True) -> Call
 
     def callback() -> None:
         try:
-            st.rerun([*fragment_keys, *((BANNER,) if banner else ()), *((STATUS,) if status else ())])
+            st.rerun([*fragment_keys, BANNER, *((STATUS,) if status else ())])
         except StreamlitAPIException:  # a fragment not drawn in this session: rerun everything
             st.rerun()
 

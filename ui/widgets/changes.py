@@ -127,9 +127,9 @@ def banner_text(current: Scenario) -> str | None:
     return f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said)
 
 
-#: What the banner and the sidebar status last drew (None: nothing), by part; a part's key is absent until it
-#: was first drawn. A price edit's callback compares them with what it would draw now (:func:`rerun_edited`).
-_SHOWN = {"banner": "_banner_shown", "status": "_status_shown"}
+#: What the sidebar status last drew (None: nothing), by part; a part's key is absent until it was first drawn.
+#: A price edit's callback compares it with what it would draw now (:func:`rerun_edited`).
+_SHOWN = {"status": "_status_shown"}
 
 
 def _drawn(part: str, text: str | None) -> None:
@@ -145,15 +145,8 @@ def _redraw(part: str, text: str | None) -> bool:
 def banner(current: Scenario, where: Any) -> None:
     """Draw the banner in ``where`` (a placeholder at the top of the page) when the scenario differs."""
     text = banner_text(current)
-    _drawn("banner", text)
     if text is not None:
         where.info(text, icon=":material/compare_arrows:")
-
-
-def banner_changes(current: Scenario) -> bool:
-    """Whether the banner would read differently for ``current`` than it does now. Its reference is read
-    afresh: a review saved meanwhile, by anyone, changes it."""
-    return _redraw("banner", banner_text(current))
 
 
 def modified_from(current: Scenario) -> str | None:
@@ -173,7 +166,11 @@ def status_changes(current: Scenario) -> bool:
 
 
 def rerun_edited(*fragment_keys: str) -> None:
-    """From a callback that applied its edit to the scenario: rerun ``fragment_keys``, and the banner and the
-    sidebar status only if they now read differently (``ui.live.rerun``)."""
-    now = state.scenario()
-    live.rerun(*fragment_keys, banner=banner_changes(now), status=status_changes(now))()
+    """From a callback that applied its edit to the scenario: rerun ``fragment_keys``, then the banner, and the
+    sidebar status only if it now reads differently (``ui.live.rerun``).
+
+    The banner always reruns: whether its text changed is only known once the edited scenario's fleet plan is
+    solved, and solving it here, in the callback, held back every part of the page the edit redraws (a new
+    price: 20-40 ms before the first of them left the server). The banner reruns last, after the charts, which
+    do not need the plan."""
+    live.rerun(*fragment_keys, status=status_changes(state.scenario()))()
