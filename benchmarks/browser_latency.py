@@ -97,9 +97,10 @@ TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 TRIVIAL_GRID_APP = ROOT / "benchmarks" / "trivial_grid_app.py"
 MULTIPAGE_APP = ROOT / "benchmarks" / "trivial_multipage_app.py"
 #: A table cell: click the first row's first cell, arrow right to the sixth column, type, Enter (the grid's own
-#: cell editor opens on the typed key). The same plan on our workloads table and on the trivial grid.
+#: cell editor opens on the typed key). The same plan on our workloads table and on the trivial grid. Each change
+#: types a number not typed before (3, 4, …, 302), as a price input does (:func:`fresh`).
 GRID_CLICK = (60.0, 52.0)
-GRID_KEYS = ["ArrowRight ArrowRight ArrowRight ArrowRight ArrowRight 3 Enter", *["ArrowRight " * 5 + "4 Enter"]]
+GRID_KEYS = ["ArrowRight " * 5 + " ".join(str(n)) + " Enter" for n in range(3, 303)]
 PLOTLY = '[data-testid="stPlotlyChart"]'
 
 #: Installed before each change; resolves nothing, leaves ``window.__latency`` for polling.
