@@ -129,7 +129,7 @@ if fitted is not None:  # the last fit of this session, until another file repla
 with st.expander(f"Rows the model cannot represent ({len(report.excluded)})"):
     excluded = pd.DataFrame(
         [
-            {"Measurement": e.label, "Data set": d, "Row": e.row, "Why the model cannot": e.reason}
+            {"Measurement": e.label, "Data set": d, "Row": e.row, "Why it is left out": e.reason}
             for d, e in report.excluded
         ]
     )

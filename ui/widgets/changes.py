@@ -127,19 +127,9 @@ def banner_text(current: Scenario) -> str | None:
     return f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said)
 
 
-#: What the sidebar status last drew (None: nothing), by part; a part's key is absent until it was first drawn.
-#: A price edit's callback compares it with what it would draw now (:func:`rerun_edited`).
-_SHOWN = {"status": "_status_shown"}
-
-
-def _drawn(part: str, text: str | None) -> None:
-    st.session_state[_SHOWN[part]] = text
-
-
-def _redraw(part: str, text: str | None) -> bool:
-    """Whether ``part`` would read ``text`` differently from what it shows (always, before it was first drawn)."""
-    key = _SHOWN[part]
-    return key not in st.session_state or st.session_state[key] != text
+#: What the sidebar status last drew (None: nothing); absent until it was first drawn. A price edit's callback
+#: compares it with what the status would read now (:func:`rerun_edited`).
+_STATUS_SHOWN = "_status_shown"
 
 
 def banner(current: Scenario, where: Any) -> None:
@@ -157,12 +147,13 @@ def modified_from(current: Scenario) -> str | None:
 
 def status_drawn(text: str | None) -> None:
     """Record what the sidebar status shows (it is drawn by ``ui.widgets.scenario_panel.status``)."""
-    _drawn("status", text)
+    st.session_state[_STATUS_SHOWN] = text
 
 
 def status_changes(current: Scenario) -> bool:
-    """Whether the sidebar status would read differently for ``current`` than it does now."""
-    return _redraw("status", modified_from(current))
+    """Whether the sidebar status would read differently for ``current`` than it does now (always, before it was
+    first drawn)."""
+    return _STATUS_SHOWN not in st.session_state or st.session_state[_STATUS_SHOWN] != modified_from(current)
 
 
 def rerun_edited(*fragment_keys: str) -> None:
