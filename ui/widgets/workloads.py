@@ -7,6 +7,7 @@ Changes apply only when every row is valid (:func:`ui.workload_table.read_worklo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -204,11 +205,13 @@ def workloads_editor(s: Scenario, on_change: Callable[[], None] | None = None) -
             "**Not applied: fix these cells first** (the rest of the dashboard still shows the last valid table).\n\n"
             + "\n".join(f"- {fmt.md_escape(m)}" for m in problems[:20])
         )
-    _add_form(s)
-    _remove_and_undo(s)
+    # below the table, the workloads as edited: a cell edit reruns this fragment before its callback's scenario
+    # is updated, and the download built from ``s`` lagged one edit behind the table on screen
+    _add_form(new)
+    _remove_and_undo(new)
     st.download_button(
-        f"Download the workloads [CSV, {fmt.plural(len(s.workloads), 'row')}]",
-        data=csv_bytes(workloads_frame(s.workloads)),
+        f"Download the workloads [CSV, {fmt.plural(len(new.workloads), 'row')}]",
+        data=functools.partial(_workloads_csv, new.workloads),  # written when clicked, not on every rerun
         file_name="workloads.csv",
         mime="text/csv",
         on_click="ignore",
@@ -216,6 +219,10 @@ def workloads_editor(s: Scenario, on_change: Callable[[], None] | None = None) -
         key="csv_workloads",
     )
     return new
+
+
+def _workloads_csv(workloads: tuple[Workload, ...]) -> bytes:
+    return csv_bytes(workloads_frame(workloads))
 
 
 def _edited(s: Scenario, base: pd.DataFrame, edited: pd.DataFrame) -> tuple[Scenario, list[str]]:
