@@ -516,9 +516,13 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tupl
             raise RuntimeError(f"{target.name}: the grid {target.input_key!r} is not on screen")
         page.mouse.click(box["x"] + target.click[0], box["y"] + target.click[1])
         page.wait_for_timeout(150)  # the grid takes focus (before the clock starts: it starts at Enter)
+        opened = False
         for key in sequence[:-1]:
             page.keyboard.press(key)
-        page.wait_for_timeout(250)  # the cell editor opens on the typed key: Enter must commit, not move
+            if not opened and not key.startswith("Arrow"):  # the cell editor opens on the first typed key; keys
+                opened = True  # typed before it is open each opened it anew: "1 2" entered 2, not 12
+                page.wait_for_timeout(250)
+        page.wait_for_timeout(250)  # Enter must commit, not move
         page.keyboard.press(sequence[-1])
     elif target.keys:
         field.focus()
