@@ -2,8 +2,8 @@
 callback without redrawing the fields it was typed in (ui.widgets.nodes.live_node_edit,
 ui.widgets.api_rates.live_rate_edit), redraws what it feeds (the node's cost line, the chosen view's chart; the
 other view is drawn current when chosen) and still shows the new source caption after a first edit, the sidebar's
-"Modified from …" and the what-changed banner after the first edit and every later one (each redrawn only when its
-text changes), a message for a price that does not parse, and no message once it is fixed."""
+"Modified from …" (redrawn only when its text changes) and the what-changed banner after the first edit and every
+later one, a message for a price that does not parse, and no message once it is fixed."""
 
 from __future__ import annotations
 
