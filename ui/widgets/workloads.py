@@ -205,8 +205,8 @@ def workloads_editor(s: Scenario, on_change: Callable[[], None] | None = None) -
             "**Not applied: fix these cells first** (the rest of the dashboard still shows the last valid table).\n\n"
             + "\n".join(f"- {fmt.md_escape(m)}" for m in problems[:20])
         )
-    # below the table, the workloads as edited: a cell edit reruns this fragment before its callback's scenario
-    # is updated, and the download built from ``s`` lagged one edit behind the table on screen
+    # below the table, the workloads as edited (``new``): the scenario holds a cell edit only once this returns,
+    # and a download built from ``s`` lagged one edit behind the table on screen
     _add_form(new)
     _remove_and_undo(new)
     st.download_button(
