@@ -91,7 +91,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: 
 
 from tests.browser.chromium import launch_chromium  # noqa: E402
 from tests.browser.server import running_server  # noqa: E402
-from tests.browser.streamlit_page import FRESH_CONTAINER, goto_app, open_view, wait_for_app  # noqa: E402
+from tests.browser.streamlit_page import (  # noqa: E402
+    FRESH_CONTAINER,
+    goto_app,
+    open_view,
+    type_in_grid,
+    wait_for_app,
+)
 
 TRIVIAL_APP = ROOT / "benchmarks" / "trivial_app.py"
 TRIVIAL_GRID_APP = ROOT / "benchmarks" / "trivial_grid_app.py"
@@ -516,13 +522,7 @@ def one_change(page: Page, target: Target, step: int, timeout_ms: float) -> tupl
             raise RuntimeError(f"{target.name}: the grid {target.input_key!r} is not on screen")
         page.mouse.click(box["x"] + target.click[0], box["y"] + target.click[1])
         page.wait_for_timeout(150)  # the grid takes focus (before the clock starts: it starts at Enter)
-        opened = False
-        for key in sequence[:-1]:
-            page.keyboard.press(key)
-            if not opened and not key.startswith("Arrow"):  # the cell editor opens on the first typed key; keys
-                opened = True  # typed before it is open each opened it anew: "1 2" entered 2, not 12
-                page.wait_for_timeout(250)
-        page.wait_for_timeout(250)  # Enter must commit, not move
+        type_in_grid(page, sequence[:-1])  # then the commit, which starts the clock
         page.keyboard.press(sequence[-1])
     elif target.keys:
         field.focus()

@@ -148,3 +148,20 @@ def download(page: Page, button: Locator, attempts: int = 3, timeout_ms: float =
             if attempt == attempts - 1:
                 raise
     raise AssertionError("unreachable")
+
+
+def type_in_grid(page: Page, keys: list[str]) -> None:
+    """Press ``keys`` in a data editor whose cell is selected (arrow keys, then the characters to type), leaving
+    the commit (Enter) to the caller.
+
+    The grid's cell editor opens on the first typed key: keys pressed before it is open each open it anew, so
+    "1 2" entered 2. The first typed key therefore waits for it, and the commit waits too: an Enter pressed
+    before the editor took the text moves the selection instead of committing.
+    """
+    opened = False
+    for key in keys:
+        page.keyboard.press(key)
+        if not opened and not key.startswith("Arrow"):
+            opened = True
+            page.wait_for_timeout(250)
+    page.wait_for_timeout(250)

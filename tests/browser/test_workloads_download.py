@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.browser.streamlit_page import FRESH_CONTAINER, download, fresh, goto_app, wait_for_app
+from tests.browser.streamlit_page import FRESH_CONTAINER, download, fresh, goto_app, type_in_grid, wait_for_app
 
 FAILURE_COST = "Failure cost [USD/task]"
 
@@ -35,12 +36,7 @@ def _type_failure_cost(page: Page, digits: str, attempts: int = 3) -> None:
             selected.first.wait_for(state="attached", timeout=2_000)
         except PlaywrightTimeoutError:
             continue
-        for _ in range(5):
-            page.keyboard.press("ArrowRight")
-        page.keyboard.press(digits[0])
-        page.wait_for_timeout(250)  # the cell editor opens on the first typed key; typed at once, the rest replaced it
-        page.keyboard.type(digits[1:])
-        page.wait_for_timeout(250)  # Enter must commit, not move
+        type_in_grid(page, ["ArrowRight"] * 5 + list(digits))
         page.keyboard.press("Enter")
         try:
             expect(cell).to_have_text(digits, timeout=3_000)
@@ -60,13 +56,24 @@ def _downloaded_failure_costs(page: Page) -> list[float]:
     return [float(r[FAILURE_COST]) for r in rows]
 
 
+def _download_until(page: Page, expected: list[float], timeout_s: float = 10.0) -> list[float]:
+    """The downloaded failure costs once they equal ``expected``, or the last ones read after ``timeout_s``: the
+    grid sends an edit after a debounce, so a click can land before the run that redraws the button. A
+    download reruns nothing, so a file that lags the edit (the old code) still lags after the wait."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = _downloaded_failure_costs(page)
+        if got == expected or time.monotonic() > deadline:
+            return got
+        page.wait_for_timeout(500)
+
+
 def test_a_typed_cell_is_in_the_downloaded_workloads(page: Page, app_url: str) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})  # the key columns whole: no sideways scroll to undo
     goto_app(page, f"{app_url}/workloads")
     before = _downloaded_failure_costs(page)
     assert before[0] != 1234
     _type_failure_cost(page, "1234")
-    after = _downloaded_failure_costs(page)
-    assert after == [1234.0, *before[1:]]
+    assert _download_until(page, [1234.0, *before[1:]]) == [1234.0, *before[1:]]
     _type_failure_cost(page, "77")  # a second edit: the file follows it too, not the one before
-    assert _downloaded_failure_costs(page) == [77.0, *before[1:]]
+    assert _download_until(page, [77.0, *before[1:]]) == [77.0, *before[1:]]
