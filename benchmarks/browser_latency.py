@@ -60,7 +60,9 @@ markdown and table components, the rest of Streamlit), the browser's built-ins, 
 native work outside JavaScript and garbage collection, with the page's script and style-and-layout counters.
 ``--renders N`` then makes N more changes per tab counting React's commits and the components each one
 re-rendered, by the Streamlit element or block they sit in (a hook in React DevTools' place; it does nothing
-outside those changes).
+outside those changes). ``--timeline N`` then makes N more changes per tab and shows when the watched chart's
+message left the server and when the page took it in, and the renders of the page (React's tasks) the main thread
+ran in between: a message waits behind them (the servers run a probe that logs each send, see ``SERVER_PROBE``).
 
 The scenario inputs (issue 12: node price fields, API rates, utilization, a workloads-table cell typed by
 keyboard) watch every chart the input changes, not only the one beside it. The suite's "Reference" entry is
@@ -77,8 +79,11 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import statistics
 import sys
+import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -215,6 +220,123 @@ _DRAWS_SINCE_JS = """
   return [draws.length, draws.reduce((acc, [, d]) => acc + d, 0)];
 }
 """
+
+
+#: ``--timeline``: added to every tab before the app loads. Times the main thread's tasks that the change sets off:
+#: each websocket message's handler (kind "message", with the message's size in bytes) and each task of React's
+#: scheduler (kind "react": a render and commit of the page, run from a ``MessageChannel``), in
+#: ``performance.now()`` time, plus the page's clock origin to line them up with the server's sends.
+_TASKS_JS = """
+(() => {
+  window.__tasks = [];
+  const timed = (kind, size, f, self, args) => {
+    const start = performance.now();
+    try { return f.apply(self, args); } finally { window.__tasks.push([kind, start, performance.now() - start, size]); }
+  };
+  const sizeOf = (e) => (e.data && (e.data.byteLength ?? e.data.size ?? e.data.length)) || 0;
+  const Native = window.WebSocket;
+  class Timed extends Native {
+    set onmessage(h) { super.onmessage = function (e) { return timed("message", sizeOf(e), h, this, [e]); }; }
+    get onmessage() { return super.onmessage; }
+    addEventListener(type, h, o) {
+      if (type !== "message" || typeof h !== "function") return super.addEventListener(type, h, o);
+      return super.addEventListener(type, function (e) { return timed("message", sizeOf(e), h, this, [e]); }, o);
+    }
+  }
+  window.WebSocket = Timed;
+  const port = Object.getOwnPropertyDescriptor(MessagePort.prototype, "onmessage");
+  const NativeChannel = window.MessageChannel;
+  window.MessageChannel = class extends NativeChannel {
+    constructor() {
+      super();
+      const p1 = this.port1;
+      let handler = null;
+      Object.defineProperty(p1, "onmessage", {
+        configurable: true,
+        get: () => handler,
+        set: (f) => { handler = f; port.set.call(p1, function (e) { return timed("react", 0, f, this, [e]); }); },
+      });
+    }
+  };
+})();
+"""
+
+#: ``--timeline``: the server's side, a ``sitecustomize`` put on the benchmark servers' ``PYTHONPATH`` (and on no
+#: other process): every message the server sends, with its wall-clock time [ms], size [bytes], type and, for an
+#: element, its id (which ends with the element's ``key``), appended to the file named by ``LATENCY_SEND_LOG``.
+#: It wraps ``Runtime._send_message`` (Streamlit 1.67) and does nothing if that is gone.
+SERVER_PROBE = """
+import os
+import time
+
+try:
+    from streamlit.runtime import runtime as _runtime
+
+    _log = open(os.environ["LATENCY_SEND_LOG"], "a", buffering=1)
+    _send = _runtime.Runtime._send_message
+
+    def _send_message(self, session_info, msg):
+        kind, element_id = msg.WhichOneof("type"), ""
+        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            kind = msg.delta.new_element.WhichOneof("type") or "element"
+            element_id = getattr(getattr(msg.delta.new_element, kind), "id", "")
+        _log.write(f"{time.time() * 1000:.3f} {msg.ByteSize()} {kind} {element_id}\\n")
+        return _send(self, session_info, msg)
+
+    _runtime.Runtime._send_message = _send_message
+except Exception:  # another Streamlit: no server side, the browser's side is still timed
+    pass
+"""
+
+#: ``--timeline``: the columns (ms after the key press, except the counts).
+TIMELINE_COLUMNS = ("chart sent", "received", "drawn", "renders", "render ms", "longest")
+#: A React task shorter than this [ms] is not counted as a render of the page (scheduler housekeeping).
+RENDER_MIN_MS = 1.0
+
+
+def parse_sends(text: str) -> list[tuple[float, int, str, str]]:
+    """The server probe's log: (wall-clock ms, bytes, type, element id) per message sent, in order."""
+    out: list[tuple[float, int, str, str]] = []
+    for line in text.splitlines():
+        parts = line.split(" ", 3)
+        if len(parts) >= 3:
+            out.append((float(parts[0]), int(parts[1]), parts[2], parts[3] if len(parts) == 4 else ""))
+    return out
+
+
+def chart_timeline(
+    t0_wall: float,
+    t1: float,
+    tasks: list[tuple[str, float, float, int]],
+    sends: list[tuple[float, int, str, str]],
+    watch_keys: tuple[str, ...],
+) -> list[float | None]:
+    """One change's ``TIMELINE_COLUMNS``: when the first watched chart left the server and reached the page, when
+    the page showed the change (``t1``), and the renders of the page (React tasks of at least ``RENDER_MIN_MS``)
+    that ran between the key press and the chart's arrival: how many, their ms in all, the longest.
+
+    ``t0_wall``: the key press on the wall clock [ms]; ``tasks``: the page's (kind, start, duration, bytes) with
+    start in ms after the key press; ``sends``: the server's log (:func:`parse_sends`). A chart whose send is not
+    in the log (no server side, or it left before the key press) gives ``None`` for the first two columns and
+    counts the renders up to ``t1``."""
+    suffixes = tuple(f"-{k}" for k in watch_keys)
+    sent = next(
+        (
+            wall - t0_wall
+            for wall, _, kind, element_id in sends
+            if wall >= t0_wall and kind == "plotly_chart" and element_id.endswith(suffixes)
+        ),
+        None,
+    )
+    size = next((n for wall, n, kind, _ in sends if sent is not None and wall - t0_wall == sent), None)
+    received = None
+    if sent is not None:
+        received = next(
+            (start for kind, start, _, n in tasks if kind == "message" and start >= sent - 1.0 and n == size), None
+        )
+    until = received if received is not None else t1
+    renders = [d for kind, start, d, _ in tasks if kind == "react" and 0.0 <= start < until and d >= RENDER_MIN_MS]
+    return [sent, received, t1, float(len(renders)), sum(renders), max(renders, default=0.0)]
 
 
 @dataclass(frozen=True)
@@ -463,6 +585,7 @@ class Result:
     error: str | None = None  # why the target has no samples (an update that never arrived)
     cpu_ms: dict[str, float] = field(default_factory=dict)  # --cpu: main-thread ms per change, by column (CPU_COLUMNS)
     renders: dict[str, float] = field(default_factory=dict)  # --renders: per change, "commits", "renders", by place
+    timeline_ms: list[list[float | None]] = field(default_factory=list)  # --timeline: TIMELINE_COLUMNS per change
 
     def phase_medians(self) -> list[float | None]:
         """Median of each phase over the changes that have it."""
@@ -639,6 +762,26 @@ def count_renders(page: Page, target: Target, first_step: int, reps: int, timeou
     return out
 
 
+def timelines(
+    page: Page, target: Target, first_step: int, reps: int, timeout_ms: float, send_log: Path | None
+) -> list[list[float | None]]:
+    """``TIMELINE_COLUMNS`` for each of ``reps`` more changes (:func:`chart_timeline`); ``send_log`` is the server
+    probe's log (None: the browser's side only)."""
+    rows: list[list[float | None]] = []
+    for i in range(reps):
+        page.evaluate("window.__tasks = []")
+        one_change(page, target, first_step + i, timeout_ms)
+        wait_for_app(page, timeout_ms)
+        page.wait_for_timeout(200)  # the server's log is flushed per line; its last lines are in
+        t0, t1, origin, tasks = page.evaluate(
+            "[window.__latency.t0, window.__latency.t1, performance.timeOrigin, window.__tasks]"
+        )
+        sends = parse_sends(send_log.read_text()) if send_log is not None and send_log.exists() else []
+        shifted = [(kind, start - t0, duration, size) for kind, start, duration, size in tasks]
+        rows.append(chart_timeline(origin + t0, t1 - t0, shifted, sends, target.watch_keys))
+    return rows
+
+
 #: ``--cpu``: the columns of the profile table. Self time of the page's JavaScript, grouped by the frontend bundle
 #: it runs in (Streamlit's build names each chunk after its component: ``react-dom.<hash>.js``, ...), then the
 #: browser's own work: DOM and built-in functions called from JavaScript, the benchmark's scripts (its watcher
@@ -723,6 +866,8 @@ def measure(
     timeout_ms: float,
     cpu_reps: int = 0,
     render_reps: int = 0,
+    timeline_reps: int = 0,
+    send_log: Path | None = None,
 ) -> list[Result]:
     """The targets of ``group`` in tabs of their own, changed in turn (trivial, target, trivial, ...): the
     medians come from the same seconds of the same machine's load, not from blocks a minute apart."""
@@ -747,9 +892,23 @@ def measure(
         for page, target, slot in zip(pages, group, renders, strict=True):
             page.bring_to_front()
             slot.update(count_renders(page, target, warmup + reps + cpu_reps, render_reps, timeout_ms))
+    lines: list[list[list[float | None]]] = [[] for _ in group]
+    if timeline_reps:
+        first = warmup + reps + cpu_reps + (render_reps + 1 if render_reps else 0)
+        for page, target, rows in zip(pages, group, lines, strict=True):
+            page.bring_to_front()
+            rows.extend(timelines(page, target, first, timeline_reps, timeout_ms, send_log))
     return [
-        Result(t.name, out[warmup:], t.floor, [p for p in probe[warmup:] if p is not None], cpu_ms=c, renders=r)
-        for t, out, probe, c, r in zip(group, samples, phases, cpu, renders, strict=True)
+        Result(
+            t.name,
+            out[warmup:],
+            t.floor,
+            [p for p in probe[warmup:] if p is not None],
+            cpu_ms=c,
+            renders=r,
+            timeline_ms=tl,
+        )
+        for t, out, probe, c, r, tl in zip(group, samples, phases, cpu, renders, lines, strict=True)
     ]
 
 
@@ -772,28 +931,39 @@ def run(
     breakdown: bool = False,
     cpu_reps: int = 0,
     render_reps: int = 0,
+    timeline_reps: int = 0,
 ) -> list[Result]:
     """Measure the targets in order on fresh tabs, one server per distinct app, kept for the run; a trivial
-    floor and the target after it are measured interleaved (:func:`measure`)."""
+    floor and the target after it are measured interleaved (:func:`measure`). With ``timeline_reps`` the
+    servers run the send probe (``SERVER_PROBE``), from a temporary directory on their ``PYTHONPATH``."""
     results: list[Result] = []
     with sync_playwright() as pw, contextlib.ExitStack() as servers:
+        env, send_log = _server_probe(servers) if timeline_reps else (None, None)
         browser = launch_chromium(pw)
         urls: dict[Path, str] = {}
         try:
             for group in groups(targets):
                 for target in group:
                     if target.app not in urls:
-                        urls[target.app] = servers.enter_context(running_server(target.app)).url
+                        urls[target.app] = servers.enter_context(running_server(target.app, extra_env=env)).url
                 tabs = [browser.new_page(viewport={"width": 1440, "height": 900}) for _ in group]
-                if breakdown:
-                    for tab in tabs:
-                        tab.add_init_script(_PROBE_JS)
-                if render_reps:
-                    for tab in tabs:
-                        tab.add_init_script(_RENDERS_JS)
+                scripts = [(breakdown, _PROBE_JS), (render_reps, _RENDERS_JS), (timeline_reps, _TASKS_JS)]
+                for tab in tabs:
+                    for wanted, script in scripts:
+                        if wanted:
+                            tab.add_init_script(script)
                 try:
                     results += measure(
-                        tabs, [urls[t.app] for t in group], group, reps, warmup, timeout_ms, cpu_reps, render_reps
+                        tabs,
+                        [urls[t.app] for t in group],
+                        group,
+                        reps,
+                        warmup,
+                        timeout_ms,
+                        cpu_reps,
+                        render_reps,
+                        timeline_reps,
+                        send_log,
                     )
                 except PlaywrightTimeoutError as exc:  # one target's failure must not lose the others' results
                     first = str(exc).splitlines()[0]
@@ -803,6 +973,16 @@ def run(
         finally:
             browser.close()
     return results
+
+
+def _server_probe(stack: contextlib.ExitStack) -> tuple[dict[str, str], Path]:
+    """The environment that puts ``SERVER_PROBE`` on a server's path (in a directory ``stack`` removes), and the
+    log it writes."""
+    probe_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="latency-probe-")))
+    (probe_dir / "sitecustomize.py").write_text(SERVER_PROBE)
+    send_log = probe_dir / f"sends-{time.time_ns()}.log"
+    path = os.pathsep.join(p for p in (str(probe_dir), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path, "LATENCY_SEND_LOG": str(send_log)}, send_log
 
 
 def report(results: list[Result], reps: int) -> str:
@@ -832,7 +1012,24 @@ def report(results: list[Result], reps: int) -> str:
                 continue
             cells = [f"{v:8.1f}" if v is not None else f"{'-':>8}" for v in r.phase_medians()]
             lines.append(f"{r.name:<50} " + " ".join(cells))
-    return "\n".join(lines + _cpu_lines(results) + _render_lines(results))
+    return "\n".join(lines + _cpu_lines(results) + _render_lines(results) + _timeline_lines(results))
+
+
+def _timeline_lines(results: list[Result]) -> list[str]:
+    """``--timeline``: one line per target, the median of each ``TIMELINE_COLUMNS`` over its changes."""
+    if not any(r.timeline_ms for r in results):
+        return []
+    head = f"{'--timeline: median ms after the key press':<50} " + " ".join(f"{c[:10]:>10}" for c in TIMELINE_COLUMNS)
+    lines = ["", head]
+    for r in results:
+        if not r.timeline_ms:
+            continue
+        cells = []
+        for column in zip(*r.timeline_ms, strict=True):
+            known = [v for v in column if v is not None]
+            cells.append(f"{statistics.median(known):10.1f}" if known else f"{'-':>10}")
+        lines.append(f"{r.name:<50} " + " ".join(cells))
+    return lines
 
 
 def _cpu_lines(results: list[Result]) -> list[str]:
@@ -914,12 +1111,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="then make N more changes per tab counting React's commits and component renders, by the Streamlit "
         "element or block they are in (how much of the page each change makes the browser redo)",
     )
+    p.add_argument(
+        "--timeline",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then make N more changes per tab and time when the watched chart left the server and reached the "
+        "page, and the renders of the page the main thread ran before it (what the chart's message waited for)",
+    )
     args = p.parse_args(argv)
     if args.input_label is None and args.input_selector is None and args.input_key is None:
         args.input_key = "v_bt_batch"
         args.page_url_path = args.page_url_path or "batching"
-    if args.repetitions < 1 or min(args.warmup, args.cpu, args.renders) < 0:
-        p.error("--repetitions must be >= 1, --warmup, --cpu and --renders >= 0")
+    if args.repetitions < 1 or min(args.warmup, args.cpu, args.renders, args.timeline) < 0:
+        p.error("--repetitions must be >= 1, --warmup, --cpu, --renders and --timeline >= 0")
     return args
 
 
@@ -974,6 +1179,7 @@ def main(argv: list[str] | None = None) -> int:
             args.breakdown,
             args.cpu,
             args.renders,
+            args.timeline,
         )
     except Exception as exc:  # report any failure as one line plus the exit code
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
