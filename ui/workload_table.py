@@ -87,6 +87,18 @@ def workloads_frame(workloads: Sequence[Workload]) -> pd.DataFrame:
     return frame
 
 
+#: The columns whose workload field is a whole number (tokens, attempts): a file writes them without ".0".
+WHOLE_LABELS: frozenset[str] = frozenset(c.label for c in COLUMNS if Workload.model_fields[c.field].annotation is int)
+
+
+def workloads_file_frame(workloads: Sequence[Workload]) -> pd.DataFrame:
+    """:func:`workloads_frame` for a CSV: the whole-number columns as integers ("6000", not "6000.0")."""
+    frame = workloads_frame(workloads)
+    for label in WHOLE_LABELS:
+        frame[label] = frame[label].round().astype("Int64")
+    return frame
+
+
 def _cell(value: Any) -> Any:
     """A frame cell as a plain Python value; missing (NaN, NA, empty text) becomes None."""
     if value is None or value is pd.NA:

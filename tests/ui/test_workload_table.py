@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pandas as pd
 
 from economics.io.scenarios import default_scenario
-from ui.workload_table import read_workloads, workloads_frame
+from economics.workload import Workload
+from ui.tables import csv_bytes
+from ui.workload_table import read_workloads, workloads_file_frame, workloads_frame
 
 WORKLOADS = default_scenario().workloads
 
@@ -67,3 +72,17 @@ def test_a_blank_failure_cost_is_asked_for_not_taken_as_zero() -> None:
         "Row 1 ('Overnight KYC document batch'), column 'Failure cost [USD/task]': enter what a failed task costs "
         "the business (rework, escalation); type 0 if nothing"
     ]
+
+
+def test_the_csv_writes_counts_as_whole_numbers() -> None:
+    counts = {"input_tokens": 6000, "output_tokens": 800, "max_attempts": 3}
+    w = Workload.model_validate({**WORKLOADS[1].model_dump(), **counts, "avg_requests_per_s": 0.25, "tpot_slo_s": 0.04})
+    rows = list(csv.DictReader(io.StringIO(csv_bytes(workloads_file_frame([w])).decode("utf-8"))))
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["Prompt [tokens]"], row["Output [tokens]"], row["Attempts [count]"]) == ("6000", "800", "3")
+    assert (row["Average [req/s]"], row["Per-token target [ms/token]"]) == ("0.25", "40.0")  # measures stay as they are
+    # the file reads back into the same workload
+    back, messages = read_workloads(pd.read_csv(io.BytesIO(csv_bytes(workloads_file_frame([w])))), (w,))
+    assert messages == []
+    assert back == (w,)

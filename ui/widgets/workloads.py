@@ -21,7 +21,15 @@ from ui import format as fmt
 from ui import state
 from ui.tables import csv_bytes
 from ui.widgets.common import bounds
-from ui.workload_table import COLUMNS, DETAIL_LABELS, KEY_LABELS, LABEL, read_workloads, workloads_frame
+from ui.workload_table import (
+    COLUMNS,
+    DETAIL_LABELS,
+    KEY_LABELS,
+    LABEL,
+    read_workloads,
+    workloads_file_frame,
+    workloads_frame,
+)
 
 _EDITOR = "workloads_editor"
 _BASE = "_workloads_base"
@@ -222,7 +230,7 @@ def workloads_editor(s: Scenario, on_change: Callable[[], None] | None = None) -
 
 
 def _workloads_csv(workloads: tuple[Workload, ...]) -> bytes:
-    return csv_bytes(workloads_frame(workloads))
+    return csv_bytes(workloads_file_frame(workloads))
 
 
 def _edited(s: Scenario, base: pd.DataFrame, edited: pd.DataFrame) -> tuple[Scenario, list[str]]:
