@@ -22,6 +22,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from economics.io.scenarios import scenario_json
+from economics.units import MS, SECONDS_PER_HOUR
 from reporting import tables
 from reporting.finance import finance_frames
 from reporting.narrative import duration, in_prefix, per_month, show_description
@@ -102,6 +103,11 @@ class HtmlTable:
 _MONEY_COLUMN = re.compile(r"\[([A-Z]{3})(/month|/Mtok|/task|/year|\])")
 
 
+#: A duration column's unit in its header and its length in seconds: its cells are written with their own unit
+#: ("8 h", "30 ms", as the app writes them) and its header without it.
+DURATION_UNITS: dict[str, float] = {" [s]": 1.0, " [ms]": MS, " [h]": SECONDS_PER_HOUR}
+
+
 def _number(column: str, x: float) -> str:
     """``x`` as the column's header says: money (already in the header's currency) with its prefix."""
     m = _MONEY_COLUMN.search(column)
@@ -113,8 +119,9 @@ def _number(column: str, x: float) -> str:
         return pct(x)
     if math.isinf(x):
         return "∞"
-    if column.endswith("[s]"):
-        return duration(x)
+    for unit, seconds in DURATION_UNITS.items():
+        if column.endswith(unit):
+            return duration(x * seconds)
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
 
 
@@ -129,6 +136,11 @@ def _cell(column: str, value: object) -> Cell:
     return Cell(str(value))
 
 
+def _without_duration_unit(column: str) -> str:
+    unit = next((u for u in DURATION_UNITS if column.endswith(u)), "")
+    return column.removesuffix(unit) if unit else column
+
+
 def html_table(frame: pd.DataFrame, *, stale_column: str | None = None) -> HtmlTable:
     """Format a DataFrame for the template; rows whose ``stale_column`` is true are marked stale."""
     rows = []
@@ -138,8 +150,8 @@ def html_table(frame: pd.DataFrame, *, stale_column: str | None = None) -> HtmlT
             stale = column == stale_column and value is True
             cells.append(Cell("stale", "stale") if stale else _cell(str(column), value))
         rows.append(tuple(cells))
-    # durations are written with their own unit ("8 h", "30 ms"), so the header drops the "[s]" of the CSV
-    header = tuple(str(c).removesuffix(" [s]") for c in frame.columns)
+    # durations are written with their own unit ("8 h", "30 ms"), so the header drops the CSV's "[h]"
+    header = tuple(_without_duration_unit(str(c)) for c in frame.columns)
     return HtmlTable(header, tuple(rows))
 
 

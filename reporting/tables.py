@@ -15,6 +15,7 @@ from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.price_book import price_book_frame
 from economics.uncertainty import MonteCarlo
+from economics.units import MS, SECONDS_PER_HOUR
 from reporting.pack import MeetingPack
 from ui.format import CURRENCY_PREFIX, PRICE_UNIT_WORDS, money_text, pct, plain, price_item_words
 from ui.format import duration as duration_words
@@ -186,9 +187,10 @@ def workloads_frame(pack: MeetingPack) -> pd.DataFrame:
                 "Peak [requests/s]": w.peak_requests_per_s,
                 "Input [tokens]": w.input_tokens,
                 "Output [tokens]": w.output_tokens,
+                # the Workloads page's targets in its units: 1 s to first token, 30 ms per token, 8 h
                 "First token within [s]": w.ttft_slo_s,
-                "Time per token at most [s]": w.tpot_slo_s,
-                "Done within [s]": w.deadline_s,
+                "Time per token at most [ms]": None if w.tpot_slo_s is None else w.tpot_slo_s / MS,
+                "Done within [h]": None if w.deadline_s is None else w.deadline_s / SECONDS_PER_HOUR,
                 "Sovereign": w.sovereign,
                 f"Failure cost [{rate.code}]": w.failure_cost_usd * rate.units_per_usd,
                 "Notes": w.notes,

@@ -152,6 +152,21 @@ def test_the_csv_bundle_has_every_table(pack: MeetingPack) -> None:
     assert "decisions.csv" in readme
 
 
+def test_the_workloads_file_and_page_use_the_apps_units(pack: MeetingPack, page: _Page) -> None:
+    # the pack's workloads.csv read 28800 and 0.03 where the app reads 8 h and 30 ms per token (issue 12, item 1)
+    with zipfile.ZipFile(io.BytesIO(csv_bundle(pack))) as zf:
+        workloads = pd.read_csv(zf.open("workloads.csv")).set_index("Workload")
+    kyc, onboarding = workloads.loc["Overnight KYC document batch"], workloads.loc["Real-time onboarding checks"]
+    assert kyc["Done within [h]"] == 8
+    assert onboarding["Time per token at most [ms]"] == pytest.approx(30)
+    assert onboarding["First token within [s]"] == 1
+    assert pd.isna(onboarding["Done within [h]"])  # no deadline: an empty cell, not 0
+    assert not [c for c in workloads.columns if c.endswith("[s]") and c != "First token within [s]"]
+    text = [t.strip() for t in page.text]
+    assert {"8 h", "30 ms", "8 ms", "Time per token at most", "Done within"} <= set(text)
+    assert not [t for t in text if t.endswith(("[h]", "[ms]"))]
+
+
 def test_the_comparison_in_the_pack_shows_the_negotiated_discount(pack: MeetingPack) -> None:
     assert pack.comparison is not None
     changed = set(pack.comparison.prices["item"])
