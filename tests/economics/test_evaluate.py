@@ -430,5 +430,17 @@ def test_a_reason_splits_the_expected_cost_into_paid_and_failed_tasks(bank: Scen
         assert err == pytest.approx((1 - q) * w.failure_cost_usd, rel=1e-3)
         assert month == pytest.approx((1 - q) * w.failure_cost_usd * w.avg_requests_per_s * 730 * 3600, abs=1)
         assert paid + err == pytest.approx(j, rel=1e-3, abs=1e-6)
+        assert len(m.group(2).partition(".")[2]) == len(m.group(3).partition(".")[2]), d.reason  # they line up
         checked += 1
     assert checked == len(bank.workloads)
+
+
+def test_the_paid_and_failed_parts_of_a_task_are_written_alike() -> None:
+    # the rented preset's chat read "$0.005375 paid to run it, $0.004 expected cost of its failed tasks", and a
+    # batch-shop card "$0.003385 paid …, $0.1 expected …": two amounts that add up, in two precisions
+    rented = load_scenario(PRESET_DIR / "startup-rented.json")
+    reasons = " ".join(d.reason for d in evaluate(rented).decisions)
+    parts = re.findall(r"\(\$(0\.\d+) paid to run it, \$(0\.\d+) expected cost", reasons)
+    assert parts, reasons
+    assert ("0.005375", "0.004000") in parts  # 0.009375 a task on GPT-5: (1 − 0.96) × $0.10 failure cost
+    assert all(len(a) == len(b) for a, b in parts), parts
