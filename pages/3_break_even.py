@@ -56,11 +56,15 @@ def break_even_view() -> None:
                     "sovereignty costs.",
                     icon=":material/lock:",
                 )
+            own = "Rented" if a.rented else "Owned"  # a rented node's hour is its rental: no capital, no power
             key_figures(
                 [
-                    (f"Owned, full cost [{rate.code}/Mtok output]", in_display(a.owned_usd_per_mtok)),
                     (
-                        "Owned, likely range",  # issue 13: the throughput model's accuracy
+                        f"{own}, {'rental' if a.rented else 'full cost'} [{rate.code}/Mtok output]",
+                        in_display(a.owned_usd_per_mtok),
+                    ),
+                    (
+                        f"{own}, likely range",  # issue 13: the throughput model's accuracy
                         fmt.money_text(
                             bands.cost_range_from(
                                 compute.evaluate(s).options,
@@ -80,10 +84,16 @@ def break_even_view() -> None:
                         fmt.pct(a.break_even_utilization, 1) if a.break_even_utilization <= 1 else "never",
                     ),
                 ],
-                help_text="Full cost: capital recovery, power and fixed costs of the hours paid for, whether or not "
-                "the node is already bought. This workload's utilization: its average load over the capacity of the "
-                "replicas it would need on its own (not the fleet's, which the Overview shows). Owned is cheaper "
-                f"above the break-even utilization. The capacity limit is {fmt.pct(a.max_utilization)}. "
+                help_text=(
+                    "Rental: the price of the hours paid for, whether or not they do work. "
+                    if a.rented
+                    else "Full cost: capital recovery, power and fixed costs of the hours paid for, whether or not "
+                    "the node is already bought. "
+                )
+                + "This workload's utilization: its average load over the capacity of the "
+                "replicas it would need on its own (not the fleet's, which the Overview shows). "
+                f"{own} is cheaper above the break-even utilization. "
+                f"The capacity limit is {fmt.pct(a.max_utilization)}. "
                 "Likely range: the 10–90% band of the throughput model's error on measured benchmarks like this "
                 "one (or of your calibration); cost per token moves inversely with throughput. "
                 + currency_statement(rate),

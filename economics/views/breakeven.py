@@ -111,6 +111,8 @@ class BreakEvenAnalysis:
     # the option's nodes are already bought and the cash lens books them at $0 (sunk): the plan may keep work on
     # them that loses at full cost here
     sunk_in_plan: bool = False
+    # the option runs on rented nodes: the verdict says "renting", not "owning"
+    rented: bool = False
 
 
 def best_variant(capacities: tuple[VariantCapacity, ...], option_id: str) -> VariantCapacity | None:
@@ -252,6 +254,7 @@ def break_even_analysis(
         curve_break_even_demand=break_even_demand(1.0, fixed * m, c_api, lam_cap, var),
         replica_demand_limit=lam_cap * policy.target_utilization / p2a,
         sunk_in_plan=isinstance(node, OwnedNode) and node.nodes_owned > 0 and policy.lens == "cash",
+        rented=not isinstance(node, OwnedNode),
         x=inputs.x,
         y=inputs.y,
         x_values=axes[inputs.x][1],

@@ -636,6 +636,38 @@ def test_break_even_states_its_verdict_in_words() -> None:
     assert "down to 10.0%" in cheap
 
 
+def test_break_even_says_renting_for_a_rented_node() -> None:
+    # with the rented preset the page read "Owned option", "Owned, full cost", "at full cost (capital recovery,
+    # power …)" and "owning is cheaper" of a RunPod node paid by the GPU-hour: nothing there is owned
+    rented = load_scenario(PRESET_DIR / "startup-rented.json")
+    inputs = BreakEvenInputs(
+        workload_id="assistant-chat", option_id="runpod-8b-ar", api_id="gpt-5", x="utilization", y="api_price"
+    )
+    a = break_even_analysis(rented, inputs, variant_capacities(rented, inputs.workload_id))
+    assert a.rented
+    assert a.owned_usd_per_mtok < a.api_usd_per_mtok  # $1.62 against $13.44 on the page
+    text = verdict(a, lambda x: f"${x:,.2f}")
+    assert "renting is cheaper" in text
+    assert "at its rental for the hours paid for" in text
+    assert "owning" not in text
+    assert "capital" not in text
+    bank = default_scenario()
+    owned = inputs.model_copy(
+        update={"workload_id": "kyc-overnight", "option_id": "owned-70b-ar", "api_id": "frontier-api"}
+    )
+    assert not break_even_analysis(bank, owned, variant_capacities(bank, owned.workload_id)).rented
+    at = run_page("3_break_even", _link("startup-rented"))
+    assert "Owned or rented option" in {b.label for b in at.selectbox}
+    shown = metrics(at)
+    assert "Rented, rental [USD/Mtok output]" in shown
+    assert not [label for label in shown if label.startswith("Owned")]
+    verdicts = [m.value for m in at.markdown if m.value.startswith("**Verdict:**")]
+    assert len(verdicts) == 1
+    assert "renting" in verdicts[0]
+    assert "owning" not in verdicts[0]
+    assert "Owned option" in {b.label for b in run_page("3_break_even").selectbox}  # the bank owns its nodes
+
+
 def test_every_price_has_a_status_and_an_assumed_one_says_so() -> None:
     # the owned node's electricity and colocation showed a blank status: checked or assumed, the reader could not
     # tell; the bank's node prices are "[assumption]" in data/prices/owned.csv, dated the review date

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from economics import api_usd_per_task, by_id
+from economics.offers import RentedNode
 from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenAnalysis, BreakEvenInputs
 from ui import compute, view
@@ -36,8 +37,9 @@ def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
     )
     opt_ids, api_ids = route_first(s, workload_id)
     opt_names = {i: by_id(s.owned_options, i, "owned option").name for i in opt_ids}
+    rented = any(isinstance(n, RentedNode) for n in s.nodes)
     option_id = view_select(
-        "Owned option",
+        "Owned or rented option" if rented else "Owned option",
         "be_option",
         list(opt_names),
         opt_names.__getitem__,
@@ -109,13 +111,19 @@ def verdict(a: BreakEvenAnalysis, money: Callable[[float], str]) -> str:
         a.break_even_utilization,
         a.max_utilization,
     )
+    paid_for = (
+        "at its rental for the hours paid for"
+        if a.rented
+        else "at full cost (capital recovery, power and fixed costs of the hours paid for)"
+    )
     text = (
         f"At this workload's {fmt.pct(u, 1)} utilization of its replicas, {a.option_name} costs {money(owned)} "
-        f"per million output tokens at full cost (capital recovery, power and fixed costs of the hours paid for) "
+        f"per million output tokens {paid_for} "
         f"against {money(api)} on {a.api_name}: "
     )
+    owning = "renting" if a.rented else "owning"  # a rented node is not owned: "renting is cheaper"
     if owned <= api:
-        text += "owning is cheaper"
+        text += f"{owning} is cheaper"
         text += (
             f", and stays so down to {fmt.pct(u_star, 1)} utilization."
             if u_star < u
@@ -124,15 +132,15 @@ def verdict(a: BreakEvenAnalysis, money: Callable[[float], str]) -> str:
     else:
         text += "the API is cheaper"
         if not math.isfinite(u_star) or u_star > 1:
-            text += "; owning would not catch up even with its replicas fully used."
+            text += f"; {owning} would not catch up even with its replicas fully used."
         elif u_star > u_max:
             text += (
-                f"; owning would need {fmt.pct(u_star, 1)} utilization, above the {fmt.pct(u_max, 1)} this "
+                f"; {owning} would need {fmt.pct(u_star, 1)} utilization, above the {fmt.pct(u_max, 1)} this "
                 "workload can reach while keeping headroom for its peak (the capacity limit)."
             )
         else:
             text += (
-                f"; owning wins above {fmt.pct(u_star, 1)} utilization, within the {fmt.pct(u_max, 1)} its peak "
+                f"; {owning} wins above {fmt.pct(u_star, 1)} utilization, within the {fmt.pct(u_max, 1)} its peak "
                 "allows: more work on the same replicas would get there."
             )
     if not a.api_allowed:
