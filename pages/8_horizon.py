@@ -47,12 +47,7 @@ st.caption(
     fmt.md_escape(f"NPV at {h.discount_rate:.1%} a year ({h.discount_rate_basis}); bills counted at each year's end.")
 )
 npv = view.npv_frame(h, rate)
-table(
-    npv,
-    key="horizon_npv",
-    file_name="horizon_npv.csv",
-    column_config={c: number() for c in npv.columns if c.endswith(f"[{rate.code}]")},
-)
+table(npv, key="horizon_npv", file_name="horizon_npv.csv")  # its money columns are formatted by their header
 if (alike := view.same_bills(h)) is not None:
     st.caption(fmt.md_escape(alike))
 if h.books:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import pandas as pd
@@ -21,8 +23,13 @@ def table(
     height: int | Literal["auto", "stretch", "content"] = "auto",
 ) -> None:
     """``st.dataframe`` without the index, and a "Download … [CSV]" button with the same columns."""
-    # the first column (the row's name) stays in view while a wide table scrolls sideways
-    config = {df.columns[0]: st.column_config.Column(pinned=True), **(column_config or {})} if len(df.columns) else None
+    # the first column (the row's name) stays in view while a wide table scrolls sideways; a money column the
+    # caller did not format is formatted by its header's currency and unit (money_formats)
+    config = (
+        {df.columns[0]: st.column_config.Column(pinned=True), **money_formats(df.columns), **(column_config or {})}
+        if len(df.columns)
+        else None
+    )
     st.dataframe(df, hide_index=True, column_config=config, height=height, key=f"table_{key}")
     st.download_button(
         f"Download this table [CSV, {plural(len(df), 'row')}]",
@@ -33,6 +40,22 @@ def table(
         icon=":material/download:",
         key=f"csv_{key}",
     )
+
+
+#: A money column's header: "[USD/Mtok output]", "[SGD/task]", "[USD]" (the currency code, then its unit).
+MONEY_HEADER = re.compile(r"\[(" + "|".join(CURRENCY_PREFIX) + r")(/[^\]]*)?\]")
+
+
+def money_formats(columns: Iterable[object]) -> dict[str, Any]:
+    """Formats of the money ``columns`` by their header: an amount a task (fractions of a cent) to four
+    significant figures with its currency sign, any other amount as :func:`money_in` writes it."""
+    formats: dict[str, Any] = {}
+    for column in map(str, columns):
+        if (m := MONEY_HEADER.search(column)) is None:
+            continue
+        code, unit = m.group(1), m.group(2) or ""
+        formats[column] = number(fmt=f"{CURRENCY_PREFIX[code]}%.4g") if unit == "/task" else money_in(code)
+    return formats
 
 
 def money(label: str | None = None, help_text: str | None = None) -> Any:

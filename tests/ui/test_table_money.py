@@ -1,0 +1,46 @@
+"""Every money column of every dashboard table carries its currency sign (issue 12, item 1).
+
+The energy table's "Cost at this workload's load [USD/Mtok output]", the Overview's per-option costs and the
+Reviews page's stand-alone costs read 12.93 and 0.009375: bare numbers under a dollar header, beside tables
+whose money read $12.93.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from economics.io.scenarios import PRESET_DIR, encode, load_scenario
+from tests.ui.helpers import run_page
+from ui.widgets.table import money_formats
+
+PAGES = ("1_overview", "2_cost_per_token", "3_break_even", "5_workloads", "7_reviews", "8_horizon")
+USD_HEADER = re.compile(r"\[USD[/\]]")
+
+
+def test_a_money_header_gets_its_currency_sign_by_its_unit() -> None:
+    formats = money_formats(
+        ["Option", "Cost [USD/Mtok output]", "Cost [USD/task]", "NPV [USD]", "Energy [kWh/Mtok output]", "Cost [SGD/h]"]
+    )
+    assert set(formats) == {"Cost [USD/Mtok output]", "Cost [USD/task]", "NPV [USD]", "Cost [SGD/h]"}
+    assert formats["Cost [USD/Mtok output]"]["type_config"]["format"] == "dollar"
+    assert formats["NPV [USD]"]["type_config"]["format"] == "dollar"
+    assert formats["Cost [USD/task]"]["type_config"]["format"] == "$%.4g"  # $0.009375 a task, not $0.01
+    assert formats["Cost [SGD/h]"]["type_config"]["format"] == "localized"  # the header names the currency
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_dollar_column_on_a_page_shows_dollars(page: str) -> None:
+    # the rented preset shows money in US dollars
+    at = run_page(page, {"s": encode(load_scenario(PRESET_DIR / "startup-rented.json"))})
+    bare = []
+    for frame in at.dataframe:
+        config = json.loads(frame.proto.columns or "{}")
+        for column in map(str, frame.value.columns):
+            if USD_HEADER.search(column):
+                fmt = config.get(column, {}).get("type_config", {}).get("format", "")
+                if not (fmt == "dollar" or fmt.startswith("$")):
+                    bare.append((column, fmt))
+    assert not bare, bare
