@@ -250,18 +250,18 @@ def _none_if_nan(x: float) -> float | None:
 
 
 def _money(x: float) -> str:
-    """Four significant figures under a dollar, written out, with cents at least; cents under a thousand dollars;
-    whole dollars above.
+    """Four significant figures under a dollar (six decimals at most), with cents at least; cents under a thousand
+    dollars; whole dollars above.
 
     >>> _money(0.002345), _money(0.0000123), _money(0.0), _money(1e-17), _money(12.5), _money(1_120_000.0)
-    ('$0.002345', '$0.0000123', '$0', '$0', '$12.50', '$1,120,000')
+    ('$0.002345', '$0.000012', '$0', '$0', '$12.50', '$1,120,000')
     >>> _money(0.1), _money(0.005)
     ('$0.10', '$0.005')
     """
     if x == 0:
         return "$0"
     if abs(x) < 1:
-        text = dollars_alike(x)[0].rstrip("0").rstrip(".")  # "$0", not "$0." for an amount under 5e-9
+        text = dollars_alike(x)[0].rstrip("0").rstrip(".")  # "$0", not "$0." for an amount under 5e-7
         cents = len(text.partition(".")[2])
         return text + "0" * (2 - cents) if 0 < cents < 2 else text  # "$0.10" a task, not "$0.1"
     return f"${x:,.2f}" if abs(x) < 1000 else f"${x:,.0f}"
@@ -317,7 +317,7 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload, failure_u
     errors = min(float(failure_usd[chosen]), pair[0])
     if errors > 0:
         # alike, so that they visibly add up to the cost: "$0.005375 paid …, $0.004000 expected …"
-        paid, err = dollars_alike(*(round(x, 6) for x in (pair[0] - errors, errors)))  # six decimals at most
+        paid, err = dollars_alike(pair[0] - errors, errors)
         a_month = errors * float(t.avg_requests_per_s[w]) * SECONDS_PER_MONTH
         parts[-1] += (
             f" ({paid} paid to run it, {err} expected cost of its failed tasks: "

@@ -23,9 +23,10 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else other}"
 
 
-def dollars_alike(*xs: float) -> tuple[str, ...]:
+def dollars_alike(*xs: float, max_places: int = 6) -> tuple[str, ...]:
     """Amounts to compare, with one number of decimals: cents, or four significant figures of the smallest
-    amount under a dollar (at most eight decimals), zeros kept so that they line up.
+    amount under a dollar (at most ``max_places`` decimals: the pages and the pack show no more than six), zeros
+    kept so that they line up.
 
     >>> dollars_alike(0.2, 0.29063)
     ('$0.2000', '$0.2906')
@@ -35,11 +36,13 @@ def dollars_alike(*xs: float) -> tuple[str, ...]:
     ('$1.35', '$6.51')
     >>> dollars_alike(0.00121, 0.001212, 0.001269)
     ('$0.001210', '$0.001212', '$0.001269')
-    >>> dollars_alike(0.0000123)
-    ('$0.00001230',)
+    >>> dollars_alike(0.0000123), dollars_alike(0.0000123, max_places=8)
+    (('$0.000012',), ('$0.00001230',))
+    >>> dollars_alike(0.000423, 0.005)
+    ('$0.000423', '$0.005000')
     """
     small = [abs(x) for x in xs if 0 < abs(x) < 1]
-    places = 2 if not small else min(8, max(2, 3 - math.floor(math.log10(min(small)))))
+    places = 2 if not small else min(max_places, max(2, 3 - math.floor(math.log10(min(small)))))
     return tuple(f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
 
 

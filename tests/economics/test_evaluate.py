@@ -444,3 +444,8 @@ def test_the_paid_and_failed_parts_of_a_task_are_written_alike() -> None:
     assert parts, reasons
     assert ("0.005375", "0.004000") in parts  # 0.009375 a task on GPT-5: (1 − 0.96) × $0.10 failure cost
     assert all(len(a) == len(b) for a, b in parts), parts
+    # the batch shop's $0.000423 a task beside $0.005: alike, and no more than six decimals (not "$0.0004230")
+    shop = " ".join(d.reason for d in evaluate(load_scenario(PRESET_DIR / "batch-shop.json")).decisions)
+    small = re.findall(r"\(\$(0\.\d+) paid to run it, \$(0\.\d+) expected cost", shop)
+    assert ("0.000423", "0.005000") in small
+    assert all(len(a) == len(b) <= len("0.") + 6 for a, b in small), small
