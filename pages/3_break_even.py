@@ -56,15 +56,14 @@ def break_even_view() -> None:
                     "sovereignty costs.",
                     icon=":material/lock:",
                 )
-            own = "Rented" if a.rented else "Owned"  # a rented node's hour is its rental: no capital, no power
             key_figures(
                 [
                     (
-                        f"{own}, {'rental' if a.rented else 'full cost'} [{rate.code}/Mtok output]",
+                        f"{a.side}, {'rental' if a.rented else 'full cost'} [{rate.code}/Mtok output]",
                         in_display(a.owned_usd_per_mtok),
                     ),
                     (
-                        f"{own}, likely range",  # issue 13: the throughput model's accuracy
+                        f"{a.side}, likely range",  # issue 13: the throughput model's accuracy
                         fmt.money_text(
                             bands.cost_range_from(
                                 compute.evaluate(s).options,
@@ -92,7 +91,7 @@ def break_even_view() -> None:
                 )
                 + "This workload's utilization: its average load over the capacity of the "
                 "replicas it would need on its own (not the fleet's, which the Overview shows). "
-                f"{own} is cheaper above the break-even utilization. "
+                f"{a.side} is cheaper above the break-even utilization. "
                 f"The capacity limit is {fmt.pct(a.max_utilization)}. "
                 "Likely range: the 10–90% band of the throughput model's error on measured benchmarks like this "
                 "one (or of your calibration); cost per token moves inversely with throughput. "

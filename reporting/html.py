@@ -9,7 +9,6 @@ the scenario is text, never markup. The one exception is the chart markup plotly
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -35,7 +34,7 @@ from ui.charts.reviews import (
     tornado_chart,
     workload_cost_chart,
 )
-from ui.format import money_text, pct, plain, usd, usd_per_month, usd_per_mtok
+from ui.format import money_header, money_text, pct, plain, usd, usd_per_month, usd_per_mtok
 
 __all__ = ["LIMITATIONS", "HtmlTable", "figures", "html_table", "narrative", "render_html"]
 
@@ -99,10 +98,6 @@ class HtmlTable:
     rows: tuple[tuple[Cell, ...], ...]
 
 
-#: A money column's currency code and unit in its header: "[SGD/month]", "[USD/Mtok output]", "[SGD]".
-_MONEY_COLUMN = re.compile(r"\[([A-Z]{3})(/month|/Mtok|/task|/year|\])")
-
-
 #: A duration column's unit in its header and its length in seconds: its cells are written with their own unit
 #: ("8 h", "30 ms", as the app writes them) and its header without it.
 DURATION_UNITS: dict[str, float] = {" [s]": 1.0, " [ms]": MS, " [h]": SECONDS_PER_HOUR}
@@ -110,11 +105,10 @@ DURATION_UNITS: dict[str, float] = {" [s]": 1.0, " [ms]": MS, " [h]": SECONDS_PE
 
 def _number(column: str, x: float) -> str:
     """``x`` as the column's header says: money (already in the header's currency) with its prefix."""
-    m = _MONEY_COLUMN.search(column)
-    if m is not None:
-        code, unit = m.groups()
-        text = {"/month": usd_per_month, "/Mtok": usd_per_mtok}.get(unit, usd)(x)
-        return in_prefix(text, code)
+    if (money := money_header(column)) is not None:  # "[SGD/month]", "[USD/Mtok output]", "[SGD/h]", "[SGD]"
+        code, unit = money
+        written = usd_per_month if unit.startswith("/month") else usd_per_mtok if unit.startswith("/Mtok") else usd
+        return in_prefix(written(x), code)
     if "P(" in column or column.startswith("Chance"):
         return pct(x)
     if math.isinf(x):

@@ -102,6 +102,19 @@ def md_escape(text: str) -> str:
 
 #: How a display currency is written before an amount; others get their ISO code and a space.
 CURRENCY_PREFIX = {"USD": "$", "SGD": "S$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+#: A money column's header: "[USD/Mtok output]", "[SGD/task]", "[USD]": the currency code, then its unit.
+_MONEY_HEADER = re.compile(r"\[(" + "|".join(CURRENCY_PREFIX) + r")(/[^\]]*)?\]")
+
+
+def money_header(column: str) -> tuple[str, str] | None:
+    """The currency code and unit of a money column's header, ``None`` for any other column (the dashboard's
+    tables and the meeting pack format money by it).
+
+    >>> money_header("Cost [SGD/Mtok output]"), money_header("NPV [USD]"), money_header("Energy [kWh/Mtok output]")
+    (('SGD', '/Mtok output'), ('USD', ''), None)
+    """
+    m = _MONEY_HEADER.search(column)
+    return None if m is None else (m.group(1), m.group(2) or "")
 
 
 def money(

@@ -114,6 +114,11 @@ class BreakEvenAnalysis:
     # the option runs on rented nodes: the verdict says "renting", not "owning"
     rented: bool = False
 
+    @property
+    def side(self) -> str:
+        """ "Rented" or "Owned": the option's side of the comparison, as the page and its charts name it."""
+        return "Rented" if self.rented else "Owned"
+
 
 def best_variant(capacities: tuple[VariantCapacity, ...], option_id: str) -> VariantCapacity | None:
     """The option's variant with the highest SLO capacity (speculation where it helps)."""

@@ -665,6 +665,8 @@ def test_break_even_says_renting_for_a_rented_node() -> None:
     assert len(verdicts) == 1
     assert "renting" in verdicts[0]
     assert "owning" not in verdicts[0]
+    titles = [str(spec["layout"]["title"]["text"]) for spec in plotly_specs(at)]
+    assert [t for t in titles if t.startswith("Rented beats the API")], titles
     assert "Owned option" in {b.label for b in run_page("3_break_even").selectbox}  # the bank owns its nodes
 
 

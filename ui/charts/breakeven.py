@@ -39,7 +39,7 @@ def utilization_curve_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> g
     peak sizing allows."""
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
-        f"{'Rented' if a.rented else 'Owned'} beats the API above this utilization",
+        f"{a.side} beats the API above this utilization",
         f"API price [{rate.code} per Mtok output, input included] (log)",
         "break-even utilization [%]",
         height=420,
@@ -81,7 +81,7 @@ def demand_curve_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> go.Fig
     replica's limit."""
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     c = Chart(
-        f"{'Rented' if a.rented else 'Owned'} beats the API above this demand (one replica)",
+        f"{a.side} beats the API above this demand (one replica)",
         f"node cost [{rate.code} per node-hour] (log)",
         "break-even demand [requests/s] (log)",
         height=420,
@@ -121,7 +121,7 @@ def break_even_map_figure(a: BreakEvenAnalysis, rate: DisplayRate = USD) -> go.F
         f"{cur}%{{{v}:,.3g}}" if axis in _MONEY_AXES else f"%{{{v}:,.3g}}" for axis, v in ((a.x, "x"), (a.y, "y"))
     )
     c = Chart(
-        f"Where {'rented' if a.rented else 'owned'} beats the API: {AXIS_NAME[a.y]} × {AXIS_NAME[a.x]}",
+        f"Where {a.side.lower()} beats the API: {AXIS_NAME[a.y]} × {AXIS_NAME[a.x]}",
         AXIS_LABEL[a.x].replace("USD", rate.code),
         AXIS_LABEL[a.y].replace("USD", rate.code),
         height=520,

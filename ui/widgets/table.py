@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
 
-from ui.format import CURRENCY_PREFIX, plural
+from ui.format import CURRENCY_PREFIX, money_header, plural
 from ui.tables import csv_bytes
 
 
@@ -42,18 +41,14 @@ def table(
     )
 
 
-#: A money column's header: "[USD/Mtok output]", "[SGD/task]", "[USD]" (the currency code, then its unit).
-MONEY_HEADER = re.compile(r"\[(" + "|".join(CURRENCY_PREFIX) + r")(/[^\]]*)?\]")
-
-
 def money_formats(columns: Iterable[object]) -> dict[str, Any]:
     """Formats of the money ``columns`` by their header: an amount a task (fractions of a cent) to four
     significant figures with its currency sign, any other amount as :func:`money_in` writes it."""
     formats: dict[str, Any] = {}
     for column in map(str, columns):
-        if (m := MONEY_HEADER.search(column)) is None:
+        if (money := money_header(column)) is None:
             continue
-        code, unit = m.group(1), m.group(2) or ""
+        code, unit = money
         formats[column] = number(fmt=f"{CURRENCY_PREFIX[code]}%.4g") if unit == "/task" else money_in(code)
     return formats
 
