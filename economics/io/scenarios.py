@@ -376,7 +376,7 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
 
     messages: list[str] = []
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if type(version) is not int or version != SCHEMA_VERSION:  # true == 1 in Python; it is not a version
         messages.append(
             f"schema_version: the scenario has version {version!r}, this app reads {SCHEMA_VERSION}; "
             "fields were kept where they still fit"
@@ -433,6 +433,8 @@ def salvage(data: Any, fallback: Scenario) -> Decoded:
             for section, position in sorted(dropped, key=lambda sp: -sp[1]):
                 del lists[section][position]
             continue
+        if not messages:  # the whole did not validate, its parts did: say so rather than report nothing
+            messages.append("the scenario was read part by part; nothing was dropped")
         return Decoded(scenario, "repaired", _limit(messages))
     return _default(fallback, *_limit(messages))
 

@@ -61,3 +61,19 @@ def test_a_link_missing_a_required_field_says_so(field: str) -> None:
     )
     assert decoded.status == "repaired"
     assert f"{field}: missing; the default scenario's value used" in decoded.messages
+
+
+@pytest.mark.parametrize("version", [True])  # 1.0 reads as 1, "ok": pydantic takes a whole float for an int
+def test_a_link_whose_version_only_equals_1_says_so(version: object) -> None:
+    # Found by the long fuzz run (session 39): schema_version `true` failed the whole scenario's validation,
+    # every part then validated, and since True == 1 in Python no message named the version: status "repaired"
+    # and nothing said what was repaired.
+    data = json.loads((PRESET_DIR / "batch-shop.json").read_text(encoding="utf-8"))
+    data["schema_version"] = version
+    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+    decoded = scenarios.decode(
+        "v1." + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("="), default_scenario()
+    )
+    assert decoded.status == "repaired"
+    assert [m for m in decoded.messages if m.startswith(f"schema_version: the scenario has version {version!r}")]
+    assert decoded.scenario.name == data["name"]  # the rest of the link is kept
