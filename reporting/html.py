@@ -131,8 +131,7 @@ def _cell(column: str, value: object) -> Cell:
 
 
 def _without_duration_unit(column: str) -> str:
-    unit = next((u for u in DURATION_UNITS if column.endswith(u)), "")
-    return column.removesuffix(unit) if unit else column
+    return column.removesuffix(next((u for u in DURATION_UNITS if column.endswith(u)), ""))
 
 
 def html_table(frame: pd.DataFrame, *, stale_column: str | None = None) -> HtmlTable:

@@ -102,16 +102,17 @@ def md_escape(text: str) -> str:
 
 #: How a display currency is written before an amount; others get their ISO code and a space.
 CURRENCY_PREFIX = {"USD": "$", "SGD": "S$", "EUR": "€", "GBP": "£", "JPY": "¥"}
-#: A money column's header: "[USD/Mtok output]", "[SGD/task]", "[USD]": the currency code, then its unit.
-_MONEY_HEADER = re.compile(r"\[(" + "|".join(CURRENCY_PREFIX) + r")(/[^\]]*)?\]")
+#: A money column's header: "[USD/Mtok output]", "[SGD/task]", "[CHF]": a currency code (any in the FX table a
+#: user may extend, not only those with a prefix above), then its unit.
+_MONEY_HEADER = re.compile(r"\[([A-Z]{3})(/[^\]]*)?\]")
 
 
 def money_header(column: str) -> tuple[str, str] | None:
     """The currency code and unit of a money column's header, ``None`` for any other column (the dashboard's
     tables and the meeting pack format money by it).
 
-    >>> money_header("Cost [SGD/Mtok output]"), money_header("NPV [USD]"), money_header("Energy [kWh/Mtok output]")
-    (('SGD', '/Mtok output'), ('USD', ''), None)
+    >>> money_header("Cost [SGD/Mtok output]"), money_header("NPV [CHF]"), money_header("Energy [kWh/Mtok output]")
+    (('SGD', '/Mtok output'), ('CHF', ''), None)
     """
     m = _MONEY_HEADER.search(column)
     return None if m is None else (m.group(1), m.group(2) or "")

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from economics.io.scenarios import PRESET_DIR, encode, load_scenario
+from reporting.html import _number as _pack_number
 from tests.ui.helpers import run_page
 from ui.widgets.table import money_formats
 
@@ -29,6 +30,15 @@ def test_a_money_header_gets_its_currency_sign_by_its_unit() -> None:
     assert formats["NPV [USD]"]["type_config"]["format"] == "dollar"
     assert formats["Cost [USD/task]"]["type_config"]["format"] == "$%.4g"  # $0.009375 a task, not $0.01
     assert formats["Cost [SGD/h]"]["type_config"]["format"] == "localized"  # the header names the currency
+
+
+def test_a_currency_added_to_the_fx_table_is_money_too() -> None:
+    # the FX table (data/prices/fx_rates.csv) is the user's to extend: a display currency with no sign of its own
+    # is still money, written with its code, in the tables and in the pack (which read it before this change)
+    formats = money_formats(["Cost [CHF/task]", "Bill [AUD/month]", "Why [GPU]"])  # "[GPU]" is no currency
+    assert formats["Cost [CHF/task]"]["type_config"]["format"] == "CHF %.4g"
+    assert formats["Bill [AUD/month]"]["type_config"]["format"] == "localized"
+    assert _pack_number("Bill [AUD/month]", 2665.0) == "AUD 2,665/month"
 
 
 @pytest.mark.parametrize("page", PAGES)

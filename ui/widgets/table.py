@@ -9,7 +9,7 @@ from typing import Any, Literal
 import pandas as pd
 import streamlit as st
 
-from ui.format import CURRENCY_PREFIX, money_header, plural
+from ui.format import CURRENCY_PREFIX, currency_prefix, money_header, plural
 from ui.tables import csv_bytes
 
 
@@ -49,7 +49,7 @@ def money_formats(columns: Iterable[object]) -> dict[str, Any]:
         if (money := money_header(column)) is None:
             continue
         code, unit = money
-        formats[column] = number(fmt=f"{CURRENCY_PREFIX[code]}%.4g") if unit == "/task" else money_in(code)
+        formats[column] = number(fmt=f"{currency_prefix(code)}%.4g") if unit == "/task" else money_in(code)
     return formats
 
 
