@@ -26,7 +26,9 @@ def _type_failure_cost(page: Page, digits: str, attempts: int = 3) -> None:
     (the cell kept its old value) is typed again, as a person would, up to ``attempts`` times."""
     grid = page.locator(f"{FRESH_CONTAINER}.st-key-workloads_editor").first
     cell = grid.locator("#glide-cell-5-0")  # the grid's accessible copy of the first row's failure cost
-    selected = grid.locator('[data-testid="data-grid-canvas"] [aria-selected="true"]')
+    # the first row's Name selected, not any cell: Enter after the last edit left the row below selected, and
+    # a click that only focused the grid then typed the digits into that row (a CI run read 77 in two rows)
+    selected = grid.locator('[data-testid="data-grid-canvas"] #glide-cell-0-0[aria-selected="true"]')
     for attempt in range(attempts):
         grid.evaluate("e => e.scrollIntoView({block: 'center'})")  # a download scrolled it out of view
         box = grid.bounding_box()
