@@ -30,14 +30,15 @@ def usd(x: float | None, *, inf_text: str = "not reachable", cents: bool = True)
     a = abs(x)
     if a >= 1000 or (not cents and a >= 1):
         text = f"${a:,.0f}"
-    elif a >= 1:
+    elif round(a, 4) >= 1:  # $1.00 and up; 0.99999 too, which four decimals round to "1.0000" ("$1." once)
         text = f"${a:,.2f}"
     elif round(a, 6) == 0:  # below a millionth of a dollar: zero with float noise ("$1e-09" read as code)
         return "$0"
-    elif a < 0.001:  # two significant digits, written out: $0.00052, $0.000053
-        text = f"${a:.{min(6, 1 - math.floor(math.log10(a)))}f}".rstrip("0")
-    else:
-        text = f"${a:.4f}".rstrip("0")
+    else:  # two significant digits under a tenth of a cent ($0.00052, $0.000053), else up to four decimals; at
+        # least the cents ("$0.50", not "$0.5")
+        places = min(6, 1 - math.floor(math.log10(a))) if a < 0.001 else 4
+        digits = f"{a:.{places}f}".rstrip("0")
+        text = "$" + digits + "0" * max(0, 2 - len(digits.split(".")[1]))
     return f"−{text}" if x < 0 else text
 
 
@@ -152,34 +153,40 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
     Economics keeps computing and writing in USD; this is the display edge's conversion of its texts (reasons,
     flip thresholds, close calls). In USD at a rate of 1 the text is returned unchanged.
 
-    Converted amounts under one unit are written with the same decimals within a sentence (up to four), so a
-    comparison reads as one: "S$0.2600/task vs S$0.3778", not "S$0.26/task vs S$0.3778" (the first had lost
-    its zeros in the conversion).
+    Converted amounts under one unit are written with the same decimals within a sentence (up to six, as the
+    pages show no more), so a comparison reads as one: "S$0.2600/task vs S$0.3778", not "S$0.26/task vs
+    S$0.3778" (the first had lost its zeros in the conversion), and the parts of a cost line up with it.
 
     >>> money_text("J = $0.2/task vs $3,984/Mtok", "SGD", 1.3)
     'J = S$0.26/task vs S$5,179/Mtok'
     >>> money_text("J = $0.2/task; vs $0.2906", "SGD", 1.3)
     'J = S$0.2600/task; vs S$0.3778'
+    >>> money_text("J = $0.003640/task ($0.000410 paid to run it, $0.003230 expected cost of its failed tasks)",
+    ...            "SGD", 1.3)
+    'J = S$0.00473/task (S$0.00053 paid to run it, S$0.00420 expected cost of its failed tasks)'
     """
     if code == "USD" and units_per_usd == 1.0:
         return text
     parts = _DOLLARS.split(text)  # text, sign, amount, text, sign, amount, …, text
-    amounts = []
+    amounts, values = [], []
     for i in range(1, len(parts), 3):
         sign, number = parts[i], parts[i + 1]
         value = float(number.replace(",", ""))
         amounts.append(money(-value if sign else value, code, units_per_usd))
+        values.append(abs(value) * units_per_usd)
     small = [_SMALL_AMOUNT.search(a) for a in amounts]
-    places = min(4, max((len(m.group(1)) for m in small if m), default=0))
+    places = min(6, max((len(m.group(1)) for m in small if m), default=0))
 
-    def padded(amount: str, m: re.Match[str] | None) -> str:
+    def alike(amount: str, m: re.Match[str] | None, value: float) -> str:
+        """``amount`` with ``places`` decimals, rounded from the converted value (not padded with zeros: 0.004732
+        is "0.00473" beside "0.00053", not "0.00470")."""
         if m is None or len(m.group(1)) >= places:
             return amount
-        return amount[: m.end(1)] + "0" * (places - len(m.group(1))) + amount[m.end(1) :]
+        return amount[: m.start(0)] + f"{value:.{places}f}" + amount[m.end(1) :]
 
     out = [parts[0]]
-    for k, (amount, m) in enumerate(zip(amounts, small, strict=True)):
-        out += [padded(amount, m), parts[3 * k + 3]]
+    for k, (amount, m, value) in enumerate(zip(amounts, small, values, strict=True)):
+        out += [alike(amount, m, value), parts[3 * k + 3]]
     return "".join(out)
 
 

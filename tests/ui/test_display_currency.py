@@ -61,6 +61,21 @@ def test_a_compared_pair_keeps_its_decimals_in_both_currencies(bank: tuple[Scena
     assert compared >= 4
 
 
+def test_a_costs_parts_share_its_decimals_in_another_currency() -> None:
+    # the API-only preset's code-completion card read "S$0.00053 paid to run it, S$0.0042 expected cost of its
+    # failed tasks": two precisions for two parts of one cost. 0.00041 × 1.3 = 0.000533, 0.00323 × 1.3 = 0.004199,
+    # 0.00364 × 1.3 = 0.004732: five decimals each, rounded from the converted value (not "S$0.00470", zeros
+    # padded onto a rounded figure)
+    text = "J = $0.003640/task on X ($0.000410 paid to run it, $0.003230 expected cost of its failed tasks)"
+    assert fmt.money_text(text, "SGD", 1.3) == (
+        "J = S$0.00473/task on X (S$0.00053 paid to run it, S$0.00420 expected cost of its failed tasks)"
+    )
+    # an amount that rounds up to one unit is written as one, with its cents ("€1." once)
+    assert fmt.money_text("$0.99999 vs $0.00011", "EUR", 1.0) == "€1.00 vs €0.00011"
+    assert fmt.money(0.99999, "EUR") == "€1.00"
+    assert fmt.money(0.5, "SGD", 1.0) == "S$0.50"
+
+
 def test_fx_one_changes_nothing(bank: tuple[Scenario, Result]) -> None:
     s, r = bank
     for d in r.decisions:
