@@ -85,7 +85,7 @@ def _column_config() -> dict[str, Any]:
                 min_value=None if lo is None else lo * scale,
                 max_value=None if hi is None else hi * scale,
                 step=1 if integer else None,
-                format="%d" if integer else ("dollar" if c.field == "failure_cost_usd" else None),
+                format="localized" if integer else ("dollar" if c.field == "failure_cost_usd" else None),
                 required=c.field
                 in ("avg_requests_per_s", "peak_requests_per_s", "input_tokens", "output_tokens", "failure_cost_usd"),
             )
