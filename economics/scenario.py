@@ -20,7 +20,7 @@ from economics.hardware import GPU, Efficiency, Precision
 from economics.lookup import by_id
 from economics.measured import MeasuredThroughput
 from economics.model import ModelSpec
-from economics.offers import ApiOffer, NodeOffer
+from economics.offers import ApiOffer, NodeOffer, RentedNode
 from economics.schemes import ARScheme, DiffusionScheme, SpeculativeScheme
 from economics.workload import Workload
 
@@ -192,6 +192,12 @@ class Scenario(Frozen):
 
     def node(self, node_id: str) -> NodeOffer:
         return by_id(self.nodes, node_id, "node")
+
+    def gpu_side(self) -> str:
+        """What the scenario's GPU options run on, in a reader's word: "owned", "rented" or "owned or rented"
+        (a sentence about "the best GPU option" says which; "owned" when there is none)."""
+        rented = {isinstance(self.node(o.node_id), RentedNode) for o in self.owned_options}
+        return "owned or rented" if len(rented) == 2 else "rented" if rented == {True} else "owned"
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

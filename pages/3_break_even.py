@@ -22,7 +22,8 @@ CHART_LABEL = {
 }
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
-st.title("Break-even: when owning beats the API")
+_VERB = {"owned": "owning", "rented": "renting", "owned or rented": "owning or renting"}
+st.title(f"Break-even: when {_VERB[s.gpu_side()]} beats the API")
 st.caption(
     "Owned capacity costs the same every hour; the API costs the same every token. Owned wins once enough of "
     "its paid hours do useful work. Capacity is sized for the peak with headroom, so the average utilization "

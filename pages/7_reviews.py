@@ -156,20 +156,22 @@ if metric == "savings" and all(
         "range, so nothing runs on owned or rented GPUs to save against the APIs. Choose “monthly cost of the "
         "chosen routes” above to see what moves the bill."
     )
+side = subject.scenario.gpu_side()  # "owned", "rented" or "owned or rented": what the GPU options are
+a_side = f"{'an' if side.startswith('owned') else 'a'} {side}"
 st.caption(  # a reader saw an owned band under the API's and "chance owned beats the API: 30%" and asked which to trust
-    "The bands below are inference cost per million output tokens. The chance that owned costs less compares "
-    "expected cost per task, which adds the cost of failed answers as the routes are chosen, so an owned band "
+    f"The bands below are inference cost per million output tokens. The chance that {side} costs less compares "
+    f"expected cost per task, which adds the cost of failed answers as the routes are chosen, so {a_side} band "
     "under the API's can still lose to a more accurate API."
 )
 compute.chart(charts.monte_carlo_chart, mc, subject.scenario, rate, key="rv_chart_mc")
-bands = pack_tables.bands_display(mc, rate)
+bands = pack_tables.bands_display(mc, rate, side)
 table(
     bands,
     key="rv_bands",
     file_name="monte_carlo.csv",
     column_config={
         **rv.money_columns(bands, rate),
-        "Chance owned costs less per task": st.column_config.NumberColumn(format="percent"),
+        f"Chance {side} costs less per task": st.column_config.NumberColumn(format="percent"),
         "Chance the route holds": st.column_config.NumberColumn(format="percent"),
         "Chance the bought GPUs run short": st.column_config.NumberColumn(format="percent"),
     },

@@ -38,7 +38,7 @@ def bundle_files(pack: MeetingPack) -> dict[str, pd.DataFrame]:
     if pack.tornado is not None:
         files["tornado.csv"] = tables.tornado_display(pack)
     if pack.monte_carlo is not None:
-        files["monte_carlo_workloads.csv"] = tables.bands_display(pack.monte_carlo, rate)
+        files["monte_carlo_workloads.csv"] = tables.bands_display(pack.monte_carlo, rate, pack.scenario.gpu_side())
         files["monte_carlo_options.csv"] = tables.option_bands_display(pack.monte_carlo, rate)
     return files
 

@@ -248,7 +248,9 @@ def render_html(pack: MeetingPack) -> str:
         charts=charts,
         flips=_flips(pack),
         comparison=_comparison(pack),
-        uncertainty=None if bands is None else html_table(tables.bands_display(bands, pack.rate)),
+        uncertainty=None
+        if bands is None
+        else html_table(tables.bands_display(bands, pack.rate, pack.scenario.gpu_side())),
         price_book=html_table(tables.price_book_display(pack), stale_column="Stale"),
         workloads=html_table(tables.workloads_frame(pack)),
         assumptions=html_table(tables.assumptions_frame(pack)),

@@ -101,7 +101,9 @@ def decisions_with_bands(pack: MeetingPack) -> pd.DataFrame:
         frame[f"Uncertain inputs, high, {view} [{c}/Mtok]"] = [
             _times(_none_if_nan(mc.loc[w, "p95_usd_per_mtok"]), k) for w in ids
         ]
-        frame["Chance owned costs less per task"] = [_none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids]
+        frame[f"Chance {pack.scenario.gpu_side()} costs less per task"] = [
+            _none_if_nan(mc.loc[w, "prob_owned_beats_api"]) for w in ids
+        ]
     return frame
 
 
@@ -421,8 +423,9 @@ def _option_names(mc: MonteCarlo) -> dict[str, str]:
     return dict(zip(o["option_id"], o["option_name"], strict=True)) if len(o) else {}
 
 
-def bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
-    """Per workload: the chosen route's cost-per-Mtok band (in ``rate``'s currency) and the probabilities."""
+def bands_display(mc: MonteCarlo, rate: DisplayRate = USD, side: str = "owned") -> pd.DataFrame:
+    """Per workload: the chosen route's cost-per-Mtok band (in ``rate``'s currency) and the probabilities; ``side``
+    names the GPU options (the scenario's :meth:`~economics.scenario.Scenario.gpu_side`)."""
     w, k, code = mc.workloads, rate.units_per_usd, rate.code
     return pd.DataFrame(
         {
@@ -433,7 +436,7 @@ def bands_display(mc: MonteCarlo, rate: DisplayRate = USD) -> pd.DataFrame:
             f"Median [{code}/Mtok]": w["p50_usd_per_mtok"] * k,
             f"High (1 draw in 20 above) [{code}/Mtok]": w["p95_usd_per_mtok"] * k,
             "API allowed": w["api_allowed"],
-            "Chance owned costs less per task": w["prob_owned_beats_api"],
+            f"Chance {side} costs less per task": w["prob_owned_beats_api"],
             "Chance the route holds": w["prob_route_unchanged"],
             "Chance the bought GPUs run short": w["prob_fleet_short"],
         }

@@ -384,19 +384,48 @@ def test_break_even_says_what_it_leaves_out() -> None:
     assert "expected cost per task" in caption
 
 
+def _reviews_chance(preset: str) -> tuple[str, str, pd.DataFrame]:
+    """The Reviews page on ``preset``: its captions, its Monte Carlo panels' titles and its bands table."""
+    at = run_page("7_reviews", _link(preset))
+    caption = " ".join(str(c.value) for c in at.caption)
+    mc = next(s for s in plotly_specs(at) if "5–95" in s["layout"]["title"]["text"])
+    titles = " ".join(a["text"] for a in mc["layout"].get("annotations", []))
+    bands = next(df for df in (d.value for d in at.dataframe) if "Chance the route holds" in df.columns)
+    return caption, titles, bands
+
+
 def test_reviews_says_the_chance_is_per_task_and_the_bands_per_token() -> None:
     # a reader saw the owned route's band under the API's and "chance owned beats the best API: 30%" beside it: the
     # chance compares expected cost per task (failures counted), the bands inference cost per million tokens
-    at = run_page("7_reviews")
-    caption = " ".join(str(c.value) for c in at.caption)
+    caption, titles, bands = _reviews_chance("singapore-bank")
     assert "inference cost per million output tokens" in caption
     assert "expected cost per task" in caption
-    mc = next(s for s in plotly_specs(at) if "5–95" in s["layout"]["title"]["text"])
-    titles = " ".join(a["text"] for a in mc["layout"].get("annotations", []))
     assert "chance owned costs less per task than" in titles
     assert "chance owned beats" not in titles
-    bands = next(df for df in (d.value for d in at.dataframe) if "Median [SGD/Mtok]" in df.columns)
+    assert "Median [SGD/Mtok]" in bands.columns
     assert "Chance owned costs less per task" in bands.columns
+
+
+def test_reviews_says_rented_when_the_gpus_are_rented() -> None:
+    # with the rented preset the Monte Carlo panels read "chance owned costs less per task" of RunPod nodes paid by
+    # the GPU-hour; nothing there is owned
+    caption, titles, bands = _reviews_chance("startup-rented")
+    for said, where in (
+        ("The chance that rented costs less", caption),
+        ("so a rented band", caption),
+        ("chance rented costs less per task than", titles),
+        ("Chance rented costs less per task", " ".join(bands.columns)),
+    ):
+        assert said in where
+    assert "owned" not in titles + " ".join(bands.columns)
+    mixed = default_scenario()
+    assert mixed.gpu_side() == "owned"
+    rented = load_scenario(PRESET_DIR / "startup-rented.json")
+    both = mixed.model_copy(update={"nodes": (*mixed.nodes, *rented.nodes)})
+    both = both.model_copy(
+        update={"owned_options": (*both.owned_options, rented.owned_options[0].model_copy(update={"id": "r"}))}
+    )
+    assert both.gpu_side() == "owned or rented"
 
 
 def test_node_counts_on_cards_say_they_are_marginal_and_need_not_add_up() -> None:
@@ -658,6 +687,7 @@ def test_break_even_says_renting_for_a_rented_node() -> None:
     assert not break_even_analysis(bank, owned, variant_capacities(bank, owned.workload_id)).rented
     at = run_page("3_break_even", _link("startup-rented"))
     assert "Owned or rented option" in {b.label for b in at.selectbox}
+    assert [t.value for t in at.title] == ["Break-even: when renting beats the API"]
     shown = metrics(at)
     assert "Rented, rental [USD/Mtok output]" in shown
     assert not [label for label in shown if label.startswith("Owned")]

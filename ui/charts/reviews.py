@@ -334,15 +334,16 @@ def _option_label(name: str, *, allowed: bool, chosen: bool) -> str:
 PANEL_TITLE_LINE_PX = 19
 
 
-def _panel_title(w: pd.Series) -> str:
-    """A Monte Carlo panel's title: the workload, then the chance owned costs less per task than the API (failures
+def _panel_title(w: pd.Series, side: str = "owned") -> str:
+    """A Monte Carlo panel's title: the workload, then the chance ``side`` (owned, rented: the scenario's
+    :meth:`~economics.scenario.Scenario.gpu_side`) costs less per task than the API (failures
     counted, as routes are chosen), then how often the bought GPUs run short (why a route that costs nothing at
     the scenario's values has a band above zero), a line each."""
     lines = [str(w["workload_name"])]
     p = w["prob_owned_beats_api"]
     if math.isfinite(p):
         vs = "the API it may not use" if not w["api_allowed"] else "the best API"
-        lines.append(f"chance owned costs less per task than {vs}: {100 * p:.0f}%")
+        lines.append(f"chance {side} costs less per task than {vs}: {100 * p:.0f}%")
     short = w["prob_fleet_short"]
     if math.isfinite(short) and short > 0:
         lines.append(f"bought GPUs run short in {100 * short:.0f}% of draws")
@@ -369,7 +370,7 @@ def monte_carlo_chart(monte_carlo: MonteCarlo, scenario: Scenario, rate: Display
     counts = [max(1, int((opts["workload_id"] == w).sum())) for w in wl["workload_id"]]
     # each panel's title on lines of its own, right-aligned over the plot: on one line it ran past the chart's
     # left edge at 1,024 px ("al-time onboarding checks · chance owned beats …")
-    titles = [_panel_title(w) for _, w in wl.iterrows()]
+    titles = [_panel_title(w, scenario.gpu_side()) for _, w in wl.iterrows()]
     title_px = PANEL_TITLE_LINE_PX * max((t.count("<br>") + 1 for t in titles), default=1)
     every_label = [_option_label(n, allowed=False, chosen=True) for n in opts["option_name"]]
     plot_px = row_px(every_label) * sum(counts) + (title_px + 16) * (len(counts) - 1) + 20
