@@ -39,6 +39,12 @@ IDLE_UTILIZATION = 0.5
 #: Per-stream speed-up over plain AR at one client that makes diffusion "efficient at batch one" [1].
 DIFFUSION_EDGE = 1.5
 
+#: The claims read from the Batching page's study, in one line each (listed, untested, when there is no study).
+MEMORY_WALL = "At batch one, autoregressive decoding is memory-bound: about 1 FLOP per byte read."
+SWING = f"Cost per token swings {SWING_RANGE[0]:.0f}–{SWING_RANGE[1]:.0f}× with batch size."
+DIFFUSION = "Text diffusion stays efficient at batch one: a narrow fix for latency-bound work."
+FAIR_BASELINE = "The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR."
+
 
 class Claim(Frozen):
     """One claim of the essay under the scenario's numbers."""
@@ -66,7 +72,7 @@ def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Cl
     p1 = batch_point(s, inputs, 1, a)
     ridge = a.roofs[0].effective_flops_per_s / a.roofs[0].effective_bandwidth_bytes_per_s
     return Claim(
-        claim="At batch one, autoregressive decoding is memory-bound: about 1 FLOP per byte read.",
+        claim=MEMORY_WALL,
         # both ridges: the Batching page marks the peak one, and "211" here beside its "295" read as a contradiction
         figure=f"{p1.intensity_flop_per_byte:,.1f} FLOP/byte at batch 1; the GPU needs {ridge:,.0f} to be busy at "
         f"the efficiency it reaches ({a.roofs[0].ridge_flop_per_byte:,.0f} at peak, the Batching page's ridge point)",
@@ -77,11 +83,11 @@ def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Cl
 
 def _swing(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis, money: Money) -> Claim:
     p = batch_point(s, inputs, SWING_BATCH, a)
-    lo, hi = SWING_RANGE
+    lo = SWING_RANGE[0]
     option = by_id(s.owned_options, inputs.ar_option_id, "owned option").name
     workload = by_id(s.workloads, inputs.workload_id, "workload").name
     return Claim(
-        claim=f"Cost per token swings {lo:.0f}–{hi:.0f}× with batch size.",
+        claim=SWING,
         # the study is named: the Batching page opens on this same study (economics.views.batching.default_study)
         # and shows another swing once the reader picks other options or requests there
         figure=f"falls {p.cost_swing:,.1f}× from batch 1 to batch {SWING_BATCH}, to "
@@ -123,14 +129,12 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
     diff, ar, spec = series.get("owned-diffusion"), series.get("owned-ar"), series.get("owned-ar-spec")
     if diff is None or ar is None:
         missing = Claim(
-            claim="Text diffusion stays efficient at batch one: a narrow fix for latency-bound work.",
+            claim=DIFFUSION,
             figure="the scenario has no owned diffusion option to test",
             holds=None,
             page="batching",
         )
-        fair = missing.model_copy(
-            update={"claim": "The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR."}
-        )
+        fair = missing.model_copy(update={"claim": FAIR_BASELINE})
         return missing, fair
     edge = float(diff.per_stream_tokens_per_s[0] / ar.per_stream_tokens_per_s[0])
     point = next((p for p in a.points if p.kind == "owned-diffusion" and p.batch == 1), None)
@@ -143,7 +147,7 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
     cross = a.crossover_concurrency
     narrow = f"; {catch_up_words(cross)}, with the requests of {a.workload_name}"
     efficient = Claim(
-        claim="Text diffusion stays efficient at batch one: a narrow fix for latency-bound work.",
+        claim=DIFFUSION,
         figure=f"{diff.per_stream_tokens_per_s[0]:,.0f} tok/s per stream at one client, {edge:,.1f}× plain AR"
         f"{bound}{narrow}",
         holds=edge >= DIFFUSION_EDGE and cross != float("inf"),
@@ -151,7 +155,7 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
     )
     if spec is None:
         fair = Claim(
-            claim="The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR.",
+            claim=FAIR_BASELINE,
             figure=f"no AR + speculation option for this model: diffusion's {edge:,.1f}× is against plain AR only",
             holds=None,
             page="batching",
@@ -159,7 +163,7 @@ def _diffusion(a: BatchingAnalysis) -> tuple[Claim, Claim]:
     else:
         fair_edge = float(diff.per_stream_tokens_per_s[0] / spec.per_stream_tokens_per_s[0])
         fair = Claim(
-            claim="The fair baseline for diffusion is AR with speculative decoding (or MoE), not plain AR.",
+            claim=FAIR_BASELINE,
             figure=f"diffusion's edge at one client: {edge:,.1f}× over plain AR, "
             f"{fair_edge:,.1f}× over AR + speculation",
             holds=fair_edge < edge,
@@ -297,12 +301,23 @@ def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tu
     """
     claims: list[Claim] = []
     inputs = default_study(scenario)
+    # without an AR option to study, the batching claims are still listed, as claims this scenario cannot test
+    untested = [
+        Claim(
+            claim=c,
+            figure="the scenario has no owned or rented autoregressive option to study",
+            holds=None,
+            page="batching",
+        )
+        for c in (MEMORY_WALL, SWING, DIFFUSION, FAIR_BASELINE)
+    ]
     if inputs is not None:
         a = batching_analysis(scenario, inputs)
         claims += [_memory_wall(scenario, inputs, a), _swing(scenario, inputs, a, money)]
+    else:
+        claims += untested[:2]
     claims.append(_latency_bound(scenario, result))
-    if inputs is not None:
-        claims += list(_diffusion(a))
+    claims += list(_diffusion(a)) if inputs is not None else untested[2:]
     claims += [
         _formula(scenario, result, money),
         _routing(scenario, result),

@@ -138,9 +138,13 @@ if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundr
     compute.chart(charts.option_cost_figure, r, s, rate, key="chart_option_costs")
     left, right = st.columns([3, 2])
     compute.chart(charts.monthly_figure, r, rate, key="chart_monthly", where=left)
-    compute.chart(charts.fleet_figure, r, rate, key="chart_fleet", where=right)
-    if caption := charts.fleet_caption(r, s.policy.lens, rate):
-        right.caption(fmt.md_escape(caption))
+    if s.nodes:
+        compute.chart(charts.fleet_figure, r, rate, key="chart_fleet", where=right)
+        if caption := charts.fleet_caption(r, s.policy.lens, rate):
+            right.caption(fmt.md_escape(caption))
+    else:  # an empty chart reading "no owned GPUs in the plan" took a third of the row
+        right.markdown("**Owned or rented GPUs**")
+        right.caption("This scenario has none: every workload is paid per token on an API, so no GPU sits idle.")
 
 with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
     table(tables.options_frame(r, s, rate), key="options", file_name="options.csv")

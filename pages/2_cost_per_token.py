@@ -14,6 +14,7 @@ from ui.defaults import default_scenario
 from ui.energy import carbon_line, energy_frame, page_rate
 from ui.theme import kind_labels
 from ui.widgets.api_rates import api_rate_inputs, source_caption
+from ui.widgets.common import ADD_GPUS_HINT
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
 from ui.widgets.nodes import live_node_edit, node_cost_line, node_inputs, start_drawing, typed
 from ui.widgets.table import money_in, number, table
@@ -30,7 +31,7 @@ defaults = {n.id: n for n in default_scenario().nodes}
 if not s.nodes:  # an API-only scenario: no node to price, the curves below show the APIs alone
     st.info(
         "This scenario has no owned or rented node, so there is no hourly cost to spread over tokens: every "
-        "workload runs on an API. Add a node (scenario panel, or a preset with owned hardware) to compare.",
+        f"workload runs on an API. {ADD_GPUS_HINT}",
         icon=":material/cloud:",
     )
 #: The two views of the effective cost (section 3), drawn one at a time, and the fragment drawing each.

@@ -91,6 +91,32 @@ def test_an_api_only_scenario_does_not_claim_batchability_it_cannot_measure() ->
     assert "chosen by value alone" in routing.figure
 
 
+@pytest.mark.parametrize("preset", sorted(p.stem for p in PRESET_DIR.glob("*.json")))
+def test_every_claim_of_the_essay_is_listed_whatever_the_scenario(preset: str) -> None:
+    # with no GPU option the page listed five claims: the memory wall, the swing, diffusion at batch one and the
+    # fair baseline were gone rather than "cannot be tested with this scenario"
+    s = load_scenario(PRESET_DIR / f"{preset}.json")
+    claims = [c.claim for c in argument(s, evaluate(s))]
+    assert len(claims) == 9
+    for start in (
+        "At batch one",
+        "Cost per token swings 10–30×",
+        "Latency-bound",
+        "Text diffusion",
+        "The fair baseline",
+        "Effective cost per token",
+        "Route each",
+        "Sovereignty",
+        "Bought GPUs",
+    ):
+        assert [c for c in claims if c.startswith(start)], (start, claims)
+    if preset == "api-only":
+        untested = [c for c in argument(s, evaluate(s)) if c.page == "batching"]
+        assert len(untested) == 4
+        assert all(c.holds is None for c in untested)
+        assert all(c.figure == "The scenario has no owned or rented autoregressive option to study" for c in untested)
+
+
 @pytest.mark.parametrize("preset", ["singapore-bank", "api-only", "batch-shop", "startup-rented"])
 def test_every_figure_reads_as_a_sentence(preset: str) -> None:
     # "diffusion's edge at one client: …" and "cost per token falls …" began in lower case under their claims

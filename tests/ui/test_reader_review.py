@@ -761,3 +761,24 @@ def test_how_sure_calls_the_headline_not_firm_only_when_the_median_is_a_tenth_of
     assert near == ["The savings fall between $800 and $1,200 a month in 90% of draws, median $1,050."]
     far = how_sure(1_000.0, MonteCarlo(2_000, 0, rows, pd.DataFrame(), 500.0, 850.0, 1_200.0), usd)
     assert "the $1,000 above is the figure at today's values, not a firm one" in far[0]
+
+
+def test_pages_without_gpus_say_how_to_get_some() -> None:
+    # on the API-only preset Cost per token said "Add a node (scenario panel, …)", and the scenario panel has no
+    # such field; Batching said "Add one to the scenario JSON"
+    link = _link("api-only")
+    for page in ("2_cost_per_token", "3_break_even", "4_batching"):
+        infos = " ".join(str(i.value) for i in run_page(page, link).info)
+        assert "load a preset with owned or rented GPUs (sidebar: Load or reset a scenario)" in infos, (page, infos)
+        assert "scenario panel" not in infos
+        assert "JSON" not in infos
+
+
+def test_overview_without_gpus_says_so_instead_of_an_empty_fleet_chart() -> None:
+    at = run_page("1_overview", _link("api-only"))
+    assert not [spec for spec in plotly_specs(at) if "Owned fleet" in str(spec["layout"]["title"]["text"])]
+    assert "This scenario has none: every workload is paid per token on an API" in " ".join(
+        str(c.value) for c in at.caption
+    )
+    bank = run_page("1_overview")
+    assert [spec for spec in plotly_specs(bank) if "Owned fleet" in str(spec["layout"]["title"]["text"])]

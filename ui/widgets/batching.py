@@ -12,7 +12,7 @@ from economics.views.batching import (
     speculation_option,
     workloads_in_study_order,
 )
-from ui.widgets.common import view_number, view_select
+from ui.widgets.common import ADD_GPUS_HINT, view_number, view_select
 
 
 def batching_inputs(s: Scenario) -> BatchingInputs | None:
@@ -21,7 +21,7 @@ def batching_inputs(s: Scenario) -> BatchingInputs | None:
     ar_options = ar_options_in_study_order(s)
     diff_options = [o for o in s.owned_options if o.scheme.kind == "diffusion"]
     if not ar_options:
-        st.info("The scenario has no owned autoregressive option to study. Add one to the scenario JSON.")
+        st.info(f"This scenario has no owned or rented autoregressive option to study. {ADD_GPUS_HINT}")
         return None
     gpu = {o.id: s.gpu(s.node(o.node_id).gpu_id).name for o in s.owned_options}
     # the GPU only where the options run on different ones: the option's name already says how many GPUs, and

@@ -13,7 +13,7 @@ from economics.scenario import Scenario
 from economics.views.breakeven import AXIS_NAME, Axis, BreakEvenAnalysis, BreakEvenInputs
 from ui import compute, view
 from ui import format as fmt
-from ui.widgets.common import view_select
+from ui.widgets.common import ADD_GPUS_HINT, view_select
 
 AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]
 
@@ -21,7 +21,12 @@ AXES: list[Axis] = ["utilization", "api_price", "node_price", "demand"]
 def break_even_inputs(s: Scenario) -> BreakEvenInputs | None:
     """Draw the inputs; None (with a message) when the scenario has no owned option or no API."""
     if not s.owned_options or not s.apis:
-        st.info("Break-even needs at least one owned option and one API in the scenario.")
+        missing = (
+            f"no owned or rented option. {ADD_GPUS_HINT}"
+            if not s.owned_options
+            else "no API to compare with. Load a preset with APIs (sidebar: Load or reset a scenario)."
+        )
+        st.info(f"Break-even compares running a workload yourself with an API; this scenario has {missing}")
         return None
     # the workload on a row of its own, the two options side by side: three columns cut every name at 1,024 px
     # ("Overnight KYC docum", "Owned 70B, AR + EAGI")

@@ -19,6 +19,14 @@ from ui import state, view
 OptionT = TypeVar("OptionT", bound=str)
 
 
+#: Where a scenario without GPUs gets some: the app adds no node itself, so the message names what there is (a
+#: reader on the API-only preset was told to use "the scenario panel", which has no such field).
+ADD_GPUS_HINT = (
+    "To compare, load a preset with owned or rented GPUs (sidebar: Load or reset a scenario), or upload a scenario "
+    "file that has a node."
+)
+
+
 def bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None]:
     """(min, max) from the field's ``ge``/``gt`` and ``le``/``lt`` constraints."""
     lo: float | None = None
