@@ -13,6 +13,7 @@ from ui.charts import cost as charts
 from ui.defaults import default_scenario
 from ui.energy import carbon_line, energy_frame, page_rate
 from ui.theme import kind_labels
+from ui.widgets.add_gpus import gpu_button
 from ui.widgets.api_rates import api_rate_inputs, source_caption
 from ui.widgets.common import ADD_GPUS_HINT
 from ui.widgets.cost import cost_inputs, throughput_inputs, utilization_slider, workload_select
@@ -82,6 +83,7 @@ def api_prices() -> None:
 node_prices()
 if s.nodes:
     node_costs()
+gpu_button()
 if s.apis:
     api_prices()
 s = state.scenario()

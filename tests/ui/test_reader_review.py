@@ -769,6 +769,7 @@ def test_pages_without_gpus_say_how_to_get_some() -> None:
     link = _link("api-only")
     for page in ("2_cost_per_token", "3_break_even", "4_batching"):
         infos = " ".join(str(i.value) for i in run_page(page, link).info)
+        assert "add GPUs (Cost per token: Add or take out GPUs)" in infos, (page, infos)
         assert "load a preset with owned or rented GPUs (sidebar: Load or reset a scenario)" in infos, (page, infos)
         assert "scenario panel" not in infos
         assert "JSON" not in infos

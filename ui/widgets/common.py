@@ -19,11 +19,11 @@ from ui import state, view
 OptionT = TypeVar("OptionT", bound=str)
 
 
-#: Where a scenario without GPUs gets some: the app adds no node itself, so the message names what there is (a
-#: reader on the API-only preset was told to use "the scenario panel", which has no such field).
+#: Where a scenario without GPUs gets some (a reader on the API-only preset was told to use "the scenario panel",
+#: which had no such field).
 ADD_GPUS_HINT = (
-    "To compare, load a preset with owned or rented GPUs (sidebar: Load or reset a scenario), or upload a scenario "
-    "file that has a node."
+    "To compare, add GPUs (Cost per token: Add or take out GPUs), load a preset with owned or rented GPUs "
+    "(sidebar: Load or reset a scenario), or upload a scenario file that has a node."
 )
 
 
