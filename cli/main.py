@@ -58,6 +58,7 @@ SUBCOMMANDS: dict[str, str] = {
     "report": "cli.report",
     "calibrate": "cli.calibrate",
     "horizon": "cli.horizon",
+    "add-gpus": "cli.gpus",  # also registers remove-option
 }
 
 
