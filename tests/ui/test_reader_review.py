@@ -781,5 +781,17 @@ def test_overview_without_gpus_says_so_instead_of_an_empty_fleet_chart() -> None
     assert "This scenario has none: every workload is paid per token on an API" in " ".join(
         str(c.value) for c in at.caption
     )
+    dots = next(
+        str(s["layout"]["title"]["text"])
+        for s in plotly_specs(at)
+        if "on every option" in str(s["layout"]["title"]["text"])
+    )
+    assert "ringed: the plan's route</span>" in dots  # no "shares nodes already paid for": there is no node
     bank = run_page("1_overview")
     assert [spec for spec in plotly_specs(bank) if "Owned fleet" in str(spec["layout"]["title"]["text"])]
+    dots = next(
+        str(s["layout"]["title"]["text"])
+        for s in plotly_specs(bank)
+        if "on every option" in str(s["layout"]["title"]["text"])
+    )
+    assert "shares nodes already paid for" in dots

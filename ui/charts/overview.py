@@ -56,8 +56,12 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
         "Cost per million output tokens on every option<br>"
         # a reader saw the ringed route as the dearest dot and took it for a mistake: the dots are stand-alone costs
         '<span style="font-size:12px">each workload alone on each option, at full cost with idle time</span><br>'
-        '<span style="font-size:12px">ringed: the plan\'s route, which shares nodes already paid for, so it can be '
-        "a dear dot here</span>",
+        + (
+            '<span style="font-size:12px">ringed: the plan\'s route, which shares nodes already paid for, so it can '
+            "be a dear dot here</span>"
+            if scenario.nodes
+            else '<span style="font-size:12px">ringed: the plan\'s route</span>'  # no node to share: APIs only
+        ),
         f"all-in cost [{rate.code} per Mtok output] (log)",
         "",
         height=max(320, 80 + 62 * len(workloads)),
