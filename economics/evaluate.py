@@ -316,8 +316,9 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload, failure_u
     parts.append(f"marginal J = {costs[0]}/task on {names[chosen]}")
     errors = min(float(failure_usd[chosen]), pair[0])
     if errors > 0:
-        # alike, so that they visibly add up to the cost: "$0.005375 paid …, $0.004000 expected …"
-        paid, err = dollars_alike(pair[0] - errors, errors)
+        # alike, and as precise as the cost they add up to: "$0.005375 paid …, $0.004000 expected …" of $0.009375,
+        # "$0.0034 paid …, $0.1000 expected …" of $0.1034 (not "$0.003385 …, $0.100000")
+        paid, err = dollars_alike(pair[0] - errors, errors, like=pair[0])
         a_month = errors * float(t.avg_requests_per_s[w]) * SECONDS_PER_MONTH
         parts[-1] += (
             f" ({paid} paid to run it, {err} expected cost of its failed tasks: "

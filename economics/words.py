@@ -23,10 +23,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else other}"
 
 
-def dollars_alike(*xs: float, max_places: int = 6) -> tuple[str, ...]:
+def dollars_alike(*xs: float, max_places: int = 6, like: float | None = None) -> tuple[str, ...]:
     """Amounts to compare, with one number of decimals: cents, or four significant figures of the smallest
     amount under a dollar (at most ``max_places`` decimals: the pages and the pack show no more than six), zeros
-    kept so that they line up.
+    kept so that they line up. ``like``: the decimals of that amount instead, for the parts of a total, written
+    as precisely as the total they add up to.
 
     >>> dollars_alike(0.2, 0.29063)
     ('$0.2000', '$0.2906')
@@ -40,8 +41,10 @@ def dollars_alike(*xs: float, max_places: int = 6) -> tuple[str, ...]:
     (('$0.000012',), ('$0.00001230',))
     >>> dollars_alike(0.000423, 0.005)
     ('$0.000423', '$0.005000')
+    >>> dollars_alike(0.003385, 0.1, like=0.103385), dollars_alike(0.039, 1.0, like=1.039)
+    (('$0.0034', '$0.1000'), ('$0.04', '$1.00'))
     """
-    small = [abs(x) for x in xs if 0 < abs(x) < 1]
+    small = [abs(x) for x in ((like,) if like is not None else xs) if 0 < abs(x) < 1]
     places = 2 if not small else min(max_places, max(2, 3 - math.floor(math.log10(min(small)))))
     return tuple(f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
 

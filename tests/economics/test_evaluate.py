@@ -449,3 +449,6 @@ def test_the_paid_and_failed_parts_of_a_task_are_written_alike() -> None:
     small = re.findall(r"\(\$(0\.\d+) paid to run it, \$(0\.\d+) expected cost", shop)
     assert ("0.000423", "0.005000") in small
     assert all(len(a) == len(b) <= len("0.") + 6 for a, b in small), small
+    # as precise as the cost they add up to: $0.1034 a task is $0.0034 paid and $0.1000 of failed tasks (0.1 × $1
+    # failure cost), not "$0.003385 …, $0.100000"
+    assert ("0.0034", "0.1000") in small
