@@ -30,6 +30,7 @@ FLAGS = {
     "serving": "--serving",
     "quality": "--quality",
     "option_id": "OPTION",
+    "scenario": "SCENARIO.json",
 }
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from economics._base import Frozen
 from economics.capacity import kv_capacity
@@ -273,7 +273,21 @@ def add_gpus(scenario: Scenario, catalog: Catalog, a: GpuAddition) -> Scenario:
         data["models"] = [*data["models"], model.model_dump()]
     data["nodes"] = [*data["nodes"], node.model_dump()]
     data["owned_options"] = [*data["owned_options"], option.model_dump()]
-    return Scenario.model_validate(data)
+    return _validated(data)
+
+
+def _validated(data: dict[str, Any]) -> Scenario:
+    """The edited scenario, or :class:`ValueError` "scenario: …" in words (no field path: "nodes: Tuple should
+    have at most 64 items" is what pydantic says of a 65th node)."""
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        if err["type"] == "too_long":
+            problem = "it holds at most 64 nodes and 64 owned or rented options; take one out first"
+        else:  # the scenario's own checks write "workloads: 40 workloads × 60 options …": the words, not the path
+            problem = re.sub(r"^[\w.\[\]]+: ", "", str(err["msg"]).removeprefix("Value error, "))
+        raise ValueError(f"scenario: {problem}") from None
 
 
 def remove_option(scenario: Scenario, option_id: str) -> Scenario:
@@ -291,4 +305,4 @@ def remove_option(scenario: Scenario, option_id: str) -> Scenario:
     for w in data["workloads"]:  # a quality measured for the option goes with it
         w["quality_overrides"] = {k: v for k, v in (w.get("quality_overrides") or {}).items() if k != option_id}
     data["nodes"] = [n.model_dump() for n in scenario.nodes if n.id in used or n.id != option.node_id]
-    return Scenario.model_validate(data)
+    return _validated(data)

@@ -155,3 +155,18 @@ def test_the_same_instance_twice_gets_new_ids_and_taking_options_out_takes_unuse
     alone = last.model_copy(update={"apis": ()})
     with pytest.raises(ValueError, match="option_id: it is the scenario's last option"):
         remove_option(alone, alone.owned_options[0].id)
+
+
+def test_a_full_scenario_says_so_in_words(api_only: Scenario) -> None:
+    # a 65th node: pydantic says "nodes: Tuple should have at most 64 items after validation, not 65", a path
+    catalog = load_catalog()
+    one = add_gpus(api_only, catalog, _rent("aws-p5.48xlarge-on-demand", "llama-3.1-8b"))
+    node, option = one.nodes[0], one.owned_options[0]
+    full = one.model_copy(
+        update={
+            "nodes": tuple(node.model_copy(update={"id": f"n{i}"}) for i in range(64)),
+            "owned_options": tuple(option.model_copy(update={"id": f"o{i}", "node_id": f"n{i}"}) for i in range(64)),
+        }
+    )
+    with pytest.raises(ValueError, match=r"^scenario: it holds at most 64 nodes and 64 owned or rented options"):
+        add_gpus(full, catalog, _rent("aws-p5.48xlarge-on-demand", "llama-3.1-8b"))

@@ -44,6 +44,7 @@ FIELD_WORDS = {
     "serving": "How it is served",
     "quality": "Acceptable answers",
     "option_id": "Option",
+    "scenario": "This scenario",
 }
 _FLASH = "_add_gpus_flash"
 #: Whether the dialog is open: it stays open through the app's full reruns until it is closed or used.
