@@ -18,7 +18,6 @@ from tests.ui.helpers import run_page
 from ui.widgets.table import money_formats
 
 PAGES = ("1_overview", "2_cost_per_token", "3_break_even", "5_workloads", "7_reviews", "8_horizon")
-USD_HEADER = re.compile(r"\[USD[/\]]")
 
 
 def test_a_money_header_gets_its_currency_sign_by_its_unit() -> None:
@@ -29,7 +28,8 @@ def test_a_money_header_gets_its_currency_sign_by_its_unit() -> None:
     assert formats["Cost [USD/Mtok output]"]["type_config"]["format"] == "dollar"
     assert formats["NPV [USD]"]["type_config"]["format"] == "dollar"
     assert formats["Cost [USD/task]"]["type_config"]["format"] == "$%.4g"  # $0.009375 a task, not $0.01
-    assert formats["Cost [SGD/h]"]["type_config"]["format"] == "localized"  # the header names the currency
+    # in another currency its sign, thousands separators and cents: "S$1,817,589.46", not a bare "17.23"
+    assert formats["Cost [SGD/h]"]["type_config"]["format"] == "S$%,.2f"
 
 
 def test_a_currency_added_to_the_fx_table_is_money_too() -> None:
@@ -37,20 +37,27 @@ def test_a_currency_added_to_the_fx_table_is_money_too() -> None:
     # is still money, written with its code, in the tables and in the pack (which read it before this change)
     formats = money_formats(["Cost [CHF/task]", "Bill [AUD/month]", "Why [GPU]"])  # "[GPU]" is no currency
     assert formats["Cost [CHF/task]"]["type_config"]["format"] == "CHF %.4g"
-    assert formats["Bill [AUD/month]"]["type_config"]["format"] == "localized"
+    assert formats["Bill [AUD/month]"]["type_config"]["format"] == "AUD %,.2f"
     assert _pack_number("Bill [AUD/month]", 2665.0) == "AUD 2,665/month"
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_dollar_column_on_a_page_shows_dollars(page: str) -> None:
-    # the rented preset shows money in US dollars
-    at = run_page(page, {"s": encode(load_scenario(PRESET_DIR / "startup-rented.json"))})
+@pytest.mark.parametrize(
+    ("preset", "code", "signs"), [("startup-rented", "USD", ("dollar", "$")), ("singapore-bank", "SGD", ("S$",))]
+)
+def test_every_money_column_on_a_page_shows_its_currency(
+    page: str, preset: str, code: str, signs: tuple[str, ...]
+) -> None:
+    # the rented preset shows money in US dollars, the bank in Singapore dollars: the energy table's "17.23" under
+    # "[SGD/Mtok output]" sat beside a chart reading "S$6.96"
+    at = run_page(page, {"s": encode(load_scenario(PRESET_DIR / f"{preset}.json"))})
+    header = re.compile(rf"\[{code}[/\]]")
     bare = []
     for frame in at.dataframe:
         config = json.loads(frame.proto.columns or "{}")
         for column in map(str, frame.value.columns):
-            if USD_HEADER.search(column):
+            if header.search(column):
                 fmt = config.get(column, {}).get("type_config", {}).get("format", "")
-                if not (fmt == "dollar" or fmt.startswith("$")):
+                if not fmt.startswith(signs):
                     bare.append((column, fmt))
     assert not bare, bare

@@ -59,9 +59,10 @@ def money(label: str | None = None, help_text: str | None = None) -> Any:
 
 
 def money_in(code: str, label: str | None = None, help_text: str | None = None) -> Any:
-    """A money column in the display currency ``code``: the dollar format in USD, else thousands separators
-    (the column header carries the code, e.g. "[SGD/month]")."""
-    return money(label, help_text) if code == "USD" else number(label, help_text)
+    """A money column in the display currency ``code``, as the dollar format writes USD: its sign, thousands
+    separators and cents ("S$1,817,589.46", "CHF 17.23"; a bare "17.23" under "[SGD/Mtok]" sat beside charts
+    reading "S$6.96")."""
+    return money(label, help_text) if code == "USD" else number(label, help_text, fmt=f"{currency_prefix(code)}%,.2f")
 
 
 def number(label: str | None = None, help_text: str | None = None, fmt: str = "localized") -> Any:
