@@ -5,10 +5,19 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from economics import evaluate
-from economics.gpu_options import GpuAddition, add_gpus, catalog_node_inputs, remove_option, replica_gpus
+from economics.gpu_options import (
+    GpuAddition,
+    add_gpus,
+    catalog_node_inputs,
+    remove_option,
+    replica_gpus,
+    serving_choices,
+)
 from economics.io.catalog import load_catalog
 from economics.io.scenarios import PRESET_DIR, default_scenario, load_scenario
 from economics.offers import OwnedNode, RentedNode
@@ -170,3 +179,56 @@ def test_a_full_scenario_says_so_in_words(api_only: Scenario) -> None:
     )
     with pytest.raises(ValueError, match=r"^scenario: it holds at most 64 nodes and 64 owned or rented options"):
         add_gpus(full, catalog, _rent("aws-p5.48xlarge-on-demand", "llama-3.1-8b"))
+
+
+_CATALOG = load_catalog()
+
+
+@st.composite
+def additions(draw: st.DrawFn) -> GpuAddition:
+    """Any choice the dialog or the CLI can make from the catalog, sound or not (a replica size out of range, a
+    serving that does not suit the model, a buy without the catalog's price)."""
+    model_id = draw(st.sampled_from(sorted(_CATALOG.models)))
+    suits = draw(st.booleans())  # half the time a serving that suits the model, else any
+    pool = serving_choices(_CATALOG, model_id) if suits else ["ar", *_CATALOG.speculative, *_CATALOG.diffusion]
+    serving = draw(st.sampled_from(sorted(pool)))
+    common = {
+        "model_id": model_id,
+        "serving": serving,
+        "precision": draw(st.sampled_from(["bf16", "fp8", "fp4"])),
+        "gpus_per_replica": draw(st.none() | st.integers(1, 72)),
+        "quality": draw(st.floats(0, 1)),
+        "entered_on": TODAY,
+    }
+    if draw(st.booleans()):
+        instance = draw(st.sampled_from(sorted({r.id for r in _CATALOG.instance_prices})))
+        return GpuAddition.model_validate(common | {"source": "rent", "instance_id": instance})
+    buy = {
+        "source": "buy",
+        "gpu_id": draw(st.sampled_from(sorted(_CATALOG.gpus))),
+        "gpus_per_node": draw(st.integers(1, 72)),
+        "capex_usd": draw(st.floats(1_000, 5e6)),
+        "node_power_kw": draw(st.floats(0.1, 200)),
+        "nodes_owned": draw(st.integers(0, 4)),
+    }
+    return GpuAddition.model_validate(common | buy)
+
+
+@given(additions())
+def test_any_catalog_choice_is_added_and_planned_or_refused_by_name(addition: GpuAddition) -> None:
+    s = load_scenario(PRESET_DIR / "singapore-bank.json")
+    refused = ""
+    try:
+        new = add_gpus(s, _CATALOG, addition)
+    except ValueError as exc:  # a plain refusal naming its field; nothing else escapes
+        refused = str(exc)
+    event(f"refused: {refused.split(': ')[0]}" if refused else "added")
+    if refused:
+        assert refused.split(": ")[0] in {"model_id", "serving", "gpus_per_replica", "instance_id", "scenario"}
+        return
+    option = new.owned_options[-1]
+    assert option.gpus_per_replica <= new.node(option.node_id).gpus_per_node
+    r = evaluate(new)
+    assert r.plan is not None
+    assert r.plan.solver_status == "optimal"
+    assert remove_option(new, option.id).owned_options == s.owned_options
