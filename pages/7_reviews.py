@@ -86,12 +86,7 @@ if comparison is not None:
         st.caption(fmt.md_escape(note))
     compute.chart(charts.comparison_chart, comparison, rate, key="rv_chart_comparison")
     changes = pack_tables.workload_changes_display(comparison, rate)
-    table(
-        changes,
-        key="rv_workload_changes",
-        file_name="workload_changes.csv",
-        column_config=rv.money_columns(changes, rate),
-    )
+    table(changes, key="rv_workload_changes", file_name="workload_changes.csv")  # money formatted by its header
     if comparison.prices.empty:
         st.info("No price changed.", icon=":material/price_check:")
     else:
@@ -169,8 +164,7 @@ table(
     bands,
     key="rv_bands",
     file_name="monte_carlo.csv",
-    column_config={
-        **rv.money_columns(bands, rate),
+    column_config={  # money columns are formatted by their header (ui.widgets.table.money_formats)
         f"Chance {side} costs less per task": st.column_config.NumberColumn(format="percent"),
         "Chance the route holds": st.column_config.NumberColumn(format="percent"),
         "Chance the bought GPUs run short": st.column_config.NumberColumn(format="percent"),

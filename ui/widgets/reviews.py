@@ -34,7 +34,6 @@ from ui import auth, compute, state
 from ui.energy import page_rate
 from ui.format import md_escape, money, money_text, plain, plural
 from ui.widgets.changes import sentences
-from ui.widgets.table import money_in
 
 CURRENT = 0  # subject id of the current, unsaved scenario
 #: The Monte Carlo's default draws and seed, which the Overview's "How sure" line uses too (one cache entry)
@@ -407,17 +406,6 @@ def flips_frame(result: Result, rate: DisplayRate = USD) -> pd.DataFrame:
         if f.threshold is not None
     ]
     return pd.DataFrame(rows)
-
-
-def money_columns(frame: pd.DataFrame, rate: DisplayRate = USD) -> dict[str, Any]:
-    """Column formats for display frames whose column names carry [<code>/month] or [<code>/Mtok]: the currency's
-    sign, thousands separators and cents on every amount ("S$53,680.00", "S$17.23"), as on the other pages ("%.3g"
-    wrote $1,234 a Mtok as "$1.23e+03")."""
-    return {
-        str(column): money_in(rate.code)
-        for column in frame.columns
-        if f"[{rate.code}/month]" in str(column) or f"[{rate.code}/Mtok]" in str(column)
-    }
 
 
 def _app_url() -> str:
