@@ -89,18 +89,11 @@ def _write(scenario: Any, out: str) -> None:
 
 
 def _refused(exc: ValueError) -> CliError:
-    """A ValueError of :mod:`economics.gpu_options` ("model_id: …") as the argument that holds the value."""
-    from pydantic import ValidationError
+    """A refusal of :mod:`economics.gpu_options` ("model_id: …") as the argument that holds the value."""
+    from economics.gpu_options import problem_of
 
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        field, text = (str(err["loc"][0]) if err["loc"] else ""), str(err["msg"]).removeprefix("Value error, ")
-    else:
-        field, text = "", str(exc)
-    named, sep, rest = text.partition(": ")
-    if sep and named in FLAGS:
-        field, text = named, rest
-    return CliError(FLAGS.get(field, field or "SCENARIO.json"), text)
+    field, text = problem_of(exc)
+    return CliError(FLAGS.get(field, "SCENARIO.json"), text)
 
 
 def run_add(args: argparse.Namespace) -> int:

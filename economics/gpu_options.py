@@ -8,9 +8,10 @@ scenario's JSON. :func:`add_gpus` adds one node and one option that serves a cat
 - **buy**: a node of a catalog GPU at a purchase price and node power the reader types (the catalog's figures are
   offered first where it has them); every other input takes the model's defaults (docs/costs.md#node-cost).
 
-The replica is the fewest GPUs of the node (1, 2, 4, 8, …) whose memory holds the model's weights at the chosen
-precision; a model that fits on none is refused with a message, and nothing is added. :func:`remove_option` takes an
-option out, and its node with it when no other option runs there.
+The replica suggested is the fewest GPUs of the node (1, 2, 4, 8, …) that leave half their usable memory to the KV
+cache at the chosen precision (:func:`replica_gpus`); a model that fits on no replica is refused with a message, and
+nothing is added. :func:`remove_option` takes an option out, and its node with it when no other option runs there.
+Every refusal is a :class:`ValueError` "<field>: <problem>"; :func:`problem_of` splits it for the dialog and the CLI.
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ __all__ = [
     "add_gpus",
     "catalog_node_inputs",
     "fit_problem",
+    "problem_of",
     "remove_option",
     "replica_choices",
     "replica_gpus",
+    "replica_limit",
     "serving_choices",
 ]
 
@@ -51,6 +54,8 @@ TP_DEGREES = (1, 2, 4, 8, 16, 32, 64)
 KV_MEMORY_SHARE = 0.5
 #: How an AR model is served without speculation: the id in :func:`serving_choices`.
 PLAIN_AR = "ar"
+#: The largest replica made of GPUs rented one by one [GPUs]: one server's worth, as the presets' RunPod node.
+RENTED_BY_THE_GPU_MAX = 8
 
 
 class GpuAddition(Frozen):
@@ -116,6 +121,23 @@ def replica_gpus(scenario: Scenario, model: ModelSpec, gpu: GPU, precision: Prec
     return sizes[-1] if sizes else None
 
 
+def replica_limit(gpus_per_instance: int) -> int:
+    """The most GPUs a replica on an instance of ``gpus_per_instance`` can have: the instance's, or
+    :data:`RENTED_BY_THE_GPU_MAX` for GPUs rented one by one (the node is then the replica's GPUs)."""
+    return RENTED_BY_THE_GPU_MAX if gpus_per_instance == 1 else gpus_per_instance
+
+
+def problem_of(exc: ValueError) -> tuple[str, str]:
+    """A refusal of this module, or a validation error of :class:`GpuAddition`, as (field, problem in words)."""
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        field, text = (str(err["loc"][0]) if err["loc"] else ""), str(err["msg"]).removeprefix("Value error, ")
+    else:
+        field, text = "", str(exc)
+    named, sep, rest = text.partition(": ")
+    return (named, rest) if sep and re.fullmatch(r"[a-z_]+", named) else (field, text)
+
+
 def catalog_node_inputs(catalog: Catalog, gpu_id: str, gpus: int, on: dt.date) -> dict[str, OwnedInput]:
     """The catalog's purchase price and node power of a node of ``gpus`` × ``gpu_id`` in force ``on``, by field
     (``capex_usd``, ``node_power_kw``); the default row first, else the latest-dated; empty where it has none."""
@@ -151,21 +173,23 @@ def _unique(base: str, taken: set[str]) -> str:
     return out
 
 
-def _node(scenario: Scenario, catalog: Catalog, a: GpuAddition, gpu: GPU, model: ModelSpec) -> RentedNode | OwnedNode:
+def _node(
+    scenario: Scenario, catalog: Catalog, a: GpuAddition, gpu: GPU, model: ModelSpec
+) -> tuple[RentedNode | OwnedNode, int | None]:
+    """The node ``a`` adds, and the replica asked for or suggested on it (None if the model fits on none)."""
     taken = {n.id for n in scenario.nodes}
     if a.source == "rent":
         try:
             row = catalog.instance_price_as_of(a.instance_id, scenario.review_date)
         except PriceLookupError as e:
             raise ValueError(f"instance_id: {e}") from None
-        per_gpu = row.gpus_per_instance == 1  # rented by the GPU: a node is as many GPUs as a replica needs
-        most = max(TP_DEGREES[:4]) if per_gpu else row.gpus_per_instance
-        gpus = a.gpus_per_replica or replica_gpus(scenario, model, gpu, a.precision, most)
-        if gpus is None:
+        most = replica_limit(row.gpus_per_instance)
+        n = a.gpus_per_replica or replica_gpus(scenario, model, gpu, a.precision, most)
+        if n is None:
             raise ValueError(f"model_id: {fit_problem(model, gpu, a.precision, most)}")
-        size = gpus if per_gpu else row.gpus_per_instance
+        size = n if row.gpus_per_instance == 1 else row.gpus_per_instance  # by the GPU: the replica's GPUs
         name = f"Rented {size}× {_gpu_words(gpu)} ({row.provider} {row.sku}, {row.pricing_type})"
-        return RentedNode(
+        node: RentedNode | OwnedNode = RentedNode(
             id=_unique(f"{row.provider}-{row.sku}-{row.pricing_type}", taken),
             name=name[:120],
             gpu_id=gpu.id,
@@ -176,9 +200,10 @@ def _node(scenario: Scenario, catalog: Catalog, a: GpuAddition, gpu: GPU, model:
             source=row.source,
             as_of=row.as_of.isoformat(),
         )
+        return node, n
     if a.capex_usd is None or a.node_power_kw is None:  # GpuAddition._complete refuses this
         raise ValueError("capex_usd: a node to buy needs its purchase price and power")
-    known = catalog_node_inputs(catalog, gpu.id, a.gpus_per_node, a.entered_on)
+    known = catalog_node_inputs(catalog, gpu.id, a.gpus_per_node, scenario.review_date)  # as the dialog offers
     typed = [
         words
         for field, value, words in (
@@ -193,7 +218,7 @@ def _node(scenario: Scenario, catalog: Catalog, a: GpuAddition, gpu: GPU, model:
         + [f"data/prices/owned.csv: {c}" for c in cited]
         + ["other inputs: the model's defaults (docs/costs.md#node-cost)"]
     )
-    return OwnedNode(
+    node = OwnedNode(
         id=_unique(f"owned-{a.gpus_per_node}x-{gpu.id}", taken),
         name=f"Owned {a.gpus_per_node}×{_gpu_words(gpu)} node"[:120],
         gpu_id=gpu.id,
@@ -204,6 +229,7 @@ def _node(scenario: Scenario, catalog: Catalog, a: GpuAddition, gpu: GPU, model:
         source=source[:1000],
         as_of=(a.entered_on if typed or not known else max(r.as_of for r in known.values())).isoformat(),
     )
+    return node, a.gpus_per_replica or replica_gpus(scenario, model, gpu, a.precision, a.gpus_per_node)
 
 
 def fit_problem(model: ModelSpec, gpu: GPU, precision: Precision, most: int) -> str:
@@ -241,17 +267,16 @@ def add_gpus(scenario: Scenario, catalog: Catalog, a: GpuAddition) -> Scenario:
     from the catalog if the scenario lacks them), validated. :class:`ValueError` naming the field if the catalog
     has no such instance, GPU, model or serving, or the model fits on no replica of the node."""
     gpu, model, choices = _gpu_and_model(scenario, catalog, a)
-    node = _node(scenario, catalog, a, gpu, model)
-    n = a.gpus_per_replica or replica_gpus(scenario, model, gpu, a.precision, node.gpus_per_node)
+    node, n = _node(scenario, catalog, a, gpu, model)
     if n is None:
         raise ValueError(f"model_id: {fit_problem(model, gpu, a.precision, node.gpus_per_node)}")
     if n > node.gpus_per_node:
         raise ValueError(f"gpus_per_replica: {n} GPUs do not fit in a node of {node.gpus_per_node}")
-    if n not in replica_choices(scenario, model, gpu, a.precision, node.gpus_per_node):
+    sizes = replica_choices(scenario, model, gpu, a.precision, node.gpus_per_node)
+    if n not in sizes:
         raise ValueError(
             f"gpus_per_replica: {_short(model.name)} in {a.precision.upper()} does not fit on "
-            f"{plural(n, 'GPU')} of {_gpu_words(gpu)}; choose one of "
-            + (", ".join(map(str, replica_choices(scenario, model, gpu, a.precision, node.gpus_per_node))) or "none")
+            f"{plural(n, 'GPU')} of {_gpu_words(gpu)}; choose one of " + (", ".join(map(str, sizes)) or "none")
         )
     serving = "AR" if a.serving == PLAIN_AR else _short(choices[a.serving])  # "AR + EAGLE-like chain"
     where = "rented" if isinstance(node, RentedNode) else "owned"
@@ -283,8 +308,9 @@ def _validated(data: dict[str, Any]) -> Scenario:
         return Scenario.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        if err["type"] == "too_long":
-            problem = "it holds at most 64 nodes and 64 owned or rented options; take one out first"
+        if err["type"] == "too_long":  # "at most 64 nodes", from the scenario's own limit
+            what = {"nodes": "nodes", "owned_options": "owned or rented options"}.get(str(err["loc"][0]), "items")
+            problem = f"it holds at most {err.get('ctx', {}).get('max_length', '')} {what}; take one out first"
         else:  # the scenario's own checks write "workloads: 40 workloads × 60 options …": the words, not the path
             problem = re.sub(r"^[\w.\[\]]+: ", "", str(err["msg"]).removeprefix("Value error, "))
         raise ValueError(f"scenario: {problem}") from None
@@ -299,10 +325,10 @@ def remove_option(scenario: Scenario, option_id: str) -> Scenario:
     options = [o for o in scenario.owned_options if o.id != option_id]
     if not options and not scenario.apis:
         raise ValueError("option_id: it is the scenario's last option; an API or another option must remain")
-    used = {o.node_id for o in options}
+    shared = any(o.node_id == option.node_id for o in options)
     data = scenario.model_dump()
     data["owned_options"] = [o.model_dump() for o in options]
     for w in data["workloads"]:  # a quality measured for the option goes with it
         w["quality_overrides"] = {k: v for k, v in (w.get("quality_overrides") or {}).items() if k != option_id}
-    data["nodes"] = [n.model_dump() for n in scenario.nodes if n.id in used or n.id != option.node_id]
+    data["nodes"] = [n.model_dump() for n in scenario.nodes if shared or n.id != option.node_id]
     return _validated(data)

@@ -177,7 +177,7 @@ def test_a_full_scenario_says_so_in_words(api_only: Scenario) -> None:
             "owned_options": tuple(option.model_copy(update={"id": f"o{i}", "node_id": f"n{i}"}) for i in range(64)),
         }
     )
-    with pytest.raises(ValueError, match=r"^scenario: it holds at most 64 nodes and 64 owned or rented options"):
+    with pytest.raises(ValueError, match=r"^scenario: it holds at most 64 nodes; take one out first$"):
         add_gpus(full, catalog, _rent("aws-p5.48xlarge-on-demand", "llama-3.1-8b"))
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 
 import streamlit as st
-from pydantic import ValidationError
 
 from economics import (
     PRECISIONS,
@@ -23,9 +22,11 @@ from economics import (
     fit_problem,
     load_catalog,
     parse_money,
+    problem_of,
     remove_option,
     replica_choices,
     replica_gpus,
+    replica_limit,
     serving_choices,
 )
 from ui import format as fmt
@@ -52,19 +53,10 @@ _OPEN = "_add_gpus_open"
 SOURCES = ("Rent a cloud instance", "Buy a node")
 
 
-def _say(message: str) -> str:
-    """A message of ``economics.gpu_options`` with its field in the dialog's words."""
-    field, sep, rest = message.partition(": ")
-    return f"{FIELD_WORDS[field]}: {rest}" if sep and field in FIELD_WORDS else message
-
-
-def _problem(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        field = str(err["loc"][0]) if err["loc"] else ""
-        text = str(err["msg"]).removeprefix("Value error, ")
-        return _say(text if ": " in text and text.split(": ")[0] in FIELD_WORDS else f"{field}: {text}")
-    return _say(str(exc))
+def _problem(exc: ValueError) -> str:
+    """A refusal of ``economics.gpu_options`` with its field in the dialog's words ("model_id: …" → "Model: …")."""
+    field, text = problem_of(exc)
+    return f"{FIELD_WORDS[field]}: {text}" if field in FIELD_WORDS else text
 
 
 def _rent_fields(s: Scenario, catalog: Catalog) -> tuple[dict[str, object], str, int] | None:
@@ -85,8 +77,7 @@ def _rent_fields(s: Scenario, catalog: Catalog) -> tuple[dict[str, object], str,
     )
     row = next(r for r in rows if r.id == instance_id)
     st.caption(f"As of {row.as_of.isoformat()} · Source: {fmt.md_escape(fmt.plain(row.source))}")
-    most = 8 if row.gpus_per_instance == 1 else row.gpus_per_instance  # by the GPU: up to an 8-GPU replica
-    return {"source": "rent", "instance_id": instance_id}, row.gpu_id, most
+    return {"source": "rent", "instance_id": instance_id}, row.gpu_id, replica_limit(row.gpus_per_instance)
 
 
 def _buy_fields(s: Scenario, catalog: Catalog) -> tuple[dict[str, object], str, int] | None:
@@ -172,7 +163,7 @@ def _add(s: Scenario, catalog: Catalog) -> None:
             | {"quality": quality / 100, "entered_on": today}
         )
         new = add_gpus(s, catalog, a)
-    except (ValueError, ValidationError) as e:
+    except ValueError as e:  # pydantic's ValidationError is one
         st.error(fmt.md_escape(_problem(e)))
         return
     option, node = new.owned_options[-1], new.nodes[-1]
@@ -199,7 +190,7 @@ def _remove(s: Scenario) -> None:
         return
     try:
         new = remove_option(s, option_id)
-    except (ValueError, ValidationError) as e:
+    except ValueError as e:
         st.error(fmt.md_escape(_problem(e)))
         return
     state.replace(new)
