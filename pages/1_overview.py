@@ -145,6 +145,9 @@ if n <= 200:  # per-workload charts are unreadable (and slow) beyond a few hundr
     else:  # an empty chart reading "no owned GPUs in the plan" took a third of the row
         right.markdown("**Owned or rented GPUs**")
         right.caption("This scenario has none: every workload is paid per token on an API, so no GPU sits idle.")
+        right.page_link(
+            "pages/2_cost_per_token.py", label="Add GPUs to compare (Cost per token)", icon=":material/add_circle:"
+        )
 
 with st.expander("Every option for every workload (stand-alone comparison: each on its own dedicated replicas)"):
     table(tables.options_frame(r, s, rate), key="options", file_name="options.csv")

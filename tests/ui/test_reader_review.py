@@ -781,6 +781,7 @@ def test_overview_without_gpus_says_so_instead_of_an_empty_fleet_chart() -> None
     assert "This scenario has none: every workload is paid per token on an API" in " ".join(
         str(c.value) for c in at.caption
     )
+    assert [p.proto.label for p in at.get("page_link")] == ["Add GPUs to compare (Cost per token)"]
     dots = next(
         str(s["layout"]["title"]["text"])
         for s in plotly_specs(at)
