@@ -189,16 +189,14 @@ def _node(
             raise ValueError(f"model_id: {fit_problem(model, gpu, a.precision, most)}")
         size = n if row.gpus_per_instance == 1 else row.gpus_per_instance  # by the GPU: the replica's GPUs
         name = f"Rented {size}× {_gpu_words(gpu)} ({row.provider} {row.sku}, {row.pricing_type})"
-        node: RentedNode | OwnedNode = RentedNode(
-            id=_unique(f"{row.provider}-{row.sku}-{row.pricing_type}", taken),
-            name=name[:120],
-            gpu_id=gpu.id,
-            gpus_per_node=size,
-            price_usd_per_gpu_hour=row.usd_per_gpu_hour,
-            pricing_type=row.pricing_type,
-            price_id=row.id,
-            source=row.source,
-            as_of=row.as_of.isoformat(),
+        node: RentedNode | OwnedNode = RentedNode.model_validate(
+            {
+                "id": _unique(f"{row.provider}-{row.sku}-{row.pricing_type}", taken),
+                "name": name[:120],
+                "gpu_id": gpu.id,
+                "gpus_per_node": size,
+                **row.node_price_fields(),
+            }
         )
         return node, n
     if a.capex_usd is None or a.node_power_kw is None:  # GpuAddition._complete refuses this
@@ -251,7 +249,7 @@ def _gpu_and_model(scenario: Scenario, catalog: Catalog, a: GpuAddition) -> tupl
         raise ValueError(f"serving: {catalog.models[a.model_id].name} cannot be served as {a.serving!r}")
     gpu_id = a.gpu_id
     if a.source == "rent":
-        rows = [r for r in catalog.instance_prices if r.id == a.instance_id]
+        rows = catalog.instance_price_history(a.instance_id)
         if not rows:
             raise ValueError(f"instance_id: the catalog has no instance {a.instance_id!r}")
         gpu_id = rows[0].gpu_id

@@ -129,6 +129,17 @@ class InstancePrice(_Dated):
         """``usd_per_instance_hour / gpus_per_instance`` [USD/GPU-h]."""
         return self.usd_per_instance_hour / self.gpus_per_instance
 
+    def node_price_fields(self) -> dict[str, object]:
+        """The fields of a ``RentedNode`` this row prices: its price per GPU-hour, pricing type, price id, source
+        and date (a node re-read at a review, rented instead of bought over a horizon, or added from the catalog)."""
+        return {
+            "price_usd_per_gpu_hour": self.usd_per_gpu_hour,
+            "pricing_type": self.pricing_type,
+            "price_id": self.id,
+            "source": self.source,
+            "as_of": self.as_of.isoformat(),
+        }
+
 
 class ApiPrice(_Dated):
     """An API list price per million tokens for one period."""

@@ -29,14 +29,7 @@ def _reprice_node(node: NodeOffer, catalog: Catalog, as_of: dt.date, where: str,
     if row.gpu_id != node.gpu_id:
         problems.append(f"{where}.price_id: {node.price_id!r} prices {row.gpu_id!r} GPUs, the node has {node.gpu_id!r}")
         return node
-    return node.model_copy(
-        update={
-            "price_usd_per_gpu_hour": row.usd_per_gpu_hour,
-            "pricing_type": row.pricing_type,
-            "source": row.source,
-            "as_of": row.as_of.isoformat(),
-        }
-    )
+    return node.model_copy(update=row.node_price_fields())  # its price_id is the row's already
 
 
 def _reprice_api(api: ApiOffer, catalog: Catalog, as_of: dt.date, where: str, problems: list[str]) -> ApiOffer:

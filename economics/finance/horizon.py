@@ -236,13 +236,9 @@ def _rented_instead(scenario: Scenario, catalog: Catalog) -> Scenario | None:
                 name=f"{row.provider} {row.sku} {row.pricing_type} (instead of {n.name})"[:120],
                 gpu_id=n.gpu_id,
                 gpus_per_node=n.gpus_per_node,
-                price_usd_per_gpu_hour=row.usd_per_gpu_hour,
-                pricing_type=row.pricing_type,
-                price_id=row.id,
-                source=row.source,
-                as_of=row.as_of.isoformat(),
                 billing=terms.terms() if terms is not None else None,
                 data_location=n.data_location,
+                **row.node_price_fields(),
             )
         )
     return scenario.model_copy(update={"nodes": tuple(nodes)})

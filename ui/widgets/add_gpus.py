@@ -66,7 +66,7 @@ def _rent_fields(s: Scenario, catalog: Catalog) -> tuple[dict[str, object], str,
         return None
     labels = {
         r.id: f"{r.provider} {r.sku} · {r.gpus_per_instance}× {catalog.gpus[r.gpu_id].name} · {r.pricing_type} · "
-        f"${r.usd_per_instance_hour:,.2f}/h"
+        f"{fmt.usd(r.usd_per_instance_hour)}/h"
         for r in rows
     }
     instance_id = st.selectbox(
