@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cli.jsonout import dumps
-from cli.main import CliError
+from cli.main import CliError, read_scenario, write_scenario
 from economics._errors import error_items
 from economics.hardware import PRECISIONS
 from economics.words import plural
@@ -63,22 +63,15 @@ def _save(args: argparse.Namespace, profile: Any) -> None:
     import datetime as dt
 
     from economics.calibration_apply import apply_calibration, saved_calibration
-    from economics.io.scenarios import ScenarioError, load_scenario, preset_json
 
-    try:
-        scenario = load_scenario(args.scenario)
-    except ScenarioError as exc:
-        raise CliError("--scenario", f"{args.scenario}: {'; '.join(exc.problems)[:500]}") from None
+    scenario = read_scenario(args.scenario, "--scenario")
     fitted_on = ", ".join(Path(f).name for f in args.files)
     saved = saved_calibration(profile, fitted_on, dt.datetime.now(dt.UTC).date())
     try:
         calibrated = apply_calibration(scenario, saved, args.option)
     except ValueError as exc:
         raise CliError("--option" if args.option else "--scenario", str(exc).splitlines()[0]) from None
-    try:
-        Path(args.out).write_text(preset_json(calibrated), encoding="utf-8")
-    except OSError as exc:
-        raise CliError("--out", f"{args.out}: {exc.strerror}") from None
+    write_scenario(calibrated, args.out)
     names = [o.id for o in calibrated.owned_options if o.calibration == saved]
     print(f"Saved the calibration on {', '.join(names)} in {args.out}", file=sys.stderr)
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
-from pathlib import Path
 from typing import Any
 
-from cli.main import CliError
+from cli.main import CliError, read_scenario, write_scenario
 
 #: The argument behind each field of :class:`economics.gpu_options.GpuAddition`, for messages.
 FLAGS = {
@@ -70,24 +69,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     r.set_defaults(run=run_remove)
 
 
-def _load(path: str) -> Any:
-    from economics.io.scenarios import ScenarioError, load_scenario
-
-    try:
-        return load_scenario(path)
-    except ScenarioError as exc:
-        raise CliError("SCENARIO.json", f"{path}: {'; '.join(exc.problems)[:500]}") from None
-
-
-def _write(scenario: Any, out: str) -> None:
-    from economics.io.scenarios import preset_json
-
-    try:
-        Path(out).write_text(preset_json(scenario), encoding="utf-8")
-    except OSError as exc:
-        raise CliError("--out", f"{out}: {exc.strerror}") from None
-
-
 def _refused(exc: ValueError) -> CliError:
     """A refusal of :mod:`economics.gpu_options` ("model_id: …") as the argument that holds the value."""
     from economics.gpu_options import problem_of
@@ -100,7 +81,7 @@ def run_add(args: argparse.Namespace) -> int:
     from economics.gpu_options import GpuAddition, add_gpus
     from economics.io.catalog import load_catalog
 
-    scenario = _load(args.scenario)
+    scenario = read_scenario(args.scenario, "SCENARIO.json")
     if args.rent and (args.capex is not None or args.power is not None):
         raise CliError("--capex" if args.capex is not None else "--power", "only applies with --buy")
     fields = {"source": "rent", "instance_id": args.rent} if args.rent else {"source": "buy", "gpu_id": args.buy}
@@ -117,7 +98,7 @@ def run_add(args: argparse.Namespace) -> int:
         new = add_gpus(scenario, load_catalog(), addition)
     except ValueError as exc:
         raise _refused(exc) from None
-    _write(new, args.out)
+    write_scenario(new, args.out)
     option, node = new.owned_options[-1], new.nodes[-1]
     print(f"Added {option.id} ({option.name}) on node {node.id} ({node.name}) in {args.out}", file=sys.stderr)
     return 0
@@ -126,12 +107,12 @@ def run_add(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     from economics.gpu_options import remove_option
 
-    scenario = _load(args.scenario)
+    scenario = read_scenario(args.scenario, "SCENARIO.json")
     try:
         new = remove_option(scenario, args.option)
     except ValueError as exc:
         raise _refused(exc) from None
-    _write(new, args.out)
+    write_scenario(new, args.out)
     gone = sorted({n.id for n in scenario.nodes} - {n.id for n in new.nodes})
     print(f"Took {args.option} out{f' and node {gone[0]}' if gone else ''} in {args.out}", file=sys.stderr)
     return 0

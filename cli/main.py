@@ -33,6 +33,28 @@ class CliError(ValueError):
         super().__init__(f"{argument}: {problem}")
 
 
+def read_scenario(path: str, argument: str) -> Any:
+    """The scenario file ``path``, or :class:`CliError` naming ``argument`` and the file's problems."""
+    from economics.io.scenarios import ScenarioError, load_scenario
+
+    try:
+        return load_scenario(path)
+    except ScenarioError as exc:
+        raise CliError(argument, f"{path}: {'; '.join(exc.problems)[:500]}") from None
+
+
+def write_scenario(scenario: Any, path: str) -> None:
+    """Write ``scenario`` to ``path`` as a preset file, or :class:`CliError` naming ``--out``."""
+    from pathlib import Path
+
+    from economics.io.scenarios import preset_json
+
+    try:
+        Path(path).write_text(preset_json(scenario), encoding="utf-8")
+    except OSError as exc:
+        raise CliError("--out", f"{path}: {exc.strerror}") from None
+
+
 class Subcommand(Protocol):
     """What a subcommand module provides."""
 
