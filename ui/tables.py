@@ -88,7 +88,8 @@ def _source(o: OptionResult, measured: set[str], calibrated: set[str]) -> str:
 
 def options_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -> pd.DataFrame:
     """One row per workload and option: every cost and operating number the router compared, money in the
-    display currency of ``rate``."""
+    display currency of ``rate``. The figures the router decided on (chosen, expected cost per task) come right
+    after the names, so a narrow window shows them beside its pinned first column."""
     c, cv = _in(rate)
     kinds = kind_labels(scenario)
     wl_names = {w.id: w.name for w in scenario.workloads}
@@ -101,14 +102,14 @@ def options_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -
             {
                 "Workload": wl_names.get(o.workload_id, o.workload_id),
                 "Option": o.option_name,
-                "Kind": kinds.get(o.option_id, o.kind),
                 "Chosen": chosen.get(o.workload_id) == o.option_id,
-                "Feasible": o.feasible,
-                "Why not": money_text(plain(o.reason), rate.code, rate.units_per_usd),
+                f"Expected cost with failures [{c}/task]": cv(o.expected_cost_usd_per_request),
                 f"Cost [{c}/Mtok output]": cv(o.cost_usd_per_mtok_output),
                 f"Cost [{c}/Mtok in+out]": cv(o.cost_usd_per_mtok_total),
                 f"Cost [{c}/task]": cv(o.cost_usd_per_request),
-                f"Expected cost with failures [{c}/task]": cv(o.expected_cost_usd_per_request),
+                "Kind": kinds.get(o.option_id, o.kind),
+                "Feasible": o.feasible,
+                "Why not": money_text(plain(o.reason), rate.code, rate.units_per_usd),
                 "Quality [%]": 100 * o.quality,
                 "Time per token [ms]": _finite(o.tpot_s / MS),
                 "Time to first token [ms]": _finite(o.ttft_s / MS),
@@ -168,21 +169,14 @@ def cost_curves_frame(
     """One row per owned variant: throughput, replica cost (in ``rate``'s currency) and break-even (the chart
     shows the cost at any utilization); with ``ratios`` (option id → plausible throughput low/high as multiples
     of the model's) the likely capacity range of each modelled variant; ``labels`` (option id → kind label,
-    :func:`ui.theme.kind_labels`) says "rented" for an option on a rented node."""
+    :func:`ui.theme.kind_labels`) says "rented" for an option on a rented node. The verdict and the replica's
+    cost come right after the option's name, so a narrow window shows them beside its pinned first column."""
     rows = []
     for c in a.curves:
         u_star = c.break_even_utilization
         rows.append(
             {
                 "Option": c.label,
-                "Kind": (labels or {}).get(c.option_id, KIND_LABEL[c.kind]),
-                "Feasible": c.feasible,
-                "Why not": plain(c.reason),
-                "Throughput source": c.source,
-                "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
-                "Likely capacity [output tok/s per replica]": _likely(c, (ratios or {}).get(c.option_id)),
-                f"Replica cost at full load [{rate.code}/h]": rate.units_per_usd * c.replica_cost_usd_per_hour,
-                "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
                 "Break-even": (
                     "no API to compare"
                     if math.isnan(u_star)
@@ -190,6 +184,14 @@ def cost_curves_frame(
                     if u_star > 1
                     else f"owned cheaper above {100 * u_star:.0f}%"
                 ),
+                f"Replica cost at full load [{rate.code}/h]": rate.units_per_usd * c.replica_cost_usd_per_hour,
+                "Capacity [output tok/s per replica]": round(c.capacity_tokens_per_s) if c.feasible else None,
+                "Likely capacity [output tok/s per replica]": _likely(c, (ratios or {}).get(c.option_id)),
+                "Break-even utilization vs cheapest API [%]": round(100 * u_star, 1) if math.isfinite(u_star) else None,
+                "Kind": (labels or {}).get(c.option_id, KIND_LABEL[c.kind]),
+                "Feasible": c.feasible,
+                "Why not": plain(c.reason),
+                "Throughput source": c.source,
             }
         )
     return pd.DataFrame(rows)
