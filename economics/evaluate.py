@@ -261,7 +261,8 @@ def _money(x: float) -> str:
     if x == 0:
         return "$0"
     if abs(x) < 1:
-        text = dollars_alike(x)[0].rstrip("0").rstrip(".")  # "$0", not "$0." for an amount under 5e-7
+        text = dollars_alike(x)[0]  # "$0" for an amount under 5e-7
+        text = text.rstrip("0").rstrip(".") if "." in text else text
         cents = len(text.partition(".")[2])
         return text + "0" * (2 - cents) if 0 < cents < 2 else text  # "$0.10" a task, not "$0.1"
     return f"${x:,.2f}" if abs(x) < 1000 else f"${x:,.0f}"

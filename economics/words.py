@@ -43,10 +43,16 @@ def dollars_alike(*xs: float, max_places: int = 6, like: float | None = None) ->
     ('$0.000423', '$0.005000')
     >>> dollars_alike(0.003385, 0.1, like=0.103385), dollars_alike(0.039, 1.0, like=1.039)
     (('$0.0034', '$0.1000'), ('$0.04', '$1.00'))
+
+    An amount that rounds to nothing at those decimals is "$0", as the pages write it in any other currency: a
+    task whose cost is all failures read "$0.000000 paid to run it, $0.005000 expected cost of its failed tasks".
+
+    >>> dollars_alike(0.0, 0.005, like=0.005), dollars_alike(-1e-9, 2e-7)
+    (('$0', '$0.005000'), ('$0', '$0'))
     """
     small = [abs(x) for x in ((like,) if like is not None else xs) if 0 < abs(x) < 1]
     places = 2 if not small else min(max_places, max(2, 3 - math.floor(math.log10(min(small)))))
-    return tuple(f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
+    return tuple("$0" if round(abs(x), places) == 0 else f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
 
 
 def sentence(text: str) -> str:

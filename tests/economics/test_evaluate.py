@@ -430,9 +430,13 @@ def test_a_reason_splits_the_expected_cost_into_paid_and_failed_tasks(bank: Scen
         assert err == pytest.approx((1 - q) * w.failure_cost_usd, rel=1e-3)
         assert month == pytest.approx((1 - q) * w.failure_cost_usd * w.avg_requests_per_s * 730 * 3600, abs=1)
         assert paid + err == pytest.approx(j, rel=1e-3, abs=1e-6)
-        assert len(m.group(2).partition(".")[2]) == len(m.group(3).partition(".")[2]), d.reason  # they line up
+        # they line up; nothing paid is "$0" (it read "$0.0000" in dollars and "S$0" in Singapore dollars)
+        assert m.group(2) == "0" or len(m.group(2).partition(".")[2]) == len(m.group(3).partition(".")[2]), d.reason
+        assert (m.group(2) == "0") == (paid == 0), d.reason
         checked += 1
     assert checked == len(bank.workloads)
+    # the bought node is sunk in the cash lens: its routes pay nothing more to run
+    assert any("($0 paid to run it" in d.reason for d in bank_result.decisions)
 
 
 def test_the_paid_and_failed_parts_of_a_task_are_written_alike() -> None:
