@@ -345,6 +345,29 @@ class Plan(Frozen):
             )
         )
 
+    @property
+    def rented_full_cost_usd_per_month(self) -> float:
+        """Every rented unit the plan pays for, power included in the rent [USD/month]."""
+        return float(sum(n.full_cost_usd_per_month for n in self.nodes if n.kind == "rented"))
+
+    @property
+    def rented_gpus_paid(self) -> int:
+        """GPUs the plan rents, at its busiest hour [count]."""
+        return sum(n.gpus_paid for n in self.nodes if n.kind == "rented")
+
+    @property
+    def idle_rented_cost_usd_per_month(self) -> float:
+        """What the rented GPUs' idle hours cost: ``Σ_rented cost × (1 − utilization)``. A rented unit is paid for
+        the hours it is held (every hour when reserved or committed; on demand, the hours the day's profile needs
+        it, sized for the peak with headroom), busy or not [USD/month]."""
+        return float(
+            sum(
+                n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0))
+                for n in self.nodes
+                if n.kind == "rented"
+            )
+        )
+
 
 class Result(Frozen):
     """Everything :func:`economics.evaluate` returns."""

@@ -38,7 +38,7 @@ def shown(x: float | None) -> str:
     return fmt.money(x, rate.code, rate.units_per_usd, cents=False)
 
 
-idle_usd = p.idle_owned_full_cost_usd_per_month if p else 0.0
+idle_usd = p.idle_owned_full_cost_usd_per_month + p.idle_rented_cost_usd_per_month if p else 0.0
 m = st.columns(5)
 m[0].metric(
     f"Recommended, {cur}/month",
@@ -65,9 +65,10 @@ m[3].metric(
 m[4].metric(
     f"Idle GPUs at full cost, {cur}/month",
     shown(idle_usd),
-    help=f"Full cost of the owned GPUs' idle hours (fleet GPU utilization {fmt.pct(f.owned_utilization)} of "
-    f"{f.owned_gpus} GPUs): the essay's 'GPU hangover', the grey part of the owned-fleet chart. In the cash "
-    "lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
+    help=f"Full cost of the idle hours of the GPUs the plan pays for: the owned fleet's (GPU utilization "
+    f"{fmt.pct(f.owned_utilization)} of {f.owned_gpus} GPUs), the essay's 'GPU hangover', and the rented GPUs' "
+    f"({shown(p.idle_rented_cost_usd_per_month if p else 0.0)}): the grey parts of the GPU chart below. In the "
+    "cash lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
 )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
 # the Reviews page's Monte Carlo at its default ranges (the bank's is the same cache entry), within a budget of

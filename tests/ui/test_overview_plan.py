@@ -6,8 +6,10 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
+from economics import evaluate
 from economics.io import scenarios
 from economics.io.scenarios import default_scenario
+from economics.scenario import Scenario
 from economics.workload import Workload
 from tests.ui.helpers import APP, chart, metrics, number, trace
 from ui import state
@@ -71,6 +73,40 @@ def test_the_owned_fleet_chart_is_the_full_cost_its_idle_part_the_card_and_says_
     said = next(c.value for c in bank.caption if "The cash lens counts" in c.value).replace("\\", "")
     assert said.startswith("The cash lens counts S$0 a month of it in the plan (power above idle)")
     assert "of the 1 node already bought" in said
+
+
+def _renting() -> Scenario:
+    """The rented preset with every API rate 30× higher: the plan moves all three workloads to rented H100s."""
+    data = scenarios.load_preset("startup-rented").model_dump()
+    for api in data["apis"]:
+        for field, value in list(api.items()):
+            if "usd_per_mtok" in field and value:
+                api[field] = 30 * value
+    return Scenario.model_validate(data)
+
+
+def test_a_plan_that_rents_its_gpus_draws_them_and_counts_their_idle_hours() -> None:
+    # the plan rented 40 H100s for $101,908 a month, and the Overview's chart read "Owned fleet: $0 per month, no
+    # owned GPUs in the plan", beside an "Idle GPUs" card of $0
+    s = _renting()
+    plan = evaluate(s).plan
+    assert plan is not None
+    assert plan.rented_cost_usd_per_month > 0
+    assert plan.owned_cost_usd_per_month == 0
+    at = _open(s)
+    fleet = chart(at, "Rented GPUs")
+    used, idle = trace(fleet, "rented, used ("), trace(fleet, "rented, paid for idle hours")
+    assert used["y"] == idle["y"] == [f"{plan.rented_gpus_paid} rented GPUs"]
+    total = number(fleet["layout"]["title"]["text"].split(" per month")[0].split(":")[1])
+    assert total == round(plan.rented_cost_usd_per_month)  # the plan's rented bill, from its own accounts
+    assert abs(used["x"][0] + idle["x"][0] - total) <= 1
+    assert 0 < idle["x"][0] < total
+    share = int(re.search(r"\((\d+)% of their GPU-hours\)", used["name"]).group(1))  # type: ignore[union-attr]
+    assert share == round(100 * used["x"][0] / total)
+    assert number(metrics(at)["Idle GPUs at full cost, $/month"]) == round(idle["x"][0])  # the card is the grey
+    # the rented preset as it is (every route on an API) has no GPU to draw: no "Owned fleet" either
+    api_routes = _open(scenarios.load_preset("startup-rented"))
+    assert chart(api_routes, "GPUs in the plan")["layout"]["annotations"][0]["text"] == "no GPUs in the plan"
 
 
 def test_a_card_no_api_may_serve_says_its_share_of_the_api_baseline_so_the_cards_add_up() -> None:

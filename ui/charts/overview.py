@@ -185,34 +185,64 @@ def monthly_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     return c.figure()
 
 
-def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
-    """The owned fleet's monthly full cost (every owned node paid, bought or to buy, power included) split
-    into GPU-hours used and paid for while idle, in the display currency of ``rate``.
+#: The rented bar's colours: a darker shade of the owned blue for the hours used, a lighter grey for the idle ones.
+RENTED_USED_COLOR = "#332288"
+RENTED_IDLE_COLOR = "#E3E3E3"
 
-    Full cost whatever the lens, so its idle part is the Overview's "Idle GPUs" card; the page says under it
-    how much of it the plan counts in the cash lens (:func:`fleet_caption`). It drew the lens's cost before:
-    S$0 for a bank whose one bought node costs S$12,817 a month to run, and an idle part that was not the
-    card's."""
+
+def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
+    """The GPUs the plan pays for, a month at full cost (power included) in the display currency of ``rate``:
+    the owned fleet (every owned node, bought or to buy) and, when the plan rents GPUs, the rented ones, each
+    split into GPU-hours used and paid for while idle.
+
+    Full cost whatever the lens, so the idle parts add up to the Overview's "Idle GPUs at full cost" card; the page
+    says under it how much of it the plan counts in the cash lens (:func:`fleet_caption`). A plan that rents its
+    GPUs read "Owned fleet: $0 per month, no owned GPUs in the plan" beside a bill of rented nodes."""
     f, p = result.fleet, result.plan
     full = p.owned_full_cost_usd_per_month if p else f.owned_cost_usd_per_month
     idle = p.idle_owned_full_cost_usd_per_month if p else f.idle_cost_usd_per_month
+    rented_full, rented_idle = (p.rented_full_cost_usd_per_month, p.idle_rented_cost_usd_per_month) if p else (0.0, 0.0)
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     busy = k * max(0.0, full - idle)
+    owned_shown = full > 0 or rented_full <= 0
+    title = (
+        ("Owned and rented GPUs" if owned_shown else "Rented GPUs")
+        if rented_full > 0
+        else "Owned fleet"
+        if f.owned_gpus
+        else "GPUs in the plan"
+    )
     c = Chart(
-        f"Owned fleet: {cur}{k * full:,.0f} per month<br>"
-        '<span style="font-size:12px">full cost: every owned node, idle hours included</span>',
+        f"{title}: {cur}{k * (full + rented_full):,.0f} per month<br>"
+        f'<span style="font-size:12px">full cost: every {"node" if rented_full > 0 else "owned node"} the plan '
+        "pays for, idle hours included</span>",
         f"cost [{rate.code} per month]",
         "",
-        height=230,
+        height=230 if rented_full <= 0 or not owned_shown else 280,
     )
     # the amounts are in the legend, not on the bars: a narrow idle bar turned its amount on end
-    for label, value, color in (
-        (f"used ({100 * f.owned_utilization:.0f}% of the fleet's GPU-hours)", busy, KIND_COLOR["owned-ar"]),
-        ("paid for idle GPUs", k * idle, "#C9C9C9"),
-    ):
+    bars: list[tuple[str, str, float, str]] = []
+    if owned_shown:
+        row = f"{f.owned_gpus} owned GPUs"
+        bars += [
+            (row, f"used ({100 * f.owned_utilization:.0f}% of the fleet's GPU-hours)", busy, KIND_COLOR["owned-ar"]),
+            (row, "paid for idle GPUs", k * idle, "#C9C9C9"),
+        ]
+    if rented_full > 0:
+        row, share = f"{p.rented_gpus_paid if p else 0} rented GPUs", 1.0 - rented_idle / rented_full
+        bars += [
+            (
+                row,
+                f"rented, used ({100 * share:.0f}% of their GPU-hours)",
+                k * (rented_full - rented_idle),
+                RENTED_USED_COLOR,
+            ),
+            (row, "rented, paid for idle hours", k * rented_idle, RENTED_IDLE_COLOR),
+        ]
+    for row, label, value, color in bars:
         c.add(
             "bar",
-            y=[f"{f.owned_gpus} owned GPUs"],
+            y=[row],
             x=[value],
             orientation="h",
             name=f"{label}: {cur}{value:,.0f}",
@@ -222,15 +252,16 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     c.layout.update(barmode="stack", legend={"traceorder": "normal"})
     # three ticks at most: in the Overview's narrow right column "S$5,000S$10,000S$15,000" ran together
     c.axis("xaxis", tickprefix=cur, tickformat=",.7~g", rangemode="nonnegative", nticks=3)
+    c.axis("yaxis", categoryorder="array", categoryarray=list(dict.fromkeys(b[0] for b in reversed(bars))))
     c.axis("margin", t=70)
-    if full <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
+    if full + rented_full <= 0:  # nothing to draw: no "$−1 … $1" axis around an empty bar
         c.axis("xaxis", visible=False)
         c.axis("yaxis", visible=False)  # the GPU-count label would sit under the note
         c.layout["showlegend"] = False  # "used (0% of GPU-hours)" named bars that are not drawn
         c.axis("margin", l=10, r=10)  # no axis labels to hold: the note is centred on the whole chart
         c.annotations.append(
             {
-                "text": f"{f.owned_gpus} owned GPUs, no cost" if f.owned_gpus else "no owned GPUs in the plan",
+                "text": f"{f.owned_gpus} owned GPUs, no cost" if f.owned_gpus else "no GPUs in the plan",
                 "xref": "paper",
                 "yref": "paper",
                 "x": 0.5,
