@@ -329,10 +329,12 @@ def test_t_a_rented_option_is_never_called_owned() -> None:
     s = load_scenario(PRESET_DIR / "startup-rented.json")
     r = evaluate(s)
     legend = [t.name for t in option_cost_figure(r, s).data if t.showlegend is not False and t.name]
-    on_rented = [n for n in legend if "rented" in n.split("(")[1]]
+    on_rented = [n for n in legend if "rented" in n.partition(" · ")[0]]  # the offer, in the name
     assert on_rented
     assert not [n for n in legend if "rented" in n and "owned" in n], legend
-    assert "(rented AR + speculation)" in " ".join(n.replace("<br>", " ") for n in legend)
+    flat = [n.replace("<br>", " ") for n in legend]
+    assert any(n.endswith(" · rented AR + speculation") for n in flat), flat
+    assert not [n for n in flat if ") (" in n], flat  # one pair of brackets: the kind follows a dot
     kinds = options_frame(r, s)["Kind"]
     assert not [k for k in kinds if k.startswith("owned")]  # every node of this preset is rented
     assert {"rented AR + speculation", "rented diffusion", "frontier API"} <= set(kinds)

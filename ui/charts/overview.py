@@ -50,8 +50,9 @@ def option_cost_figure(result: Result, scenario: Scenario, rate: DisplayRate = U
     labels = kind_labels(scenario)
     names = option_names(scenario)
     # a long name on lines of its own: a rented option's "70B, AR + EAGLE (8 GPUs, rented, Google Cloud 1-year
-    # commitment) (rented AR + speculation)" ran past the chart's edge at 1,024 px
-    legend_names = {o: wrap_label(f"{names[o]} ({labels[o]})", LEGEND_LINE_CHARS) for o in styles}
+    # commitment) (rented AR + speculation)" ran past the chart's edge at 1,024 px; its kind after a dot, not in a
+    # second pair of brackets after the name's own
+    legend_names = {o: wrap_label(f"{names[o]} · {labels[o]}", LEGEND_LINE_CHARS) for o in styles}
     c = Chart(  # two short lines: one long title was cut at the right edge in a 1,024 px window
         "Cost per million output tokens on every option<br>"
         # a reader saw the ringed route as the dearest dot and took it for a mistake: the dots are stand-alone costs
