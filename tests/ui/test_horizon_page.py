@@ -10,7 +10,7 @@ from dataclasses import replace
 from cli.main import main
 from economics.finance.horizon import horizon
 from economics.io.scenarios import PRESET_DIR, encode, load_scenario
-from tests.ui.helpers import run_page
+from tests.ui.helpers import chart, run_page
 from ui.horizon import same_bills
 
 #: The bank preset's owned node, as the books table heads its column.
@@ -129,3 +129,10 @@ def test_the_rate_inputs_show_the_decimal_they_are_rounded_to() -> None:
         field = at.number_input(key=key)
         assert field.proto.format == "%.1f", key
         assert field.value == round(field.value, 1)
+
+
+def test_the_crossover_chart_writes_its_price_declines_as_percentages() -> None:
+    # its axis ticked "0, −20, −40, −60" under "API price change per year [%]", beside inputs reading "-40.3"%
+    spec = chart(run_page("8_horizon"), "When owning stops paying")
+    assert spec["layout"]["xaxis"]["ticksuffix"] == "%"
+    assert spec["layout"]["xaxis"]["autorange"] == "reversed"  # the steeper decline to the right

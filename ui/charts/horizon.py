@@ -78,5 +78,5 @@ def sensitivity_figure(h: Horizon, sensitivity: tuple[tuple[float, int | None], 
         ticktext=[*(str(y) for y in h.years), "never"],
         range=[h.years[0] - 0.5, never + 0.5],
     )
-    c.axis("xaxis", autorange="reversed")
+    c.axis("xaxis", autorange="reversed", ticksuffix="%")  # "−20%", as the page's inputs say it, not "−20"
     return c.figure()
