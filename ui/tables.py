@@ -56,8 +56,9 @@ def _in(rate: DisplayRate) -> tuple[str, Any]:
 
 
 def decisions_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD) -> pd.DataFrame:
-    """One row per workload: route, option, reason, margin and monthly money, in the display currency of
-    ``rate`` (its code in the column headers; the reasons' amounts converted too)."""
+    """One row per workload: route, option, monthly money, margin and reason, in the display currency of
+    ``rate`` (its code in the column headers; the reasons' amounts converted too). The reason, a paragraph, comes
+    last: before the figures it pushed the money off a 1,440 px window."""
     names = option_names(scenario)
     c, cv = _in(rate)
     sovereign = {w.id: w.sovereign for w in scenario.workloads}
@@ -66,13 +67,13 @@ def decisions_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD)
             "Workload": d.workload_name,
             "Route": d.route_label,
             "Runs on": names.get(d.chosen_option_id or "", "—"),
-            "Why": money_text(plain(d.reason), rate.code, rate.units_per_usd),
-            f"Margin vs runner-up [{c}/task]": cv(d.margin_usd_per_request),
-            "Too close to call at this accuracy": d.too_close_to_call,
             f"Cost of route [{c}/month]": cv(d.monthly_cost_usd, cents=True),
             f"On its best API [{c}/month]": cv(d.all_api_monthly_cost_usd, cents=True),
             f"Savings vs API [{c}/month]": cv(d.savings_vs_api_usd_per_month, cents=True),
+            f"Margin vs runner-up [{c}/task]": cv(d.margin_usd_per_request),
+            "Too close to call at this accuracy": d.too_close_to_call,
             "Sovereign": sovereign.get(d.workload_id, False),
+            "Why": money_text(plain(d.reason), rate.code, rate.units_per_usd),
         }
         for d in result.decisions
     ]
