@@ -1,4 +1,4 @@
-"""Prices as people type them: "$9.50", "9.50", "USD 1,250", "30%", "2026-11-01".
+"""Prices as people type them: "$9.50", "9.50", "USD 1,250", "$280k", "30%", "2026-11-01".
 
 Pure parsing with messages that name the field and the problem, for the dashboard's price fields and the
 price book. Money is returned in USD, a percentage as a fraction [1], a date as :class:`datetime.date`.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from decimal import Decimal
 
 __all__ = [
     "PRICE_DATE_YEARS",
@@ -24,7 +25,19 @@ __all__ = [
 PRICE_DATE_YEARS = (2000, 2099)
 _ISO_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
-_MONEY = re.compile(r"^(?:US\$|USD|\$)?\s*(?P<num>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)\s*(?:USD|\$)?$", re.IGNORECASE)
+_MONEY = re.compile(
+    r"^(?:US\$|USD|\$)?\s*(?P<num>[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)\s*(?P<scale>k|m|mm|mn|bn)?\s*(?:USD|\$)?$",
+    re.IGNORECASE,
+)
+#: The shorthand finance writes amounts in: "$280k", "1.2M", "1.2mm", "0.5bn" [1].
+_SCALE = {
+    "": Decimal(1),
+    "k": Decimal(10**3),
+    "m": Decimal(10**6),
+    "mm": Decimal(10**6),
+    "mn": Decimal(10**6),
+    "bn": Decimal(10**9),
+}
 _PERCENT = re.compile(r"^(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*%$")
 _THOUSANDS = re.compile(r"^[0-9]{1,3}(?:,[0-9]{3})*(?:\.[0-9]*)?$")
 
@@ -38,7 +51,8 @@ def _clean(text: str) -> str:
 
 
 def parse_money(text: str, field: str, *, maximum: float = 1e9) -> float:
-    """A non-negative amount of money [USD] from text such as "$9.50", "9.50", "USD 1,250" or "$1,250.00".
+    """A non-negative amount of money [USD] from text such as "$9.50", "9.50", "USD 1,250" or "$1,250.00", or in
+    thousands, millions or billions as finance writes them ("$280k", "1.2M", "1.2mm", "0.5bn").
 
     Thousands separators must sit every three digits ("1,250", not "12,50": a decimal comma is refused
     rather than guessed). Raises :class:`PriceTextError` naming ``field``.
@@ -47,6 +61,8 @@ def parse_money(text: str, field: str, *, maximum: float = 1e9) -> float:
     9.5
     >>> parse_money("1,250", "Purchase price")
     1250.0
+    >>> parse_money("$280k", "Purchase price"), parse_money("1.2M", "Purchase price")
+    (280000.0, 1200000.0)
     """
     cleaned = _clean(text)
     if not cleaned:
@@ -57,14 +73,15 @@ def parse_money(text: str, field: str, *, maximum: float = 1e9) -> float:
             raise PriceTextError(f"{field}: a price cannot be negative (got “{text.strip()}”)")
         if cleaned.endswith("%"):
             raise PriceTextError(f"{field}: this is an amount in dollars, not a percentage (got “{text.strip()}”)")
-        raise PriceTextError(f"{field}: “{text.strip()}” is not an amount; type it like $9.50 or 9.50")
+        raise PriceTextError(f"{field}: “{text.strip()}” is not an amount; type it like $9.50, 9.50 or $280k")
     num = m.group("num")
     if "," in num and not _THOUSANDS.match(num):
         raise PriceTextError(
             f"{field}: “{text.strip()}” has a comma in the wrong place; use a point for cents (9.50) and commas "
             "only between thousands (1,250)"
         )
-    value = float(num.replace(",", ""))
+    # in decimal, then once to float: "0.29k" is 290.0, not 0.29 × 1000 = 290.00000000000006
+    value = float(Decimal(num.replace(",", "")) * _SCALE[(m.group("scale") or "").lower()])
     if not math.isfinite(value) or value > maximum:
         raise PriceTextError(f"{field}: {value:,.2f} is above the largest accepted amount ({maximum:,.0f})")
     return value

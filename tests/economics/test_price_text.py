@@ -11,7 +11,23 @@ from economics.price_text import PriceTextError, parse_date, parse_money, parse_
 
 @pytest.mark.parametrize(
     ("text", "usd"),
-    [("$9.50", 9.5), ("9.50", 9.5), (" $ 9.5 ", 9.5), ("USD 1,250", 1250.0), ("$1,250.00", 1250.0), ("0", 0.0)],
+    [
+        ("$9.50", 9.5),
+        ("9.50", 9.5),
+        (" $ 9.5 ", 9.5),
+        ("USD 1,250", 1250.0),
+        ("$1,250.00", 1250.0),
+        ("0", 0.0),
+        # thousands, millions and billions as finance writes them; exact, not 0.29 × 1000 = 290.00000000000006
+        ("$280k", 280_000.0),
+        ("280K", 280_000.0),
+        ("0.29k", 290.0),
+        ("1.2M", 1_200_000.0),
+        ("$1.2mm", 1_200_000.0),
+        ("1.2 mn USD", 1_200_000.0),
+        ("0.5bn", 500_000_000.0),
+        ("1,200k", 1_200_000.0),
+    ],
 )
 def test_amounts(text: str, usd: float) -> None:
     assert parse_money(text, "Output price") == usd
@@ -34,6 +50,9 @@ def test_iso_date() -> None:
         (parse_money, "30%", "not a percentage"),
         (parse_money, "9,50", "comma in the wrong place"),
         (parse_money, "", "enter an amount"),
+        (parse_money, "k", "is not an amount"),
+        (parse_money, "12mb", "is not an amount"),
+        (parse_money, "2bn", "above the largest accepted amount"),
         (parse_percent, "$3", "not an amount in dollars"),
         (parse_percent, "150%", "above 100%"),
         (parse_percent, "lots", "is not a percentage"),

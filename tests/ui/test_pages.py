@@ -91,9 +91,11 @@ def test_cost_page_node_edit_is_applied_in_its_callback_and_explains_a_bad_price
     assert not at.exception
     assert [e.value for e in at.error if "Purchase price per node" in e.value]
     assert "S$22.82 per node-hour" in _node_title(at)  # unchanged
-    at.text_input(key="node_sg-h100-node_capex_usd").set_value("350000").run()
+    at.text_input(key="node_sg-h100-node_capex_usd").set_value("$350k").run()  # as finance writes a quote
     assert not [e.value for e in at.error if "Purchase price per node" in e.value]
     assert "S$26.79 per node-hour" in _node_title(at)  # as above: $20.609/h × 1.30
+    node = scenarios.decode(at.query_params["s"], default_scenario()).scenario.nodes[0]  # type: ignore[union-attr]
+    assert node.capex_usd == 350_000  # exactly: "$350k" is 350 × 1,000 in decimal
     sources = [str(c.value) for c in at.caption if "entered by the user on" in str(c.value)]
     assert len(sources) == 1, sources
     at.number_input(key="node_sg-h100-node_cost_of_capital_per_year").set_value(0.0).run()  # 0%: CRF = 1/n

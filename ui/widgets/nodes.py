@@ -45,7 +45,9 @@ def _number(
     if default is not None and hasattr(default, name):
         note = f"Default {show.format(float(getattr(default, name)) * scale)}, as of {default.as_of or 'undated'}."
     help_text = f"{describe(type(node), name)}. {note}".strip()
-    if show.startswith("$"):  # a price: typed as on the invoice ("$280,000", "280000", "$0.20")
+    if show.startswith("$"):  # a price: typed as on the invoice ("$280,000", "280000", "$280k", "$0.20")
+        if name == "capex_usd":  # a fixed help: a widget whose help changed with its value would be a new one
+            help_text += " Type it as on the quote: $280,000, 280000 or $280k."
         return _money_input(node, name, label, value, (lo, hi), help_text, where, on_change)
     out = where.number_input(
         label,
