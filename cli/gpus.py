@@ -33,6 +33,16 @@ FLAGS = {
 }
 
 
+def _usd(text: str) -> float:
+    """An amount as the app's price fields read it ("500000", "$500,000", "$500k"); argparse names the flag."""
+    from economics.price_text import PriceTextError, parse_money
+
+    try:
+        return parse_money(text, "purchase price", maximum=1e8)
+    except PriceTextError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("purchase price: ")) from None
+
+
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     from economics.hardware import PRECISIONS
 
@@ -46,7 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--rent", metavar="INSTANCE", help="catalog instance price id (data/prices/instances.csv)")
     where.add_argument("--buy", metavar="GPU", help="catalog GPU id of a node to buy")
-    p.add_argument("--capex", type=float, metavar="USD", help="with --buy: purchase price of one node")
+    p.add_argument(
+        "--capex", type=_usd, metavar="USD", help="with --buy: purchase price of one node (500000, $500k, 1.2M)"
+    )
     p.add_argument("--power", type=float, metavar="KW", help="with --buy: the node's maximum power")
     p.add_argument("--gpus-per-node", type=int, default=8, metavar="N", help="with --buy: GPUs in a node (8)")
     p.add_argument("--owned", type=int, default=0, metavar="N", help="with --buy: nodes already bought (0)")

@@ -23,7 +23,7 @@ def test_rent_then_buy_then_take_out(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert node.price_usd_per_gpu_hour == pytest.approx(55.04 / 8)  # data/prices/instances.csv, from 2025-06-01
     assert s2.owned_options[-1].gpus_per_replica == 4
     assert "Added rented-llama-3.1-70b-eagle-chain-h100-sxm" in capsys.readouterr().err
-    argv = ["add-gpus", str(rented), "--buy", "b200", "--capex", "500000", "--power", "14.3"]
+    argv = ["add-gpus", str(rented), "--buy", "b200", "--capex", "$500k", "--power", "14.3"]  # as a quote reads
     assert main([*argv, "--model", "llama-3.1-405b", "--precision", "fp8", "--out", str(bought)]) == 0
     s3 = load_scenario(bought)
     assert isinstance(s3.nodes[-1], OwnedNode)
@@ -44,6 +44,8 @@ def test_rent_then_buy_then_take_out(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--rent", "aws-p5.48xlarge-on-demand", "--model", "llama-3.1-8b", "--serving", "x"], "--serving: Llama"),
         (["--rent", "aws-p5.48xlarge-on-demand", "--capex", "1", "--model", "llama-3.1-8b"], "--capex: only applies"),
         (["--rent", "aws-p5.48xlarge-on-demand", "--model", "llama-3.1-8b", "--quality", "2"], "--quality: "),
+        (["--buy", "b200", "--capex", "lots", "--power", "14", "--model", "llama-3.1-8b"], "--capex: “lots” is not"),
+        (["--buy", "b200", "--capex", "0", "--power", "14", "--model", "llama-3.1-8b"], "--capex: "),
     ],
 )
 def test_bad_input_names_its_argument_and_writes_nothing(
