@@ -327,28 +327,36 @@ class Plan(Frozen):
         nodes the plan buys. They need not: two workloads can need the same new nodes, or a node serves many."""
         return sum(w.nodes_to_buy for w in self.workloads) == self.nodes_to_buy
 
+    def _full_cost(self, kind: str) -> float:
+        """Full cost of the plan's nodes of ``kind`` ("owned" or "rented") [USD/month]."""
+        return float(sum(n.full_cost_usd_per_month for n in self.nodes if n.kind == kind))
+
+    def _idle_cost(self, kind: str) -> float:
+        """Full cost of the idle hours of the plan's nodes of ``kind``: ``Σ full cost × (1 − utilization)``."""
+        return float(
+            sum(
+                n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0))
+                for n in self.nodes
+                if n.kind == kind
+            )
+        )
+
     @property
     def owned_full_cost_usd_per_month(self) -> float:
         """Every owned node paid (bought or to buy) at full cost, power included, whatever the lens: in the cash
         lens ``sunk_usd_per_month`` of it is sunk and the rest is the plan's owned cost [USD/month]."""
-        return float(sum(n.full_cost_usd_per_month for n in self.nodes if n.kind == "owned"))
+        return self._full_cost("owned")
 
     @property
     def idle_owned_full_cost_usd_per_month(self) -> float:
         """Full cost of the owned GPUs' idle hours, whatever the lens (sunk, not spent, in the cash lens): the
         essay's "GPU hangover", ``Σ_owned full cost × (1 − utilization)`` [USD/month]."""
-        return float(
-            sum(
-                n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0))
-                for n in self.nodes
-                if n.kind == "owned"
-            )
-        )
+        return self._idle_cost("owned")
 
     @property
     def rented_full_cost_usd_per_month(self) -> float:
         """Every rented unit the plan pays for, power included in the rent [USD/month]."""
-        return float(sum(n.full_cost_usd_per_month for n in self.nodes if n.kind == "rented"))
+        return self._full_cost("rented")
 
     @property
     def rented_gpus_paid(self) -> int:
@@ -360,13 +368,13 @@ class Plan(Frozen):
         """What the rented GPUs' idle hours cost: ``Σ_rented cost × (1 − utilization)``. A rented unit is paid for
         the hours it is held (every hour when reserved or committed; on demand, the hours the day's profile needs
         it, sized for the peak with headroom), busy or not [USD/month]."""
-        return float(
-            sum(
-                n.full_cost_usd_per_month * (1.0 - min(max(n.utilization, 0.0), 1.0))
-                for n in self.nodes
-                if n.kind == "rented"
-            )
-        )
+        return self._idle_cost("rented")
+
+    @property
+    def idle_full_cost_usd_per_month(self) -> float:
+        """The idle hours of every GPU the plan pays for, owned and rented, at full cost whatever the lens: the
+        Overview's "Idle GPUs at full cost" [USD/month]."""
+        return self.idle_owned_full_cost_usd_per_month + self.idle_rented_cost_usd_per_month
 
 
 class Result(Frozen):

@@ -38,7 +38,7 @@ def shown(x: float | None) -> str:
     return fmt.money(x, rate.code, rate.units_per_usd, cents=False)
 
 
-idle_usd = p.idle_owned_full_cost_usd_per_month + p.idle_rented_cost_usd_per_month if p else 0.0
+idle_usd = p.idle_full_cost_usd_per_month if p else 0.0
 m = st.columns(5)
 m[0].metric(
     f"Recommended, {cur}/month",

@@ -205,21 +205,19 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     rented_full, rented_idle = (p.rented_full_cost_usd_per_month, p.idle_rented_cost_usd_per_month) if p else (0.0, 0.0)
     k, cur = rate.units_per_usd, currency_prefix(rate.code)
     busy = k * max(0.0, full - idle)
-    owned_shown = full > 0 or rented_full <= 0
-    title = (
-        ("Owned and rented GPUs" if owned_shown else "Rented GPUs")
-        if rented_full > 0
-        else "Owned fleet"
-        if f.owned_gpus
-        else "GPUs in the plan"
-    )
+    owned_shown, rented_shown = full > 0 or rented_full <= 0, rented_full > 0
+    title = {
+        (True, False): "Owned fleet" if f.owned_gpus else "GPUs in the plan",
+        (False, True): "Rented GPUs",
+        (True, True): "Owned and rented GPUs",
+    }[(owned_shown, rented_shown)]
     c = Chart(
         f"{title}: {cur}{k * (full + rented_full):,.0f} per month<br>"
-        f'<span style="font-size:12px">full cost: every {"node" if rented_full > 0 else "owned node"} the plan '
+        f'<span style="font-size:12px">full cost: every {"node" if rented_shown else "owned node"} the plan '
         "pays for, idle hours included</span>",
         f"cost [{rate.code} per month]",
         "",
-        height=230 if rented_full <= 0 or not owned_shown else 280,
+        height=280 if owned_shown and rented_shown else 230,  # two bars
     )
     # the amounts are in the legend, not on the bars: a narrow idle bar turned its amount on end
     bars: list[tuple[str, str, float, str]] = []
@@ -229,7 +227,7 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
             (row, f"used ({100 * f.owned_utilization:.0f}% of the fleet's GPU-hours)", busy, KIND_COLOR["owned-ar"]),
             (row, "paid for idle GPUs", k * idle, "#C9C9C9"),
         ]
-    if rented_full > 0:
+    if rented_shown:
         row, share = f"{p.rented_gpus_paid if p else 0} rented GPUs", 1.0 - rented_idle / rented_full
         bars += [
             (
