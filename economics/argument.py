@@ -291,6 +291,16 @@ def _idle(r: Result, money: Money) -> Claim:
     )
 
 
+def _untested(claim: str) -> Claim:
+    """A claim read from the Batching page's study, listed as one the scenario cannot test: it has no AR option."""
+    return Claim(
+        claim=claim,
+        figure="the scenario has no owned or rented autoregressive option to study",
+        holds=None,
+        page="batching",
+    )
+
+
 def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tuple[Claim, ...]:
     """Every claim of the essay, recomputed from ``scenario`` and its evaluated ``result``.
 
@@ -301,23 +311,14 @@ def argument(scenario: Scenario, result: Result, money: Money = usd_money) -> tu
     """
     claims: list[Claim] = []
     inputs = default_study(scenario)
-    # without an AR option to study, the batching claims are still listed, as claims this scenario cannot test
-    untested = [
-        Claim(
-            claim=c,
-            figure="the scenario has no owned or rented autoregressive option to study",
-            holds=None,
-            page="batching",
-        )
-        for c in (MEMORY_WALL, SWING, DIFFUSION, FAIR_BASELINE)
-    ]
-    if inputs is not None:
+    a: BatchingAnalysis | None = None
+    if inputs is None:  # no AR option to study: the batching claims are listed, as claims it cannot test
+        claims += [_untested(MEMORY_WALL), _untested(SWING)]
+    else:
         a = batching_analysis(scenario, inputs)
         claims += [_memory_wall(scenario, inputs, a), _swing(scenario, inputs, a, money)]
-    else:
-        claims += untested[:2]
     claims.append(_latency_bound(scenario, result))
-    claims += list(_diffusion(a)) if inputs is not None else untested[2:]
+    claims += list(_diffusion(a)) if a is not None else [_untested(DIFFUSION), _untested(FAIR_BASELINE)]
     claims += [
         _formula(scenario, result, money),
         _routing(scenario, result),

@@ -31,6 +31,7 @@ from economics import (
 )
 from ui import format as fmt
 from ui import state
+from ui.widgets.common import QUOTE_HINT
 
 #: The fields of ``economics.gpu_options`` in the dialog's words, for its messages ("model_id: …" → "Model: …").
 FIELD_WORDS = {
@@ -92,7 +93,7 @@ def _buy_fields(s: Scenario, catalog: Catalog) -> tuple[dict[str, object], str, 
         "Purchase price of one node [USD]",
         value=f"${capex.value:,.0f}" if capex else "",
         placeholder="e.g. $280,000",
-        help="As on the quote: $280,000 or 280000. Prefilled where the catalog has a price for this node.",
+        help=f"{QUOTE_HINT} Prefilled where the catalog has a price for this node.",
         key=f"ag_capex_{gpu_id}_{gpus}",
     )
     kw = c[1].number_input(
@@ -167,10 +168,7 @@ def _add(s: Scenario, catalog: Catalog) -> None:
         st.error(fmt.md_escape(_problem(e)))
         return
     option, node = new.owned_options[-1], new.nodes[-1]
-    state.replace(new)
-    st.session_state[_OPEN] = False
-    st.session_state[_FLASH] = f"Added {option.name}, on {node.name}. The plan and every page now count it."
-    st.rerun()
+    _applied(new, f"Added {option.name}, on {node.name}. The plan and every page now count it.")
 
 
 def _remove(s: Scenario) -> None:
@@ -193,9 +191,14 @@ def _remove(s: Scenario) -> None:
     except ValueError as e:
         st.error(fmt.md_escape(_problem(e)))
         return
+    _applied(new, f"Took out {names[option_id]}." + ("" if shared else f" {node.name} went with it."))
+
+
+def _applied(new: Scenario, message: str) -> None:
+    """Make ``new`` the session's scenario, close the dialog and rerun the app, which then shows ``message``."""
     state.replace(new)
     st.session_state[_OPEN] = False
-    st.session_state[_FLASH] = f"Took out {names[option_id]}." + ("" if shared else f" {node.name} went with it.")
+    st.session_state[_FLASH] = message
     st.rerun()
 
 

@@ -19,6 +19,9 @@ from ui import state, view
 OptionT = TypeVar("OptionT", bound=str)
 
 
+#: How a node's purchase price may be typed (``economics.price_text.parse_money``), in its fields' help.
+QUOTE_HINT = "Type it as on the quote: $280,000, 280000 or $280k."
+
 #: Where a scenario without GPUs gets some (a reader on the API-only preset was told to use "the scenario panel",
 #: which had no such field).
 ADD_GPUS_HINT = (

@@ -22,7 +22,7 @@ from ui import format as fmt
 from ui import state
 from ui.widgets.api_rates import money_text
 from ui.widgets.changes import rerun_edited
-from ui.widgets.common import bounds, describe
+from ui.widgets.common import QUOTE_HINT, bounds, describe
 
 
 def _number(
@@ -47,7 +47,7 @@ def _number(
     help_text = f"{describe(type(node), name)}. {note}".strip()
     if show.startswith("$"):  # a price: typed as on the invoice ("$280,000", "280000", "$280k", "$0.20")
         if name == "capex_usd":  # a fixed help: a widget whose help changed with its value would be a new one
-            help_text += " Type it as on the quote: $280,000, 280000 or $280k."
+            help_text += f" {QUOTE_HINT}"
         return _money_input(node, name, label, value, (lo, hi), help_text, where, on_change)
     out = where.number_input(
         label,
