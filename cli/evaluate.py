@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from cli.jsonout import dumps
 from economics.plan import NO_PLAN
 from economics.result import OptionResult, Result
-from economics.words import plural
+from economics.words import DOLLAR_AMOUNT, dollar_value, plural
 
 if TYPE_CHECKING:
     from economics.currency import DisplayRate
@@ -159,6 +159,14 @@ def _usd(x: float, digits: int = 4, rate: DisplayRate | None = None) -> str:
     return f"{sign}{x:,.{digits}g}" if abs(x) < 1000 else f"{sign}{x:,.0f}"
 
 
+def _said(text: str, rate: DisplayRate | None = None) -> str:
+    """A sentence the model wrote in US dollars (a reason, a flip, a close call), each amount re-stated as the
+    table writes money: "SGD 0.117/task", where the route's line above reads "SGD 47,146/month"."""
+    if rate is None or rate.is_identity:
+        return text
+    return DOLLAR_AMOUNT.sub(lambda m: _usd(dollar_value(m), rate=rate), text)
+
+
 def _ms(x: float) -> str:
     return f"{1e3 * x:.3g}" if math.isfinite(x) else "–"
 
@@ -190,7 +198,7 @@ def _option_row(o: OptionResult, chosen: str | None, rate: DisplayRate | None = 
     usd = partial(_usd, rate=rate)
     mark = "→" if o.option_id == chosen else " "
     if not o.feasible:
-        return [mark, o.option_id, "no", "", "", "", "", "", "", "", "", "", o.reason]
+        return [mark, o.option_id, "no", "", "", "", "", "", "", "", "", "", _said(o.reason, rate)]
     return [
         mark,
         o.option_id,
@@ -277,18 +285,18 @@ def format_table(
             f"  route: {d.chosen_option_id or 'none'} ({d.route_label}), its share of the plan "
             f"{usd(d.monthly_cost_usd)}/month{split}"
         )
-        lines.append(f"  why:   {d.reason}")
+        lines.append(f"  why:   {_said(d.reason, rate)}")
         if d.too_close_to_call and d.close_call is not None:
-            c = d.close_call
+            c, basis = d.close_call, _said(d.close_call.basis, rate)
             lines.append(
                 f"  too close to call at this accuracy: {usd(c.chosen_usd_per_task)}/task "
                 f"(likely {usd(c.chosen_low_usd_per_task)}–{usd(c.chosen_high_usd_per_task)}) against "
                 f"{usd(c.runner_up_usd_per_task)} on {c.runner_up_option_id} "
-                f"(likely {usd(c.runner_up_low_usd_per_task)}–{usd(c.runner_up_high_usd_per_task)}); {c.basis}"
+                f"(likely {usd(c.runner_up_low_usd_per_task)}–{usd(c.runner_up_high_usd_per_task)}); {basis}"
             )
         rows = [header] + [_option_row(o, d.chosen_option_id, rate) for o in by_workload[d.workload_id]]
         lines.extend(_grid(rows, right={3, 4, 5, 6, 7, 8, 9, 10, 11}))
-        flips = [f.text for f in d.flips if f.threshold is not None]
+        flips = [_said(f.text, rate) for f in d.flips if f.threshold is not None]
         if flips:
             lines.append("  flips: " + flips[0])
             lines.extend("         " + text for text in flips[1:])
@@ -314,7 +322,7 @@ def format_table(
     if tail:
         lines += ["", *tail]
     if result.warnings:
-        lines += ["", "Warnings", *("  " + w for w in result.warnings)]
+        lines += ["", "Warnings", *("  " + _said(w, rate) for w in result.warnings)]
     return "\n".join(lines)
 
 

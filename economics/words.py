@@ -5,6 +5,7 @@ start with a capital letter."""
 from __future__ import annotations
 
 import math
+import re
 
 #: Words whose written form or plural is not the word plus "s".
 _FORMS: dict[str, tuple[str, str]] = {"gpu": ("GPU", "GPUs")}
@@ -53,6 +54,22 @@ def dollars_alike(*xs: float, max_places: int = 6, like: float | None = None) ->
     small = [abs(x) for x in ((like,) if like is not None else xs) if 0 < abs(x) < 1]
     places = 2 if not small else min(max_places, max(2, 3 - math.floor(math.log10(min(small)))))
     return tuple("$0" if round(abs(x), places) == 0 else f"{'-' if x < 0 else ''}${abs(x):,.{places}f}" for x in xs)
+
+
+#: A dollar amount in a sentence the model wrote ("$1,120,000", "-$0.2906", "−$5"): its sign and its digits.
+#: The display edges (the app's and the meeting pack's ``ui.format.money_text``, the CLI's table) find the
+#: amounts by this one pattern to re-state them in the display currency.
+DOLLAR_AMOUNT = re.compile(r"([−-])?\$(\d[\d,]*(?:\.\d+)?)")
+
+
+def dollar_value(match: re.Match[str]) -> float:
+    """The signed amount a :data:`DOLLAR_AMOUNT` match stands for.
+
+    >>> [dollar_value(m) for m in DOLLAR_AMOUNT.finditer("$1,120,000 less, −$5 and -$0.29 more")]
+    [1120000.0, -5.0, -0.29]
+    """
+    value = float(match.group(2).replace(",", ""))
+    return -value if match.group(1) else value
 
 
 def sentence(text: str) -> str:

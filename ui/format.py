@@ -12,6 +12,7 @@ import re
 from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
 from economics.price_book import ITEM_LABEL
 from economics.units import GB
+from economics.words import DOLLAR_AMOUNT
 
 DASH = "—"
 
@@ -142,7 +143,6 @@ def currency_prefix(code: str) -> str:
     return CURRENCY_PREFIX.get(code, f"{code} ")
 
 
-_DOLLARS = re.compile(r"([−-])?\$(\d[\d,]*(?:\.\d+)?)")
 #: An amount under one unit as :func:`money` writes it ("S$0.26", "−€0.0047"): its decimals.
 _SMALL_AMOUNT = re.compile(r"(?<![\d,])0\.(\d+)$")
 
@@ -167,7 +167,7 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
     """
     if code == "USD" and units_per_usd == 1.0:
         return text
-    parts = _DOLLARS.split(text)  # text, sign, amount, text, sign, amount, …, text
+    parts = DOLLAR_AMOUNT.split(text)  # text, sign, amount, text, sign, amount, …, text
     amounts, values = [], []
     for i in range(1, len(parts), 3):
         sign, number = parts[i], parts[i + 1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -244,3 +245,27 @@ def test_a_name_with_line_breaks_prints_on_one_line(tmp_path: Path, capsys: pyte
     assert not [line for line in out.splitlines() if line.startswith(("  W9", "FAKE"))]
     assert "KYC   W9  fake row  $0 [kyc-overnight]" in out
     assert "Owned FAKE" in out
+
+
+def test_reasons_and_flips_are_in_the_display_currency(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an SGD table read "its share of the plan SGD 47,146/month" above "why: … J = $0.09000/task": every amount
+    # the model wrote in dollars is now re-stated, as the app and the meeting pack do
+    data = json.loads((PRESET_DIR / "api-only.json").read_text(encoding="utf-8"))
+    assert (data["finance"]["display_currency"], data["finance"]["fx_units_per_usd"]) == ("SGD", 1.3)
+    status, sgd, err = run_cli(capsys, "evaluate", str(PRESET_DIR / "api-only.json"))
+    assert status == 0, err
+    data["finance"].update(display_currency="USD", fx_units_per_usd=1.0)
+    status, usd, err = run_cli(capsys, "evaluate", write(tmp_path, data))
+    assert status == 0, err
+    assert "$" not in sgd
+    whys = [(u, s) for u, s in zip(usd.splitlines(), sgd.splitlines(), strict=True) if u.startswith("  why:")]
+    flips = [(u, s) for u, s in zip(usd.splitlines(), sgd.splitlines(), strict=True) if u.startswith("  flips:")]
+    assert len(whys) == len(data["workloads"])
+    assert flips
+    for u, s in whys + flips:
+        dollars = [float(x.replace(",", "")) for x in re.findall(r"\$(\d[\d,]*(?:\.\d+)?)", u)]
+        sing = [float(x.replace(",", "")) for x in re.findall(r"SGD (\d[\d,]*(?:\.\d+)?)", s)]
+        assert dollars, u
+        assert len(sing) == len(dollars), (u, s)
+        for a, b in zip(dollars, sing, strict=True):  # the preset's 1.3 SGD per USD
+            assert b == pytest.approx(1.3 * a, rel=2e-3, abs=6e-5), (u, s)
