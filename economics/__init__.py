@@ -88,7 +88,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("finance_pack_section",), "economics.finance.report"),
     **dict.fromkeys(("fx_rates",), "economics.finance.data"),
     **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
-    **dict.fromkeys(("dollars_alike", "plural", "sentence"), "economics.words"),
+    **dict.fromkeys(("DOLLAR_AMOUNT", "dollar_value", "dollars_alike", "plural", "sentence"), "economics.words"),
     **dict.fromkeys(
         ("DEFAULT_SENSITIVITY_RATES", "Horizon", "crossover_sensitivity", "horizon", "price_trends"),
         "economics.finance.horizon",
@@ -176,6 +176,7 @@ def __getattr__(name: str) -> typing.Any:
 __all__ = [
     "DEFAULT_SENSITIVITY_RATES",
     "DIMENSION_NAMES",
+    "DOLLAR_AMOUNT",
     "GB",
     "GPU",
     "GROUP_NAMES",
@@ -269,6 +270,7 @@ __all__ = [
     "currency_statement",
     "default_scenario",
     "display_rate",
+    "dollar_value",
     "dollars_alike",
     "energy_table",
     "error_items",

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 import re
 
+from economics import DOLLAR_AMOUNT
 from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
 from economics.price_book import ITEM_LABEL
 from economics.units import GB
-from economics.words import DOLLAR_AMOUNT
 
 DASH = "—"
 
