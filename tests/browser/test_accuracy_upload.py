@@ -9,8 +9,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 
+from tests.browser.reading import OVERLAPS_JS
 from tests.browser.streamlit_page import choose, fresh, goto_app, wait_for_app
-from tests.browser.test_reader_charts import OVERLAPS_JS
 
 VLLM = Path(__file__).resolve().parents[1] / "data" / "benchmarks" / "vllm_bench_serve.json"
 
