@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from economics import DOLLAR_AMOUNT
+from economics import DOLLAR_AMOUNT, dollar_value
 from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
 from economics.price_book import ITEM_LABEL
 from economics.units import GB
@@ -167,13 +167,9 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
     """
     if code == "USD" and units_per_usd == 1.0:
         return text
-    parts = DOLLAR_AMOUNT.split(text)  # text, sign, amount, text, sign, amount, …, text
-    amounts, values = [], []
-    for i in range(1, len(parts), 3):
-        sign, number = parts[i], parts[i + 1]
-        value = float(number.replace(",", ""))
-        amounts.append(money(-value if sign else value, code, units_per_usd))
-        values.append(abs(value) * units_per_usd)
+    found = list(DOLLAR_AMOUNT.finditer(text))
+    values = [dollar_value(m) for m in found]
+    amounts = [money(v, code, units_per_usd) for v in values]
     small = [_SMALL_AMOUNT.search(a) for a in amounts]
     places = min(6, max((len(m.group(1)) for m in small if m), default=0))
 
@@ -184,9 +180,11 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
             return amount
         return amount[: m.start(0)] + f"{value:.{places}f}" + amount[m.end(1) :]
 
-    out = [parts[0]]
-    for k, (amount, m, value) in enumerate(zip(amounts, small, values, strict=True)):
-        out += [alike(amount, m, value), parts[3 * k + 3]]
+    out, end = [], 0
+    for where, amount, m, value in zip(found, amounts, small, values, strict=True):
+        out += [text[end : where.start()], alike(amount, m, abs(value) * units_per_usd)]
+        end = where.end()
+    out.append(text[end:])
     return "".join(out)
 
 
