@@ -16,27 +16,36 @@ page at each width, ``test_reader_charts.py`` on the other presets.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from playwright.sync_api import Page
 
 from economics.io.scenarios import default_scenario
 from economics.price_book import NEGOTIABLE_ITEMS
+from economics.scenario import Scenario
 
-_S = default_scenario()
-IDS = sorted(
-    {o.id for o in _S.owned_options}
-    | {a.id for a in _S.apis}
-    | {n.id for n in _S.nodes}
-    | {w.id for w in _S.workloads}
-    | {a.price_id for a in _S.apis if a.price_id}
-    | set(NEGOTIABLE_ITEMS)
-    | {"api_input", "api_output", "api_cached_input", "gpu_hour"},
-    key=len,
-    reverse=True,
-)
+
+def scenario_ids(s: Scenario) -> set[str]:
+    """The ids of a scenario's options, APIs, nodes, workloads and API prices: none may show where people read."""
+    return (
+        {o.id for o in s.owned_options}
+        | {a.id for a in s.apis}
+        | {n.id for n in s.nodes}
+        | {w.id for w in s.workloads}
+        | {a.price_id for a in s.apis if a.price_id}
+    )
+
+
+def id_pattern(ids: Iterable[str]) -> re.Pattern[str]:
+    """Any of ``ids`` as a word of its own (the longest first, so "a-b" is not read as "a")."""
+    return re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r")(?![\w-])")
+
+
+IDS = scenario_ids(default_scenario()) | set(NEGOTIABLE_ITEMS) | {"api_input", "api_output", "api_cached_input",
+                                                                  "gpu_hour"}  # fmt: skip
 BAD: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("field path", re.compile(r"\b(?:nodes|apis|owned_options|workloads|gpus|models)\.\d+")),
-    ("option or price id", re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, IDS)) + r")(?![\w-])")),
+    ("option or price id", id_pattern(IDS)),
     ("Python None", re.compile(r"\bNone\b")),
     ("nan", re.compile(r"\bnan\b", re.IGNORECASE)),
     ("float noise", re.compile(r"\d\.\d{7,}")),
@@ -55,12 +64,13 @@ MONEY_AXES_JS = """
 """
 
 
-def unreadable_words(page: Page) -> list[tuple[str, str, str]]:
-    """Each field path, option or price id, None, nan, float noise or "(s)" in the page's visible text, with the
-    words around it."""
+def unreadable_words(page: Page, ids: Iterable[str] = ()) -> list[tuple[str, str, str]]:
+    """Each field path, option or price id (the default scenario's, and ``ids``: another scenario's), None, nan,
+    float noise or "(s)" in the page's visible text, with the words around it."""
     text = page.get_by_test_id("stApp").inner_text()
+    checks = [*BAD, ("its scenario's id", id_pattern(ids))] if ids else BAD
     return [
-        (what, m.group(0), text[max(0, m.start() - 40) : m.end() + 40]) for what, p in BAD for m in p.finditer(text)
+        (what, m.group(0), text[max(0, m.start() - 40) : m.end() + 40]) for what, p in checks for m in p.finditer(text)
     ]
 
 

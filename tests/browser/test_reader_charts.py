@@ -5,13 +5,16 @@ are in ``reading.py``; the default preset's pages are read at both widths in ``t
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from playwright.sync_api import Page
 
 from economics.io.scenarios import encode, load_preset
-from tests.browser.reading import BAD, chart_text_over_other_text, money_ticks_without_a_sign
+from tests.browser.reading import (
+    chart_text_over_other_text,
+    money_ticks_without_a_sign,
+    scenario_ids,
+    unreadable_words,
+)
 from tests.browser.streamlit_page import COST_CURVES, goto_view
 
 #: The other presets: rented offers with long names, an API-only scenario, owned nodes in US dollars.
@@ -34,11 +37,5 @@ def test_other_presets_read_cleanly_at_1024_px(page: Page, app_url: str, preset:
     problems = chart_text_over_other_text(page)
     assert not problems, problems
     assert not money_ticks_without_a_sign(page)
-    text = page.get_by_test_id("stApp").inner_text()
-    ids = {o.id for o in scenario.owned_options} | {a.id for a in scenario.apis} | {n.id for n in scenario.nodes}
-    ids |= {w.id for w in scenario.workloads}
-    words = re.compile(
-        r"(?<![\w/.-])(?:" + "|".join(map(re.escape, sorted(ids, key=len, reverse=True))) + r")(?![\w-])"
-    )
-    found = [m.group(0) for m in words.finditer(text)] + [m.group(0) for _, p in BAD for m in p.finditer(text)]
+    found = unreadable_words(page, scenario_ids(scenario))
     assert not found, found
