@@ -18,7 +18,7 @@ from economics.io import BenchmarkFormatError, RunContext, read_benchmark, scena
 from economics.io.price_csv import read_negotiated_csv, template_csv
 from economics.io.scenarios import PRESET_DIR, ScenarioError, load_preset, load_scenario
 from economics.scenario import Scenario
-from tests.fuzz.conftest import record
+from tests.fuzz.counts import record
 from tests.strategies import HOSTILE_TEXT, fuzz_settings, hostile_text, json_values, mutated_json, nested
 
 BANK = load_preset("singapore-bank")

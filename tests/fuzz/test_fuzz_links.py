@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from economics.io import scenarios
 from economics.io.scenarios import default_scenario, load_preset
 from economics.scenario import Scenario
-from tests.fuzz.conftest import record
+from tests.fuzz.counts import record
 from tests.strategies import HOSTILE_TEXT, fuzz_settings, json_values, mutated_json, nested
 
 FALLBACK = default_scenario()

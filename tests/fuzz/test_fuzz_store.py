@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from storage import reviews as store
 from storage.engine import forget_open_stores
-from tests.fuzz.conftest import record
+from tests.fuzz.counts import record
 from tests.reviews.factories import small_result, small_scenario
 from tests.strategies import fuzz_settings, hostile_text
 
