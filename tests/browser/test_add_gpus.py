@@ -42,8 +42,11 @@ def test_rent_gpus_for_a_model_and_take_them_out(browser: Browser, app_url: str)
     expect(page.get_by_text("S$8.94 per GPU-hour", exact=False)).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
+    # the add's own run must have ended: a click while it runs can be answered by a dialog that run then closes
+    wait_for_app(page)
     page.get_by_role("button", name="Add or take out GPUs").click()
     dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Where the GPUs come from", timeout=30_000)
     dialog.get_by_role("tab", name="Take an option out").click()
     expect(dialog).to_contain_text("goes too: no other option runs there")
     wait_for_app(page)
