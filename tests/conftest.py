@@ -4,7 +4,9 @@ work units that ``pytest -n N --dist loadgroup`` (pytest-xdist, as ``scripts/tes
 Work units. The browser tests share one Streamlit server and one chromium per worker and already keep two cores
 busy, so they are one unit, run by one worker while the others run everything else. The store tests are one unit,
 so one PostgreSQL server is started, not one per worker. Every other test module is a unit of its own, so a
-module's fixtures are built once.
+module's fixtures are built once. The browser unit is collected first, so (with ``--no-loadscope-reorder``) it
+starts at once; a worker lowers its own CPU priority when it first runs any other test, so the browser, the
+server and their waits are not slowed by the unit tests beside them.
 """
 
 from __future__ import annotations
@@ -50,6 +52,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     for item in items:
         item.add_marker(pytest.mark.xdist_group(work_unit(item.path)))
+    items.sort(key=lambda item: work_unit(item.path) != "browser")  # stable: the browser unit first
+
+
+#: Whether this process has lowered its CPU priority (:func:`pytest_runtest_setup`).
+_NICED: list[bool] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """On an xdist worker, before its first test outside the browser unit: lower this worker's CPU priority."""
+    if not _NICED and hasattr(item.config, "workerinput") and work_unit(item.path) != "browser":
+        os.nice(10)
+        _NICED.append(True)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
