@@ -39,7 +39,10 @@ def work_unit(path: Path) -> str:
     >>> work_unit(_ROOT / "economics" / "units.py")
     'economics/units.py'
     """
-    relative = path.resolve().relative_to(_ROOT)
+    try:
+        relative = path.resolve().relative_to(_ROOT)
+    except ValueError:  # a test file outside the repository: a unit of its own
+        return path.as_posix()
     if len(relative.parts) > 2 and relative.parts[0] == "tests" and relative.parts[1] in _ONE_UNIT:
         return _ONE_UNIT[relative.parts[1]]
     return relative.as_posix()
@@ -55,15 +58,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: work_unit(item.path) != "browser")  # stable: the browser unit first
 
 
-#: Whether this process has lowered its CPU priority (:func:`pytest_runtest_setup`).
-_NICED: list[bool] = []
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """On an xdist worker, before its first test outside the browser unit: lower this worker's CPU priority."""
-    if not _NICED and hasattr(item.config, "workerinput") and work_unit(item.path) != "browser":
+    """On an xdist worker, before its first test outside the browser unit: lower this worker's CPU priority
+    (once: ``os.nice(0)`` reads the current niceness; a worker started niced is left as it is)."""
+    if hasattr(item.config, "workerinput") and work_unit(item.path) != "browser" and os.nice(0) == 0:
         os.nice(10)
-        _NICED.append(True)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
