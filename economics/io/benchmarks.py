@@ -171,11 +171,16 @@ def _one_batch_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunCon
     ``input_len`` prompt tokens, prefilled together, then decoded for ``output_len`` tokens each, with no server or
     scheduler. Read as ``batch_size`` requests in flight at ``output_len × batch_size / total_latency`` output
     tokens per second, prefill included, as a serving run's output throughput counts its whole duration (its
-    ``median_decode_throughput`` leaves the prefill out; ``overall_throughput`` counts prompt tokens too)."""
+    ``median_decode_throughput`` leaves the prefill out; ``overall_throughput`` counts prompt tokens too).
+
+    ``bench_one_batch_server`` (the same batch sent to a running server at once) writes its wall time as
+    ``latency`` [s] and is read the same way. Its own ``output_throughput`` divides by ``latency − last_ttft``
+    (decode only), and 2024 versions wrote values no run can give (2.1 M tok/s for 8,192 × 100 tokens in 70 s),
+    so it is not used."""
     batch = _num(file, where, rec, "batch_size")
     t_in = _num(file, where, rec, "input_len")
     t_out = _num(file, where, rec, "output_len")
-    total_s = _num(file, where, rec, "total_latency", "overall_latency")
+    total_s = _num(file, where, rec, "total_latency", "overall_latency", "latency")
     if not batch or batch < 1 or not float(batch).is_integer():
         raise BenchmarkFormatError(file, f"{where}key 'batch_size'", f"expected a whole number of requests, got "
                                    f"{_short(rec.get('batch_size'))}")  # fmt: skip
@@ -205,7 +210,12 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     Concurrency: a run at a finite ``request_rate`` (Poisson arrivals) is read at its mean requests in flight,
     request throughput × mean end-to-end latency (``mean_e2e_latency_ms`` of SGLang, ``mean_e2el_ms`` of vLLM,
     else ``mean_ttft_ms + (T_out − 1)·mean_tpot_ms``), at most its ``max_concurrency``; at ``request_rate`` inf,
-    ``max_concurrency`` clients, or with no limit every request at once (``None``)."""
+    ``max_concurrency`` clients, or with no limit every request at once (``None``).
+
+    A burst, a run with no more prompts than its ``max_concurrency`` (200 prompts at 200), is read at its mean
+    requests in flight too: every request started at once and none replaced a finished one, so the limit never
+    bound and the load fell as requests finished (SGLang measured 61 in flight on such a run). A run whose
+    limit bound is read at the limit, the closed loop it held."""
     if rec.keys() >= _ONE_BATCH_KEYS and "completed" not in rec:
         return _one_batch_record(file, where, rec, ctx)
     if "successful_requests" in rec and "completed" not in rec:
@@ -217,13 +227,26 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     t_in = _num(file, where, rec, "total_input_tokens", "total_input") / completed  # type: ignore[operator]
     t_out = _num(file, where, rec, "total_output_tokens", "total_output") / completed  # type: ignore[operator]
     tok_s = _num(file, where, rec, "output_throughput")
+    conc = _serving_concurrency(file, where, rec, completed, t_out)
+    named = _named(rec.get("model_id")) or _named(rec.get("model")) or _server_model(rec.get("server_info"))
+    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
+
+
+def _serving_concurrency(file: str, where: str, rec: Mapping[str, Any], completed: float, t_out: float
+                         ) -> float | None:  # fmt: skip
+    """The clients of a vLLM/SGLang serving record (:func:`_serving_record`): its limit, or its mean requests in
+    flight for a run at a set rate or a burst; None for every request at once."""
     limit = _num(file, where, rec, "max_concurrency", required=False)
+    # SGLang writes no num_prompts: its requests are the completed ones and the failed ones it counts, if any
     prompts = _num(file, where, rec, "num_prompts", required=False)
-    if limit is not None and prompts is not None and 0 < prompts < limit:
+    if prompts is None and "num_prompts" not in rec:
+        prompts = completed + (_num(file, where, rec, "failed", required=False) or 0.0)
+    burst = limit is not None and prompts is not None and 0 < prompts <= limit
+    if burst:
         limit = prompts  # --max-concurrency 64 with 10 prompts never had more than 10 in flight
     rate = _request_rate(file, where, rec)
     conc = limit
-    if rate is not None:  # Poisson arrivals at a set rate: read at the requests in flight, at most the limit
+    if rate is not None or burst:
         e2e_ms = _num(file, where, rec, "mean_e2e_latency_ms", "mean_e2el_ms", required=False)
         if e2e_ms is None:
             ttft_ms = _num(file, where, rec, "mean_ttft_ms", required=False)
@@ -237,10 +260,19 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
         if limit is None:
             conc = _littles_law(file, f"{where}key 'request_rate'", req_s, e2e_ms,
                                 f"a run at {rate:g} requests per second with no max_concurrency")  # fmt: skip
-        else:
+        else:  # at a set rate, or a burst whose limit never bound: the requests in flight, at most the limit
             conc = min(limit, _in_flight(req_s, e2e_ms) or limit)
-    named = _named(rec.get("model_id")) or _named(rec.get("model"))
-    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
+    return conc
+
+
+def _server_model(info: Any) -> str:
+    """The model an SGLang ``bench_serving`` line names in its ``server_info`` (v0.5: no ``model_id`` key):
+    ``model_path`` there, or in its first ``internal_states`` entry; '' when it names none."""
+    if not isinstance(info, Mapping):
+        return ""
+    states = info.get("internal_states")
+    first = states[0] if isinstance(states, list) and states and isinstance(states[0], Mapping) else {}
+    return _named(info.get("model_path")) or _named(first.get("model_path"))
 
 
 def _not_a_serving_run(file: str, where: str, rec: Mapping[str, Any]) -> None:
@@ -269,7 +301,17 @@ def _not_a_serving_run(file: str, where: str, rec: Mapping[str, Any]) -> None:
 
 
 def _vllm(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
+    """A vLLM ``--save-result`` JSON object, or the list of them ``vllm bench sweep`` writes to its
+    ``summary.json`` (every run's summary keys, plus the sweep's own: ``run_number``, ``max_num_seqs``, …), a
+    point per run ("run 2", counted from 1)."""
     data = _loads(file, text, "file")
+    if isinstance(data, list) and data:
+        points = []
+        for i, rec in enumerate(data, start=1):
+            if not isinstance(rec, Mapping):
+                raise BenchmarkFormatError(file, f"run {i}", "expected a JSON object (a run's summary)")
+            points.append(_serving_record(file, f"run {i} ", rec, ctx))
+        return points
     if not isinstance(data, Mapping):
         raise BenchmarkFormatError(file, "file", "expected one JSON object (vLLM save_result)")
     return [_serving_record(file, "", data, ctx)]
@@ -393,19 +435,31 @@ def _llmperf(file: str, text: str, ctx: RunContext) -> list[BenchmarkPoint]:
     data = _loads(file, text, "file")
     if not isinstance(data, Mapping):
         raise BenchmarkFormatError(file, "file", "expected one JSON object (LLMPerf summary)")
-    done = _num(file, "", data, "results_num_completed_requests", required=False)
+    if _LLMPERF_KEY not in data and data and all(isinstance(v, Mapping) and _LLMPERF_KEY in v for v in data.values()):
+        # several summaries in one object, keyed by their run ("1", "2", … clients: llmperf-bench's results.json)
+        return [_llmperf_summary(file, f"key '{_short(k)[1:-1]}' ", v, ctx) for k, v in data.items()]
+    return [_llmperf_summary(file, "", data, ctx)]
+
+
+#: The key every LLMPerf summary has: the mean output throughput [tok/s].
+_LLMPERF_KEY = "results_mean_output_throughput_token_per_s"
+
+
+def _llmperf_summary(file: str, where: str, data: Mapping[str, Any], ctx: RunContext) -> BenchmarkPoint:
+    """One LLMPerf summary (:func:`_llmperf`); ``where`` names it in a file of several."""
+    done = _num(file, where, data, "results_num_completed_requests", required=False)
     if done is not None and done <= 0:
-        raise BenchmarkFormatError(file, "key 'results_num_completed_requests'", "no completed requests")
-    tok_s = _num(file, "", data, "results_mean_output_throughput_token_per_s")
-    t_in = _num(file, "", data, "results_number_input_tokens_mean", "mean_input_tokens")
-    t_out = _num(file, "", data, "results_number_output_tokens_mean", "mean_output_tokens")
-    conc = _num(file, "", data, "num_concurrent_requests", required=False)
+        raise BenchmarkFormatError(file, f"{where}key 'results_num_completed_requests'", "no completed requests")
+    tok_s = _num(file, where, data, _LLMPERF_KEY)
+    t_in = _num(file, where, data, "results_number_input_tokens_mean", "mean_input_tokens")
+    t_out = _num(file, where, data, "results_number_output_tokens_mean", "mean_output_tokens")
+    conc = _num(file, where, data, "num_concurrent_requests", required=False)
     if conc is None:
-        per_min = _num(file, "", data, "results_num_completed_requests_per_min", required=False)
-        e2e_s = _num(file, "", data, "results_end_to_end_latency_s_mean", required=False)
-        conc = _littles_law(file, "key 'num_concurrent_requests'", per_min / 60.0 if per_min else None,
+        per_min = _num(file, where, data, "results_num_completed_requests_per_min", required=False)
+        e2e_s = _num(file, where, data, "results_end_to_end_latency_s_mean", required=False)
+        conc = _littles_law(file, f"{where}key 'num_concurrent_requests'", per_min / 60.0 if per_min else None,
                             e2e_s * 1000.0 if e2e_s else None, "missing")  # fmt: skip
-    return [_point(file, "", ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0, _named(data.get("model")))]
+    return _point(file, where.strip(), ctx, t_in or 1.0, t_out or 1.0, conc, tok_s or 0.0, _named(data.get("model")))
 
 
 #: GuideLLM strategies whose clients are a closed loop of a known size: ``synchronous`` one request at a time,
@@ -671,9 +725,8 @@ def _refuse_other_exports(file: str, text: str) -> None:
         raise BenchmarkFormatError(file, "file", "a GuideLLM CSV or YAML export: give its JSON report "
                                    "(guidellm benchmark --output-path benchmarks.json)")  # fmt: skip
     if stripped.startswith("["):
-        raise BenchmarkFormatError(file, "file", "a JSON list of per-request records (LLMPerf "
-                                   "*_individual_responses.json, vLLM *.pytorch.json), not a run summary: give "
-                                   "LLMPerf's *_summary.json or vLLM's --save-result JSON")  # fmt: skip
+        _refuse_lists(file, stripped)
+        return
     if not stripped.startswith("{"):
         return
     first: Any = None
@@ -691,6 +744,36 @@ def _refuse_other_exports(file: str, text: str) -> None:
     if "experiments" in first:
         raise BenchmarkFormatError(file, "key 'experiments'", "perf_analyzer's raw per-request export, not "
                                    "GenAI-Perf's summary: give profile_export_genai_perf.json or .csv")  # fmt: skip
+
+
+def _refuse_lists(file: str, stripped: str) -> None:
+    """A JSON list is read only as ``vllm bench sweep``'s ``summary.json`` (run summaries, a point per run); a
+    table of vLLM's nightly results and a list of per-request records are refused."""
+    first_record = _first_of_list(stripped)
+    if isinstance(first_record, Mapping) and "completed" in first_record:
+        return
+    if isinstance(first_record, Mapping) and "Output Tput (tok/s)" in first_record:
+        raise BenchmarkFormatError(file, "file", "a table of vLLM benchmark results (\"Test name\", \"Output "
+                                   "Tput (tok/s)\", …): it gives no token counts per request: give each run's "
+                                   "--save-result JSON")  # fmt: skip
+    raise BenchmarkFormatError(file, "file", "a JSON list of per-request records (LLMPerf "
+                               "*_individual_responses.json, vLLM *.pytorch.json), not a run summary: give "
+                               "LLMPerf's *_summary.json or vLLM's --save-result JSON")  # fmt: skip
+
+
+def _first_of_list(text: str) -> Any:
+    """The first element of the JSON list ``text``, or None when it is not a non-empty valid list."""
+    try:
+        data = json.loads(text, parse_constant=_no_constants)
+    except (ValueError, RecursionError):
+        return None
+    return data[0] if isinstance(data, list) and data else None
+
+
+#: Keys of which a vLLM or SGLang result (or a refused relative, :func:`_not_a_serving_run`) has one: a JSON
+#: object with none of them is of no format read here ("unknown format", not "key 'completed': missing").
+_SERVING_KEYS = ("completed", "successful_requests", "batch_size", "output_throughput", "tokens_per_second",
+                 "total_input_sequences", "ramp_up_strategy")  # fmt: skip
 
 
 #: The start of a GuideLLM report that names no ``generative_benchmark`` (0.1: per-request results only).
@@ -715,7 +798,9 @@ def detect_format(text: str) -> Format | None:
             one_line_object = False
         if one_line_object and text.strip().count("\n") >= 1:
             return "sglang"
-        return "vllm"
+        return "vllm" if any(f'"{key}"' in text for key in _SERVING_KEYS) else None
+    if head.startswith("[") and '"completed"' in head:
+        return "vllm"  # `vllm bench sweep` summary.json (per-request lists were refused before this)
     first = head.split("\n", 1)[0].lower()
     if first.startswith("metric"):
         return "genai-perf"

@@ -180,6 +180,50 @@ def test_a_max_concurrency_above_the_prompt_count_is_read_at_the_prompt_count() 
     rec = json.loads((FIXTURES / "vllm_bench_serve.json").read_text())
     (p,) = read_benchmark("v.json", json.dumps({**rec, "num_prompts": 16, "completed": 16}).encode(), CTX)
     assert p.concurrency == 16  # --max-concurrency 64 with 16 prompts never had more than 16 in flight
+    # a burst is read at its mean in flight: 4 requests per second × 2.5 s = 10 of the 16 prompts
+    burst = {**rec, "num_prompts": 16, "completed": 16, "request_throughput": 4.0, "mean_e2el_ms": 2500.0}
+    (q,) = read_benchmark("v.json", json.dumps(burst).encode(), CTX)
+    assert q.concurrency == pytest.approx(10.0)
+    # as many prompts as the limit: a burst too (64 requests per second × 0.5 s = 32 of 64)
+    (r,) = read_benchmark("v.json", json.dumps({**burst, "num_prompts": 64, "completed": 64, "request_throughput": 64.0,
+                                                 "mean_e2el_ms": 500.0}).encode(), CTX)  # fmt: skip
+    assert r.concurrency == pytest.approx(32.0)
+    # one prompt more than the limit: the limit bound, the run is read at it
+    (t,) = read_benchmark("v.json", json.dumps({**burst, "num_prompts": 65, "completed": 65}).encode(), CTX)
+    assert t.concurrency == 64
+
+
+def test_sglang_0_5_lines_a_burst_and_the_model_in_server_info() -> None:
+    # 200 prompts at max_concurrency 200 (SGLang writes no num_prompts: the completed ones): 200 / 8 s = 25 req/s
+    # × 2.7 s = 67.5 in flight, not 200; 640 prompts at 32: the limit held, 32; 100 prompts at 128: 100 / 10 s ×
+    # 9 s = 90, not 128 (nor 100)
+    burst, steady, few = _read("sglang_bench_serving_v0.5.jsonl")
+    assert (burst.input_tokens, burst.output_tokens, burst.output_tokens_per_s) == (320, 215, 215 * 200 / 8)
+    assert burst.concurrency == pytest.approx(67.5)
+    assert (steady.concurrency, steady.output_tokens_per_s) == (32, 128 * 640 / 40)
+    assert few.concurrency == pytest.approx(90.0)
+    # the model is named only in server_info.internal_states[0].model_path
+    assert {p.file_model for p in (burst, steady, few)} == {"Qwen/Qwen2.5-3B-Instruct"}
+
+
+def test_vllm_bench_sweep_summary_gives_a_point_per_run() -> None:
+    # a list of two run summaries, 64 prompts × 512 in / 128 out each: at max_concurrency 8 (the limit bound),
+    # 64 × 128 / 8 s; then 64 prompts at 64, a burst: 32 req/s × 1.5 s = 48 in flight
+    one, two = _read("vllm_bench_sweep_summary.json")
+    assert (one.input_tokens, one.output_tokens, one.concurrency, one.output_tokens_per_s) == (512, 128, 8, 1024)
+    assert (two.concurrency, two.output_tokens_per_s) == (pytest.approx(48.0), 4096)
+    assert [p.source for p in (one, two)] == [f"vllm_bench_sweep_summary.json run {i}" for i in (1, 2)]
+    assert one.file_model == "meta-llama/Llama-3.1-8B-Instruct"
+    with pytest.raises(BenchmarkFormatError, match=r"^s.json: run 2: expected a JSON object"):
+        read_benchmark("s.json", b'[{"completed": 1, "total_input_tokens": 1, "total_output_tokens": 1, '
+                       b'"output_throughput": 1}, 7]', CTX)  # fmt: skip
+
+
+def test_llmperf_summaries_gathered_by_client_count() -> None:
+    one, eight = _read("llmperf_by_concurrency_results.json")
+    assert (one.input_tokens, one.output_tokens, one.concurrency, one.output_tokens_per_s) == (603, 174.5, 1, 30.5)
+    assert (eight.concurrency, eight.output_tokens_per_s) == (8, 187.5)
+    assert eight.source == "llmperf_by_concurrency_results.json key '8'"
 
 
 def test_sglang_2024_lines_without_request_throughput() -> None:
@@ -317,6 +361,13 @@ NO_OPERATING_POINT = [
     ("x_individual_responses.json", b'[{"error_code": null, "error_msg": "", "ttft_s": 0.16, '
      b'"number_output_tokens": 97, "number_input_tokens": 270}]',
      "x_individual_responses.json: file: a JSON list of per-request records"),
+    # vLLM's nightly results table: throughputs per test, no token counts per request
+    ("benchmark_results.json", b'[{"Test name": "tp8_pp1_qps_01", "GPU": "H100", "# of req.": 200, "Tput (req/s)": '
+     b'0.97, "Output Tput (tok/s)": 208.2, "Mean TTFT (ms)": 65.3}]',
+     "benchmark_results.json: file: a table of vLLM benchmark results"),
+    # a JSON object of no tool read here (per-client summaries of a wrapper script): not "key 'completed' missing"
+    ("summary.json", b'{"1": {"concurrency": 1, "input_token_length": 750, "throughput_token_per_s": 30.4}}',
+     "summary.json: file: unknown format"),
     ("old.csv", b"Metric,avg\nOutput Token Throughput (per sec),10\nNum Output Token,5\n"
      b"Request Throughput (per sec),1\nRequest Latency (fortnights),3\n",
      "old.csv: line 5: unknown time unit 'fortnights'"),
@@ -497,6 +548,16 @@ def test_a_bench_one_batch_line_without_its_latency_is_named() -> None:
         read_benchmark("one.jsonl", (json.dumps(line) + "\n" + json.dumps(line) + "\n").encode(), CTX)
     with pytest.raises(BenchmarkFormatError, match=r"batch_size.*whole number"):
         read_benchmark("one.json", json.dumps({**line, "batch_size": 2.5, "total_latency": 1.0}).encode(), CTX)
+
+
+def test_sglang_bench_one_batch_server_lines() -> None:
+    # the batch sent to a running server at once: its wall time is `latency` [s]; output tokens over all of it,
+    # prefill included: 64 × 256 / 12.8 s = 1,280 tok/s (not its decode-only 1,575.38), and 8,192 × 100 / 70 s =
+    # 11,702.9 tok/s for the 2024 line, whose output_throughput (2,103,963) no run of that size can give
+    now, then = _read("sglang_bench_one_batch_server.jsonl")
+    assert (now.input_tokens, now.output_tokens, now.concurrency, now.output_tokens_per_s) == (1024, 256, 64, 1280)
+    assert (then.input_tokens, then.output_tokens, then.concurrency) == (32, 100, 8192)
+    assert then.output_tokens_per_s == pytest.approx(11702.857, abs=0.001)
 
 
 def test_sglang_bench_offline_throughput_line() -> None:
