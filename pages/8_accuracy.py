@@ -64,13 +64,14 @@ show_table(
 
 st.subheader("Calibrate to your own benchmark runs")
 st.caption(
-    "Accepted: vLLM `bench serve` result JSON, SGLang `bench_serving`, `bench_one_batch` or "
-    "`bench_offline_throughput` JSONL, NVIDIA GenAI-Perf / AIPerf exports (JSON or CSV), LLMPerf summary JSON, "
-    "GuideLLM `benchmarks.json`, or a CSV with the columns model, gpu, gpu_count, precision, input_tokens, "
-    "output_tokens, concurrency, output_tokens_per_s. "
+    "Accepted: vLLM `bench serve` result JSON (or a `bench sweep` summary), SGLang `bench_serving`, "
+    "`bench_one_batch`, `bench_one_batch_server` or `bench_offline_throughput` JSONL, NVIDIA GenAI-Perf / AIPerf "
+    "exports (JSON or CSV), LLMPerf summary JSON, GuideLLM `benchmarks.json`, or a CSV with the columns model, "
+    "gpu, gpu_count, precision, input_tokens, output_tokens, concurrency, output_tokens_per_s. "
     f"At most {MAX_FILE_BYTES // 1_000_000} MB. "
-    "A run at a set request rate, or an export that does not record its concurrency, is read at the requests "
-    "it actually had in flight (requests per second × average request time)."
+    "A run at a set request rate, an export that does not record its concurrency, or a run with no more "
+    "requests than its concurrency limit is read at the requests it actually had in flight (requests per "
+    "second × average request time)."
 )
 calibration_in_use()
 catalog = load_catalog()
