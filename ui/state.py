@@ -70,11 +70,19 @@ def init(default: Callable[[], Scenario]) -> None:
     loaded = _measured_from_view(loaded)
     st.session_state[_EPOCH] = 0
     st.session_state[_NOTICE] = notice
-    st.session_state[_ORIGIN] = (
-        loaded,
-        f"the preset “{loaded.name}”" if token is None else f"the shared link “{loaded.name}”",
-    )
+    st.session_state[_ORIGIN] = (loaded, f"the preset “{loaded.name}”") if token is None else _link_origin(loaded)
     _store(loaded)
+
+
+def _link_origin(loaded: Scenario) -> tuple[Scenario, str]:
+    """What a scenario opened from a shared link is compared with. A link made from a preset (it keeps the
+    preset's name) is compared with that preset, so whoever opens it reads "Modified from the preset …" and the
+    what-changed banner states what the sender changed, as the sender saw it. Any other link (an uploaded file,
+    a renamed scenario) is its own starting point: nothing this app ships says what it was modified from."""
+    for preset in scenarios.list_presets():
+        if preset.name == loaded.name:
+            return scenarios.load_preset(preset.id), f"the preset “{preset.name}”"
+    return loaded, f"the shared link “{loaded.name}”"
 
 
 def _measured_from_view(s: Scenario) -> Scenario:

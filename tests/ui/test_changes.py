@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from economics import evaluate
+from economics.io import scenarios
 from economics.io.scenarios import default_scenario
+from economics.scenario import Scenario
 from storage import reviews as store
 from tests.ui.helpers import metrics, number, run_page
 
@@ -50,9 +53,8 @@ def test_an_api_rate_edit_states_the_bill_delta_against_the_preset() -> None:
     after = metrics(at)["Recommended, SGD/month"]
     # the banner's figures are the headline's own, before and after the edit, and the delta is their difference
     assert f"higher: {before} → {after}." in text
-    assert (
-        abs(number(text.split("The monthly bill is ")[1].split(" higher")[0]) - (number(after) - number(before))) <= 1
-    )
+    # to the unit: the delta is the difference of the two figures as shown, not of the unrounded bills
+    assert number(text.split("The monthly bill is ")[1].split(" higher")[0]) == number(after) - number(before)
     assert any("Modified from the preset" in str(c.value) for c in at.sidebar.caption)
 
 
@@ -240,3 +242,46 @@ def test_a_price_edits_callback_does_not_solve_the_plan() -> None:
     at = AppTest.from_function(_callback_script, default_timeout=30).run()
     assert not at.exception
     assert at.session_state["solved"] == 0
+
+
+def _frontier_output_at(usd_per_mtok: float) -> Scenario:
+    """The preset with the frontier API's output rate at ``usd_per_mtok``."""
+    preset = default_scenario()
+    apis = [
+        a.model_copy(update={"output_usd_per_mtok": usd_per_mtok}) if a.id == "frontier-api" else a for a in preset.apis
+    ]
+    return preset.model_copy(update={"apis": tuple(apis)})
+
+
+def test_a_shared_link_says_what_it_was_modified_from() -> None:
+    # the sender raised the frontier API's output rate; whoever opens the link reads that the scenario is the
+    # preset modified, and the banner states what the change does, as the sender saw it
+    preset = default_scenario()
+    edited = _frontier_output_at(100.0)
+    at = run_page(query={"s": scenarios.encode(edited)})
+    assert any("Modified from the preset" in str(c.value) for c in at.sidebar.caption)
+    text = _banner(at).replace("\\", "")
+    assert "the preset" in text
+    assert "higher" in text
+    # the preset itself, shared: nothing modified, no banner
+    at = run_page(query={"s": scenarios.encode(preset)})
+    assert not any("Modified from" in str(c.value) for c in at.sidebar.caption)
+    assert _banner(at) == ""
+    # a scenario of its own (renamed): it is its own starting point, not "modified from" anything
+    at = run_page(query={"s": scenarios.encode(edited.model_copy(update={"name": "Our own plan"}))})
+    assert not any("Modified from" in str(c.value) for c in at.sidebar.caption)
+    assert _banner(at) == ""
+
+
+def test_no_banner_while_the_scenario_is_the_last_saved_review() -> None:
+    # a review of an edited scenario was saved: opening that scenario again is no change (no "unchanged, sunk"
+    # sentence); a further edit is compared with the review
+    edited = _frontier_output_at(100.0)
+    store.save_review(edited, evaluate(edited), name="Q4 review")
+    at = run_page(query={"s": scenarios.encode(edited)})
+    assert _banner(at) == ""
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key="api_frontier-api_output_usd_per_mtok").set_value("$120").run()
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert "the last saved review “Q4 review”" in _banner(at).replace("\\", "")

@@ -24,8 +24,9 @@ _REFERENCE = "_changes_reference"
 _ORIGIN_RESULT = "_changes_origin_result"
 
 
-def _last_review() -> tuple[int, str, Result] | None:
-    """(id, label, result as saved) of the most recently saved review; None without one or a readable store,
+def _last_review() -> tuple[int, str, Result, Scenario] | None:
+    """(id, label, result and scenario as saved) of the most recently saved review; None without one or a
+    readable store,
     and None when sign-in is on and nobody is signed in (reviews are then shown to signed-in users only)."""
     if auth.sign_in_enabled() and auth.signed_in_user() is None:
         return None
@@ -42,16 +43,17 @@ def _last_review() -> tuple[int, str, Result] | None:
         review = store.load_review(last.id)
     except store.StoreError:
         return None
-    value = (last.id, f"the last saved review “{last.name}” ({last.review_date:%d %b %Y})", review.result)
+    value = (last.id, f"the last saved review “{last.name}” ({last.review_date:%d %b %Y})", review.result,
+             review.scenario)  # fmt: skip
     st.session_state[_REFERENCE] = value
     return value
 
 
-def reference() -> tuple[str, Result, Scenario | None]:
-    """(label, result, scenario or None) the current scenario is compared with."""
+def reference() -> tuple[str, Result, Scenario]:
+    """(label, result, scenario) the current scenario is compared with."""
     review = _last_review()
     if review is not None:
-        return review[1], review[2], None
+        return review[1], review[2], review[3]
     origin, label = state.origin()
     return label, _origin_result(origin), origin
 
@@ -69,10 +71,10 @@ def _origin_result(origin: Scenario) -> Result:
 
 
 def effect(current: Scenario) -> WhatChanged | None:
-    """The change against the reference, or None when the scenario is exactly the session's starting one and
-    no review is saved (nothing was edited)."""
+    """The change against the reference, or None when the scenario is exactly the reference: the last saved
+    review as saved (a review was just saved, or opened), or with none saved the session's starting one."""
     label, ref_result, ref_scenario = reference()
-    if ref_scenario is not None and ref_scenario == current:
+    if ref_scenario == current:
         return None
     return what_changed(ref_result, compute.evaluate(current), reference_label=label)
 
@@ -81,19 +83,19 @@ def sentences(c: WhatChanged, rate: DisplayRate = USD) -> list[str]:
     """The change in a finance reader's words, one sentence per fact (markdown-escaped); money in the display
     currency of ``rate``, like the headline."""
     out: list[str] = []
-    delta = c.bill_change_usd_per_month
+    # the bills as the headline shows them (whole units of the display currency), and their difference as shown:
+    # "S$4,509 higher: S$2,665 → S$7,174", not the unrounded S$4,510 that the two figures do not add up to
+    before, after = (round(x * rate.units_per_usd) for x in (c.bill_before_usd_per_month, c.bill_after_usd_per_month))
+    delta = after - before
 
-    def money(x: float) -> str:
-        return fmt.money(x, rate.code, rate.units_per_usd)
+    def money(x: float) -> str:  # x in display units, already whole
+        return fmt.money(x, rate.code, 1.0, cents=False)
 
-    if abs(delta) < 0.5:
-        out.append(f"The monthly bill is unchanged at {money(c.bill_after_usd_per_month)}.")
+    if delta == 0:
+        out.append(f"The monthly bill is unchanged at {money(after)}.")
     else:
         word = "higher" if delta > 0 else "lower"
-        out.append(
-            f"The monthly bill is {money(abs(delta))} {word}: {money(c.bill_before_usd_per_month)} → "
-            f"{money(c.bill_after_usd_per_month)}."
-        )
+        out.append(f"The monthly bill is {money(abs(delta))} {word}: {money(before)} → {money(after)}.")
     if c.moved:
         moves = "; ".join(
             f"{fmt.md_escape(m.workload_name)} moves from {fmt.md_escape(m.before or 'nothing feasible')} to "
