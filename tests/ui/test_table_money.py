@@ -61,3 +61,17 @@ def test_every_money_column_on_a_page_shows_its_currency(
                 if not fmt.startswith(signs):
                     bare.append((column, fmt))
     assert not bare, bare
+
+
+@pytest.mark.parametrize("page", (*(p for p in PAGES if p != "3_break_even"), "6_price_book", "8_accuracy"))
+def test_a_missing_value_in_any_table_is_not_shown_as_none(page: str) -> None:
+    # Streamlit draws a missing cell as the word "None" unless told otherwise; the Workloads routes table showed
+    # it under "On its best API" for every sovereign workload. A read-only table shows a dash, an editor an empty
+    # cell to type into.
+    at = run_page(page)
+    tables = list(at.dataframe)
+    assert tables
+    for t in tables:
+        editor = bool(t.proto.editing_mode)
+        assert t.proto.HasField("placeholder"), (page, list(t.value.columns)[:3])
+        assert t.proto.placeholder == ("" if editor else "—")

@@ -33,6 +33,7 @@ from ui.format import PRICE_UNIT_WORDS, md_escape, plain, plural
 from ui.tables import csv_bytes
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
+from ui.widgets.table import MISSING_SHOWN
 
 _FLASH = "_price_book_flash"
 _APPLIED_FILE = "_price_book_applied_file"
@@ -135,6 +136,7 @@ def price_table(s: Scenario, shown: pd.DataFrame) -> Scenario:
     download; returns the scenario with the typed prices applied (entered by the user today)."""
     edited = st.data_editor(
         shown,
+        placeholder="",  # a missing value is an empty cell to type into, not the word None
         hide_index=True,
         # every price in view up to a long list (Streamlit's default shows ten rows and scrolls the rest)
         height="content" if len(shown) <= IN_USE_ROWS_SHOWN else "auto",
@@ -289,6 +291,7 @@ def negotiated_editor(s: Scenario) -> None:
     )
     edited = st.data_editor(
         empty,
+        placeholder="",  # a missing value is an empty cell to type into, not the word None
         num_rows="dynamic",
         hide_index=True,
         key=state.key("pb_editor"),
@@ -353,10 +356,21 @@ def csv_import(s: Scenario) -> None:
             icon=":material/error:",
         )
         problems = pd.DataFrame([{"Line": p.line, "Column": p.column, "Reason": p.reason} for p in result.problems])
-        st.dataframe(problems, hide_index=True, key="pb_problems", column_config={"Reason": {"width": "large"}})
+        st.dataframe(
+            problems,
+            hide_index=True,
+            key="pb_problems",
+            column_config={"Reason": {"width": "large"}},
+            placeholder=MISSING_SHOWN,
+        )
         return
     st.success(f"{md_escape(uploaded.name)}: {plural(result.rows_read, 'row')}, all valid.", icon=":material/task_alt:")
-    st.dataframe(pd.DataFrame([p.model_dump() for p in result.prices]), hide_index=True, key="pb_preview")
+    st.dataframe(
+        pd.DataFrame([p.model_dump() for p in result.prices]),
+        hide_index=True,
+        key="pb_preview",
+        placeholder=MISSING_SHOWN,
+    )
     if st.session_state.get(_APPLIED_FILE) == uploaded.file_id:
         return
     if st.button(f"Apply the {plural(len(result.prices), 'imported price')}", key=state.key("pb_apply_csv")):

@@ -34,6 +34,7 @@ from ui import auth, compute, state
 from ui.energy import page_rate
 from ui.format import md_escape, money, money_text, plain, plural
 from ui.widgets.changes import sentences
+from ui.widgets.table import MISSING_SHOWN
 
 CURRENT = 0  # subject id of the current, unsaved scenario
 #: The Monte Carlo's default draws and seed, which the Overview's "How sure" line uses too (one cache entry)
@@ -201,7 +202,9 @@ def review_list(reviews: tuple[store.ReviewSummary, ...], subject: Subject) -> N
             for r in reviews
         ]
     )
-    st.dataframe(frame, hide_index=True, key="rv_list", column_config={"Notes": {"width": "large"}})
+    st.dataframe(
+        frame, hide_index=True, key="rv_list", column_config={"Notes": {"width": "large"}}, placeholder=MISSING_SHOWN
+    )
     st.caption(
         f"Stored in {md_escape(_location())} (set LLMECON_DATA_DIR, or LLMECON_DATABASE_URL for a team). "
         "Saved reviews are never changed: a correction is a new review that supersedes the old one."

@@ -12,6 +12,10 @@ import streamlit as st
 from ui.format import CURRENCY_PREFIX, currency_prefix, money_header, plural
 from ui.tables import csv_bytes
 
+#: What a table shows for a missing value (a sovereign workload's API cost, an option not feasible): a dash.
+#: Streamlit's default is the word "None", which read as Python leaking into a finance table.
+MISSING_SHOWN = "—"
+
 
 def table(
     df: pd.DataFrame,
@@ -29,7 +33,9 @@ def table(
         if len(df.columns)
         else None
     )
-    st.dataframe(df, hide_index=True, column_config=config, height=height, key=f"table_{key}")
+    st.dataframe(
+        df, hide_index=True, column_config=config, height=height, key=f"table_{key}", placeholder=MISSING_SHOWN
+    )
     st.download_button(
         f"Download this table [CSV, {plural(len(df), 'row')}]",
         data=functools.partial(csv_bytes, df),  # written when clicked, not on every rerun (issue 15, load)

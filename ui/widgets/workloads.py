@@ -199,6 +199,7 @@ def workloads_editor(s: Scenario, on_change: Callable[[], None] | None = None) -
     details = st.toggle("Show engineering details (latency targets, deadline, caching, retries)", key="wl_details")
     edited = st.data_editor(
         base,
+        placeholder="",  # a missing value is an empty cell to type into, not the word None
         key=key,
         num_rows="fixed",  # rows are added by the form below: tabbing can never write into another row
         hide_index=True,
