@@ -141,10 +141,33 @@ def csv_safe_frame(frame: Any) -> Any:
     return out
 
 
+#: Significant digits a number keeps in a CSV download: float noise (7866.2609999999995, 0.9500000000000001)
+#: sits at the 16th-17th; ten keep every figure a person could mean, and a tiny price's own digits (0.00036855).
+CSV_SIGNIFICANT_DIGITS = 10
+
+
+def _without_float_noise(x: Any) -> Any:
+    """A finite float with at most ``CSV_SIGNIFICANT_DIGITS`` significant digits (written by ``repr``, the
+    shortest form: 7866.261, 0.95); anything else as it is.
+
+    >>> [_without_float_noise(x) for x in (7866.2609999999995, 0.00036855000000000004, 0.9500000000000001, "a")]
+    [7866.261, 0.00036855, 0.95, 'a']
+    """
+    if isinstance(x, float) and math.isfinite(x):
+        return float(f"{x:.{CSV_SIGNIFICANT_DIGITS}g}")
+    return x
+
+
 def csv_text(frame: Any) -> str:
-    """A pandas DataFrame as CSV text for a download: cells through :func:`csv_safe`, no index, and every text
-    cell quoted (a carriage return inside a cell then stays inside it; numbers stay unquoted)."""
-    return str(csv_safe_frame(frame).to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
+    """A pandas DataFrame as CSV text for a download: cells through :func:`csv_safe`, no index, every text
+    cell quoted (a carriage return inside a cell then stays inside it; numbers stay unquoted), and no float
+    noise (:func:`_without_float_noise`: pandas' ``float_format`` would have quoted the numbers)."""
+    safe = csv_safe_frame(frame)
+    floats = [c for c in safe.columns if safe[c].dtype.kind == "f"]
+    if floats:
+        safe = safe.copy()
+        safe[floats] = safe[floats].map(_without_float_noise)
+    return str(safe.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
 
 
 def csv_safe_rows(rows: Iterable[Iterable[Any]]) -> list[list[Any]]:

@@ -135,4 +135,9 @@ def test_the_csv_bundle_reads_in_words(pack: MeetingPack) -> None:
                 cells = {str(v) for v in frame[column]}
                 problems += [f"{name}: {column} = {v!r}" for v in cells & ids]
                 problems += [f"{name}: {column} = {v!r}" for v in cells if re.fullmatch(r"[a-z]+(_[a-z0-9]+)+", v)]
+            # float noise (7866.2609999999995; 0.9500000000000001) in a file finance opens in a spreadsheet: more
+            # significant digits than any figure has (a price's own digits, 0.00036855, are not noise)
+            numbers = re.findall(r"(?<![\w.])-?(\d+\.\d+)(?![\w.])", zf.read(name).decode("utf-8"))
+            noise = [v for v in numbers if len(v.replace(".", "").lstrip("0")) > 12]
+            problems += [f"{name}: {v}" for v in sorted(set(noise))[:3]]
     assert not problems

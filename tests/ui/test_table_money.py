@@ -63,7 +63,7 @@ def test_every_money_column_on_a_page_shows_its_currency(
     assert not bare, bare
 
 
-@pytest.mark.parametrize("page", (*(p for p in PAGES if p != "3_break_even"), "6_price_book", "8_accuracy"))
+@pytest.mark.parametrize("page", [*(p for p in PAGES if p != "3_break_even"), "6_price_book", "8_accuracy"])
 def test_a_missing_value_in_any_table_is_not_shown_as_none(page: str) -> None:
     # Streamlit draws a missing cell as the word "None" unless told otherwise; the Workloads routes table showed
     # it under "On its best API" for every sovereign workload. A read-only table shows a dash, an editor an empty
