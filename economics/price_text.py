@@ -103,6 +103,8 @@ def parse_percent(text: str, field: str, *, maximum: float = 100.0) -> float:
     if m is None:
         if cleaned.startswith("$"):
             raise PriceTextError(f"{field}: this is a percentage, not an amount in dollars (got “{text.strip()}”)")
+        if cleaned.startswith(("-", "−")):
+            raise PriceTextError(f"{field}: a percentage here cannot be negative (got “{text.strip()}”)")
         raise PriceTextError(f"{field}: “{text.strip()}” is not a percentage; type it like 30%")
     value = float(m.group("num"))
     if value > maximum:

@@ -56,6 +56,7 @@ def test_iso_date() -> None:
         (parse_percent, "$3", "not an amount in dollars"),
         (parse_percent, "150%", "above 100%"),
         (parse_percent, "lots", "is not a percentage"),
+        (parse_percent, "-5", "cannot be negative"),
         (parse_date, "01/11/2026", "year-month-day"),
         (parse_date, "20261101", "year-month-day"),  # date.fromisoformat takes it
         (parse_date, "2026-W48-1", "year-month-day"),  # ... and a week date

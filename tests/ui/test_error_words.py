@@ -41,3 +41,15 @@ def test_a_link_with_nothing_usable_says_why_without_field_names_or_none() -> No
     assert "Models: needs at least 1" in text
     for code in ("schema_version", "review_date", "None", "Tuple should", "got str"):
         assert code not in text, text
+
+
+def test_a_node_price_its_model_refuses_is_named_as_its_input() -> None:
+    # "$0" reads as an amount, then the node refuses it: the message named the model's field ("capex $: Input
+    # should be greater than 0")
+    at = run_page("2_cost_per_token")
+    at.text_input(key="node_sg-h100-node_capex_usd").set_value("$0").run()
+    assert not at.exception
+    (error,) = [str(e.value).replace("\\", "") for e in at.error]
+    assert "Purchase price per node: must be more than 0" in error
+    assert "capex" not in error
+    assert "Input should" not in error

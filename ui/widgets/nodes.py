@@ -177,8 +177,15 @@ def node_inputs(node: NodeOffer, default: NodeOffer | None, on_change: Callable[
 
 
 def _invalid(exc: ValidationError) -> str:
-    """The fields a node's validation refused, in plain words (markdown-safe)."""
-    return "; ".join(fmt.plain(f"{field_path(loc)}: {msg}") for loc, _, msg in error_items(exc))
+    """The fields a node's validation refused, named as their inputs are, in plain words (markdown-safe):
+    "Purchase price per node: must be more than 0", not "capex $: Input should be greater than 0"."""
+    labels = {f.name: f.label.split(" [")[0] for row in (*_OWNED, *_RENTED) for f in row}
+    said = []
+    for loc, _, msg in error_items(exc):
+        name = str(loc[-1]) if loc else ""
+        field = labels.get(name) or fmt.plain(field_path(loc)) or "This node"
+        said.append(f"{field}: {fmt.validation_words(msg)}")
+    return fmt.md_escape("; ".join(said))
 
 
 #: Whether the last drawing of the node inputs showed a message (an edit must then redraw them, to clear it).
