@@ -33,7 +33,8 @@ if rate.code != "USD":  # the other pages show money in the display currency; pr
 shown = pb.price_frame(s, r)
 pb.summary(s, shown)
 s = pb.price_table(s, shown)
-state.update(s)
+if state.update(s):  # a typed list price: draw the table, its counts and flags again from the new prices
+    st.rerun()
 
 st.subheader("Negotiated prices")
 tab_edit, tab_csv = st.tabs(["Enter on the page", "Import a CSV"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, open_view, wait_for_app
+from tests.browser.streamlit_page import FRESH_CONTAINER, fresh, goto_app, open_view, type_in_grid, wait_for_app
 
 NODE_PRICE = "node_sg-h100-node_capex_usd"
 API_OUTPUT = "api_mercury-api_output_usd_per_mtok"
@@ -86,3 +86,22 @@ def test_api_rate_edits_redraw_the_open_chart_and_keep_messages_right(page: Page
     open_view(page, "At one utilization")  # drawn again, at the rate now in use
     expect(_chart(page, "utilization: cost per Mtok")).not_to_have_text(first)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_a_list_price_typed_in_the_price_book_shows_in_use_at_once(page: Page, app_url: str) -> None:
+    # the table's "In use", "As of" and its source were drawn before the typed price was applied, and kept the
+    # old price until the page ran again for another reason
+    goto_app(page, f"{app_url}/price_book")
+    grid = page.locator(f"{FRESH_CONTAINER}.st-key-pb_in_use").first
+    row = 12  # Mercury 2 API, output tokens per million (the preset's last price row)
+    in_use = grid.locator(f"#glide-cell-4-{row}")  # the grid's accessible copy of the row's "In use"
+    expect(in_use).to_have_text("$0.75")
+    grid.evaluate("e => e.scrollIntoView({block: 'center'})")
+    box = grid.bounding_box()
+    assert box is not None, "the price table is not on screen"
+    page.mouse.click(box["x"] + 60, box["y"] + 52)  # below the 35 px header: the first row's Offer
+    type_in_grid(page, ["ArrowDown"] * row + ["ArrowRight"] * 2 + list("0.5"))
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)  # the grid sends an edit 150 ms after it, then the page runs
+    wait_for_app(page)
+    expect(grid.locator(f"#glide-cell-4-{row}")).to_have_text("$0.50")
