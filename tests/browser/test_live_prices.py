@@ -47,7 +47,7 @@ def test_node_price_edits_redraw_what_they_feed_and_keep_messages_right(page: Pa
     expect(sidebar).to_contain_text("Modified from the preset")
     banner = fresh(page, "stAlert").filter(has_text="Compared with")
     expect(banner).to_have_count(1)
-    expect(banner).to_contain_text("sunk")
+    expect(banner).to_contain_text("paid whatever the plan does")
     after_second = line.text_content() or ""
     _type(page, NODE_PRICE, "lots")  # does not parse: a message naming the field, the cost unchanged
     expect(fresh(page, "stAlert").filter(has_text="Purchase price per node")).to_have_count(1)

@@ -176,7 +176,7 @@ def test_an_edit_with_no_effect_says_so() -> None:
     text = _banner(at).replace("\\", "")
     assert f"The monthly bill is unchanged at {headline}." in text
     assert "No route moved." in text
-    assert "sunk" in text
+    assert "paid whatever the plan does" in text
 
 
 def _status_script() -> None:

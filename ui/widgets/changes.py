@@ -125,7 +125,10 @@ def banner_text(current: Scenario) -> str | None:
     said = sentences(c, page_rate(current)[0])
     if c.unchanged and current.policy.lens == "cash" and any(getattr(n, "nodes_owned", 0) for n in current.nodes):
         # an edit with no effect said nothing at all: a typed node price left the reader looking for the change
-        said.append("In the cash lens the nodes already bought are sunk: their price does not change what is spent.")
+        said.append(
+            "In the cash lens the bill counts only what the plan changes: the nodes already bought, their power when "
+            "idle and their fixed costs are paid whatever the plan does, so this price does not move it."
+        )
     return f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said)
 
 
