@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from economics import DOLLAR_AMOUNT, dollar_value
 from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
@@ -41,6 +42,22 @@ def usd(x: float | None, *, inf_text: str = "not reachable", cents: bool = True)
         digits = f"{a:.{places}f}".rstrip("0")
         text = "$" + digits + "0" * max(0, 2 - len(digits.split(".")[1]))
     return f"−{text}" if x < 0 else text
+
+
+def whole_parts(amounts: Sequence[float]) -> list[int]:
+    """``amounts`` rounded to whole units so that they add up to their own total rounded (largest remainder):
+    parts shown beside their total then add up to it, as finance expects of a page. Rounded one by one,
+    2,459.81 and 4,714.63 showed 2,460 + 4,715 = 7,175 under a total of 7,174.
+
+    >>> whole_parts([2459.81, 4714.63]), whole_parts([0.4, 0.4, 0.4]), whole_parts([7881.4, 12556.6])
+    ([2460, 4714], [1, 0, 0], [7881, 12557])
+    """
+    floors = [math.floor(a) for a in amounts]
+    left = round(math.fsum(amounts)) - sum(floors)
+    by_remainder = sorted(range(len(amounts)), key=lambda i: (floors[i] - amounts[i], i))  # largest remainder first
+    for i in by_remainder[: max(0, left)]:
+        floors[i] += 1
+    return floors
 
 
 def usd_per_mtok(x: float | None, *, inf_text: str = "not feasible") -> str:

@@ -11,7 +11,7 @@ from economics.io import scenarios
 from economics.io.scenarios import default_scenario
 from economics.scenario import Scenario
 from economics.workload import Workload
-from tests.ui.helpers import APP, chart, metrics, number, trace
+from tests.ui.helpers import APP, chart, metrics, number, plotly_specs, trace
 from ui import state
 
 
@@ -126,3 +126,37 @@ def test_a_card_no_api_may_serve_says_its_share_of_the_api_baseline_so_the_cards
     bank = _open(default_scenario())  # cash lens: the sovereign work stays on the sunk node at $0 both ways
     same = [c.value for c in bank.caption if "stays owned in the API baseline too, at the same cost" in c.value]
     assert len(same) == 3
+
+
+def _legend_amount(t: dict[str, object]) -> float:
+    return number(str(t["name"]).rsplit(": ", 1)[1])
+
+
+def test_the_cards_and_the_fleet_legend_add_up_to_their_totals_to_the_unit() -> None:
+    # rounded one by one, the cards read S$2,460 + S$4,715 = S$7,175 under a headline of S$7,174, and the fleet
+    # legend S$7,882 + S$12,556 = S$20,438 under "Owned fleet: S$20,439"
+    bank = default_scenario()
+    frontier = [a.model_copy(update={"output_usd_per_mtok": 31.7}) if a.id == "frontier-api" else a for a in bank.apis]
+    dearer = [n.model_copy(update={"capex_usd": 310_000.0}) for n in bank.nodes]  # S$6,904.50 + S$10,998.40
+    cases = [
+        *(scenarios.load_preset(p.id) for p in scenarios.list_presets()),
+        bank.model_copy(update={"apis": tuple(frontier)}),
+        bank.model_copy(update={"nodes": tuple(dearer)}),
+        _renting(),
+    ]
+    checked = 0
+    for s in cases:
+        at = _open(s)
+        headline = next(v for k, v in metrics(at).items() if k.startswith("Recommended"))
+        cards = [str(m.value) for m in at.markdown if "per month, its share of the plan" in str(m.value)]
+        shares = [number(c.split("**")[1]) for c in cards]
+        assert sum(shares) == number(headline), (s.name, shares, headline)
+        for spec in plotly_specs(at):  # the GPU chart, where the plan pays for GPUs (an API-only one has none)
+            title = str(spec["layout"]["title"]["text"])
+            if " per month<br>" not in title:
+                continue
+            parts = [_legend_amount(t) for t in spec["data"] if ": " in str(t.get("name", ""))]
+            if parts:
+                assert sum(parts) == number(title.split(" per month")[0].split(":")[1]), (s.name, parts, title)
+                checked += 1
+    assert checked >= 4

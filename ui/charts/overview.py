@@ -211,14 +211,6 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
         (False, True): "Rented GPUs",
         (True, True): "Owned and rented GPUs",
     }[(owned_shown, rented_shown)]
-    c = Chart(
-        f"{title}: {cur}{k * (full + rented_full):,.0f} per month<br>"
-        f'<span style="font-size:12px">full cost: every {"node" if rented_shown else "owned node"} the plan '
-        "pays for, idle hours included</span>",
-        f"cost [{rate.code} per month]",
-        "",
-        height=280 if owned_shown and rented_shown else 230,  # two bars
-    )
     # the amounts are in the legend, not on the bars: a narrow idle bar turned its amount on end
     bars: list[tuple[str, str, float, str]] = []
     if owned_shown:
@@ -238,13 +230,28 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
             ),
             (row, "rented, paid for idle hours", k * rented_idle, RENTED_IDLE_COLOR),
         ]
-    for row, label, value, color in bars:
+    # whole units that add up: each idle part rounded as the "Idle GPUs at full cost" card rounds it, each used
+    # part the rest of its row's total, the title their sum (rounded one by one, 7,882 + 12,556 read 20,439)
+    totals = [round(k * full) if owned_shown else None, round(k * rented_full) if rented_shown else None]
+    shown: list[int] = []
+    for total in (t for t in totals if t is not None):
+        idle_part = round(bars[len(shown) + 1][2])
+        shown += [total - idle_part, idle_part]
+    c = Chart(
+        f"{title}: {cur}{sum(shown):,} per month<br>"
+        f'<span style="font-size:12px">full cost: every {"node" if rented_shown else "owned node"} the plan '
+        "pays for, idle hours included</span>",
+        f"cost [{rate.code} per month]",
+        "",
+        height=280 if owned_shown and rented_shown else 230,  # two bars
+    )
+    for (row, label, value, color), amount in zip(bars, shown, strict=True):
         c.add(
             "bar",
             y=[row],
             x=[value],
             orientation="h",
-            name=f"{label}: {cur}{value:,.0f}",
+            name=f"{label}: {cur}{amount:,}",
             marker={"color": color},
             hovertemplate=f"{label}: {cur}%{{x:,.0f}}/month<extra></extra>",
         )

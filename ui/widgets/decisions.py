@@ -41,6 +41,14 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
     def text(x: str) -> str:
         return fmt.md_escape(fmt.money_text(x, rate.code, rate.units_per_usd))
 
+    # each card's share in whole units, rounded together so that the cards add up to the headline to the unit
+    shares = dict(
+        zip(
+            (d.workload_id for d in result.decisions),
+            fmt.whole_parts([rate.units_per_usd * d.monthly_cost_usd for d in result.decisions]),
+            strict=True,
+        )
+    )
     for d in result.decisions:
         wl = workloads[d.workload_id]
         with st.container(border=True):
@@ -57,7 +65,8 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
             mid.markdown(text(fmt.plain(d.reason)))
             for line in bands.card_lines(result.options, d, names):  # issue 13: accuracy band, close call
                 (mid.warning if line.startswith("Too close") else mid.caption)(text(line))
-            right.markdown(f"**{money(d.monthly_cost_usd)}** per month, its share of the plan")
+            share = fmt.money(shares[d.workload_id], rate.code, 1.0, cents=False)
+            right.markdown(f"**{share}** per month, its share of the plan")
             right.caption(versus_api(d, money))
 
 
