@@ -33,7 +33,8 @@ __all__ = [
 DECISION_VIEW = (
     "The decision uses the economic view: the capital-recovery payment at the cost of capital, net of the resale "
     "value, is what a rental over the same years is compared with. The book view (straight-line depreciation) is "
-    "shown for the P&L. Both include the maintenance contract."
+    "shown for the P&L. Both include the node's maintenance contract when it has one (its own line, zero when none "
+    "is set); operations, power and colocation are running costs, in every hour of the node's cost, not here."
 )
 
 
