@@ -158,8 +158,8 @@ def _kpis(pack: MeetingPack) -> list[dict[str, str]]:
     idle = plan.idle_owned_full_cost_usd_per_month if plan is not None else f.idle_cost_usd_per_month
     items = [
         ("Recommended plan", per_month(f.total_cost_usd_per_month, rate)),
-        ("Everything on APIs", per_month(f.all_api_cost_usd_per_month, rate)),
-        ("Savings vs all-API", per_month(savings, rate)),
+        ("API baseline", per_month(f.all_api_cost_usd_per_month, rate)),
+        ("Savings vs baseline", per_month(savings, rate)),
         ("Owned GPUs", f"{f.owned_gpus:,}"),
         ("Fleet GPU utilization", pct(f.owned_utilization)),
         # the Overview's "Idle GPUs": the full cost of the idle hours (sunk, so 0 in the cash lens's own figure)

@@ -353,7 +353,7 @@ FLEET_WORDS: dict[str, str] = {
     "rented_cost_usd_per_month": "Rented nodes",
     "api_cost_usd_per_month": "API spend",
     "idle_cost_usd_per_month": "Idle owned capacity, in the plan's cost view",
-    "all_api_cost_usd_per_month": "Everything on APIs",
+    "all_api_cost_usd_per_month": "API baseline",
     "owned_gpus": "Owned GPUs",
     "owned_utilization": "Fleet GPU utilization",
 }
@@ -373,7 +373,7 @@ def fleet_display(pack: MeetingPack) -> pd.DataFrame:
                 f"Rented nodes [{c}/month]": f.rented_cost_usd_per_month * k,
                 f"APIs [{c}/month]": f.api_cost_usd_per_month * k,
                 f"Recommended plan [{c}/month]": f.total_cost_usd_per_month * k,
-                f"Everything on APIs [{c}/month]": _times(f.all_api_cost_usd_per_month, k),
+                f"API baseline [{c}/month]": _times(f.all_api_cost_usd_per_month, k),
             }
         ]
     )
