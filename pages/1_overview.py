@@ -11,6 +11,7 @@ from ui import format as fmt
 from ui.charts import overview as charts
 from ui.energy import carbon_line, page_rate
 from ui.widgets.decisions import decision_cards
+from ui.widgets.key_figures import baseline_metrics
 from ui.widgets.reviews import MIN_OVERVIEW_DRAWS, OVERVIEW_DRAW_CELLS, REVIEW_DRAWS, REVIEW_SEED
 from ui.widgets.table import routes_columns, table
 
@@ -46,16 +47,7 @@ m[0].metric(
     help="What the plan spends per month in its lens: APIs (retries included), rented nodes, power above idle "
     "and nodes to buy; in the full-cost lens also the bought nodes. Each card below is its workload's share.",
 )
-m[1].metric(
-    f"API baseline, {cur}/month",
-    shown(f.all_api_cost_usd_per_month),
-    help="Every workload that may leave on the API best for it, the rest planned again; same lens.",
-)
-m[2].metric(
-    f"Savings vs baseline, {cur}/month",
-    shown(tables.fleet_savings(f)),
-    help="API baseline minus the plan; 0 means the owned fleet carries only what may not leave.",
-)
+baseline_metrics(m[1:3], cur, shown(f.all_api_cost_usd_per_month), shown(tables.fleet_savings(f)))
 m[3].metric(
     "Sunk capital",
     shown(p.sunk_capital_usd if p else 0.0),

@@ -14,6 +14,7 @@ from ui.bands import route_accuracy_frame as accuracy_frame
 from ui.charts import reviews as charts
 from ui.energy import page_rate
 from ui.widgets import reviews as rv
+from ui.widgets.key_figures import baseline_metrics
 from ui.widgets.table import table
 
 st.title("Price reviews")
@@ -52,16 +53,7 @@ lens_help = (  # the Overview's "Recommended": a reader took "Total cost" for ev
     "capital recovery, power and fixed costs."
 )
 m[0].metric(f"Recommended plan, {cur}/month", shown(f.total_cost_usd_per_month), help=lens_help)
-m[1].metric(
-    f"API baseline, {cur}/month",
-    shown(f.all_api_cost_usd_per_month),
-    help="Every workload that may leave on the API best for it, the rest planned again; same lens.",
-)
-m[2].metric(
-    f"Savings vs baseline, {cur}/month",
-    shown(tables.fleet_savings(f)),
-    help="API baseline minus the plan; 0 means the owned fleet carries only what may not leave.",
-)
+baseline_metrics(m[1:3], cur, shown(f.all_api_cost_usd_per_month), shown(tables.fleet_savings(f)))
 if f.owned_nodes:
     m[3].metric(
         "Fleet GPU utilization",

@@ -39,3 +39,14 @@ def key_figures(
     explains them all in one tooltip."""
     where = container if container is not None else st
     where.markdown(key_figures_markdown(figures, title=title), help=help_text)
+
+
+#: The API baseline and the savings against it, as the Overview and the Reviews page name and explain them.
+BASELINE_HELP = "Every workload that may leave on the API best for it, the rest planned again; same lens."
+SAVINGS_HELP = "API baseline minus the plan; 0 means the owned fleet carries only what may not leave."
+
+
+def baseline_metrics(where: Sequence[Any], code: str, baseline: str, savings: str) -> None:
+    """The "API baseline" and "Savings vs baseline" metrics, already formatted, in the two places ``where``."""
+    where[0].metric(f"API baseline, {code}/month", baseline, help=BASELINE_HELP)
+    where[1].metric(f"Savings vs baseline, {code}/month", savings, help=SAVINGS_HELP)
