@@ -198,6 +198,12 @@ def test_the_selected_review_is_kept_when_the_user_comes_back() -> None:
     at.switch_page("pages/7_reviews.py").run()
     _no_exception(at)
     assert at.selectbox(key="rv_subject").value == saved.id
+    # and so is the comparison chosen for it (it fell back to the catalog's prices)
+    at.radio(key="rv_compare_how").set_value("the current scenario").run()
+    at.switch_page("pages/1_overview.py").run()
+    at.switch_page("pages/7_reviews.py").run()
+    _no_exception(at)
+    assert at.radio(key="rv_compare_how").value == "the current scenario"
     # the fleet total is reconciled with its line items in words
     assert any("The bill of" in str(c.value) and "plus API spend" in str(c.value) for c in at.caption)
 

@@ -253,7 +253,9 @@ def comparison_picker(
         )
         how = choices[0]
     else:
+        _restore("rv_compare_how", choices)
         how = st.radio("Compare the review with", choices, horizontal=True, key="rv_compare_how")
+        st.session_state[_kept("rv_compare_how")] = how
     if how == "catalog prices as of a date":
         as_of = st.date_input("Prices as of", value=dt.date.today(), key="rv_compare_date")
         try:
@@ -264,12 +266,25 @@ def comparison_picker(
         return _diff(subject.snapshot, repriced)
     if how == "another saved review":
         labels = {r.id: _label(r) for r in others}
+        _restore("rv_baseline", list(labels))
         other_id = st.selectbox("Baseline review", list(labels), format_func=labels.__getitem__, key="rv_baseline")
+        st.session_state[_kept("rv_baseline")] = other_id
         return _diff(Snapshot.from_review(store.load_review(int(other_id))), subject.snapshot)
     if how == "the current scenario":
         return _diff(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
     assert subject.review is not None  # the choice exists only for a saved review
     return _diff(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+
+
+def _kept(key: str) -> str:
+    """Where a widget's last choice is kept across pages (Streamlit drops a widget's key where it is not drawn)."""
+    return f"_{key}_kept"
+
+
+def _restore(key: str, options: list[Any]) -> None:
+    """Give the widget ``key`` its last choice back when the user returns from another page, if still offered."""
+    if key not in st.session_state and st.session_state.get(_kept(key)) in options:
+        st.session_state[key] = st.session_state[_kept(key)]
 
 
 def _diff(before: Snapshot, after: Snapshot) -> Comparison:
