@@ -780,25 +780,36 @@ _SERVING_KEYS = ("completed", "successful_requests", "batch_size", "output_throu
 _GUIDELLM_REPORT = re.compile(r'\{\s*"benchmarks"\s*:\s*\[')
 
 
+def _object_format(text: str, head: str) -> Format | None:
+    """The format of a file that starts with a JSON object (:func:`detect_format`)."""
+    if _GUIDELLM_REPORT.match(head) or '"generative_benchmark"' in text:
+        return "guidellm"
+    if "results_mean_output_throughput_token_per_s" in text:
+        return "llmperf"
+    if '"output_token_throughput"' in text:
+        return "genai-perf"
+    first_line = text.lstrip().split("\n", 1)[0]
+    try:
+        json.loads(first_line)
+        one_line_object = True
+    except (ValueError, RecursionError):
+        one_line_object = False
+    if one_line_object and text.strip().count("\n") >= 1:
+        return "sglang"
+    if any(f'"{key}"' in text for key in _SERVING_KEYS):
+        return "vllm"
+    try:
+        json.loads(text, parse_constant=_no_constants)
+    except (ValueError, RecursionError):
+        return "vllm"  # not JSON at all: the reader says where it breaks ("not valid JSON")
+    return None
+
+
 def detect_format(text: str) -> Format | None:
     """The format of a benchmark file from its content, or None."""
     head = text.lstrip()[:4000]
     if head.startswith("{"):
-        if _GUIDELLM_REPORT.match(head) or '"generative_benchmark"' in text:
-            return "guidellm"
-        if "results_mean_output_throughput_token_per_s" in text:
-            return "llmperf"
-        if '"output_token_throughput"' in head or '"output_token_throughput"' in text:
-            return "genai-perf"
-        first_line = text.lstrip().split("\n", 1)[0]
-        try:
-            json.loads(first_line)
-            one_line_object = True
-        except (ValueError, RecursionError):
-            one_line_object = False
-        if one_line_object and text.strip().count("\n") >= 1:
-            return "sglang"
-        return "vllm" if any(f'"{key}"' in text for key in _SERVING_KEYS) else None
+        return _object_format(text, head)
     if head.startswith("[") and '"completed"' in head:
         return "vllm"  # `vllm bench sweep` summary.json (per-request lists were refused before this)
     first = head.split("\n", 1)[0].lower()

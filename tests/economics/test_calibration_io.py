@@ -398,6 +398,7 @@ def test_plain_csv_needs_no_context() -> None:
         ("g.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
          b"llama-3.1-8b,h100-sxm,1,int3,100,100,1,5\n", "g.csv: line 2 column 'precision': expected bf16"),
         ("h.txt", b"hello", "h.txt: file: unknown format"),
+        ("nj.json", b"{not json", "nj.json: file: not valid JSON"),  # broken JSON is named so, not "unknown"
         ("q.csv", b"model,gpu,gpu_count,precision,input_tokens,output_tokens,concurrency,output_tokens_per_s\n"
          b'llama-3.1-8b,h100-sxm,1,fp8,100,100,1,"50\nllama-3.1-8b,h100-sxm,1,fp8,100,100,2,80\n',
          'q.csv: line 2: a quote (") opened here is never closed'),  # it swallowed line 3 into one cell
