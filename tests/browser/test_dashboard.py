@@ -109,7 +109,10 @@ def test_share_link_reproduces_every_page_in_a_new_context(browser: Browser, app
     try:
         b = context.new_page()
         goto_app(b, link)
-        expect(b.get_by_test_id("stAlert")).to_have_count(0)
+        # the link opened whole (no notice about it), and says what it was modified from, as the sender saw it
+        expect(b.get_by_test_id("stAlert").filter(has_text="link")).to_have_count(0)
+        expect(b.get_by_test_id("stSidebar")).to_contain_text("Modified from the preset")
+        expect(b.get_by_test_id("stAlert").filter(has_text="Compared with the preset")).to_have_count(1)
         for title in PAGES:
             open_page(b, title)
             assert numbers(b) == seen_a[title], title
