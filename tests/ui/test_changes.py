@@ -285,3 +285,29 @@ def test_no_banner_while_the_scenario_is_the_last_saved_review() -> None:
     at.switch_page("app.py").run()
     assert not at.exception
     assert "the last saved review “Q4 review”" in _banner(at).replace("\\", "")
+
+
+def test_a_refused_price_stays_in_its_field_across_pages_until_fixed() -> None:
+    # "1,5" does not parse: the page said so, but after the Overview and back the field read $0.75 again with no
+    # message, as if the typing had been lost (or applied)
+    key = "api_mercury-api_output_usd_per_mtok"
+    at = run_page("2_cost_per_token")
+    at.text_input(key=key).set_value("1,5").run()
+    assert any("comma" in str(e.value) for e in at.error)
+    at.switch_page("pages/1_overview.py").run()
+    at.switch_page("pages/2_cost_per_token.py").run()
+    assert not at.exception
+    assert at.text_input(key=key).value == "1,5"
+    assert any("comma" in str(e.value) for e in at.error)
+    at.text_input(key=key).set_value("$1.50").run()
+    assert not at.error
+    at.switch_page("pages/1_overview.py").run()
+    at.switch_page("pages/2_cost_per_token.py").run()
+    assert at.text_input(key=key).value == "$1.50"
+    assert not at.error
+    # the same for a node's price
+    at.text_input(key=CAPEX).set_value("lots").run()
+    at.switch_page("pages/1_overview.py").run()
+    at.switch_page("pages/2_cost_per_token.py").run()
+    assert at.text_input(key=CAPEX).value == "lots"
+    assert any("Purchase price per node" in str(e.value) for e in at.error)

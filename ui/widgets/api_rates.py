@@ -19,6 +19,7 @@ from economics.scenario import Scenario
 from ui import format as fmt
 from ui import state
 from ui.widgets.changes import rerun_edited
+from ui.widgets.common import keep_refused, shown_text
 
 #: Decimals a typed price keeps in its field: a price is shown as entered, never rounded ($0.125 read "$0.12").
 PRICE_DECIMALS = 8
@@ -64,6 +65,17 @@ def _fields(api: ApiOffer) -> tuple[tuple[str, str, str, str], ...]:
     )
 
 
+def _refused(field: str, label: str, text: str, shown: str) -> bool:
+    """Whether ``text`` typed in the field is one :func:`_parse` refuses (the price in use, as shown, is not)."""
+    if text == shown:
+        return False
+    try:
+        _parse(field, label, text)
+    except PriceTextError:
+        return True
+    return False
+
+
 def _parse(field: str, label: str, text: str) -> float | None:
     if field == "batch_discount_fraction":
         return min(parse_percent(text, label), 0.99)
@@ -92,10 +104,19 @@ def api_rate_inputs(
         callback = live_rate_edit(api.id, *live_keys) if live_keys else on_change
         texts = {
             field: where.text_input(
-                label, value=shown, key=state.key(f"api_{api.id}_{field}"), help=help_text, on_change=callback
+                label,
+                value=shown_text(state.key(f"api_{api.id}_{field}"), shown),
+                key=state.key(f"api_{api.id}_{field}"),
+                help=help_text,
+                on_change=callback,
             )
             for (field, label, shown, help_text), where in zip(_fields(api), columns, strict=True)
         }
+        for field, label, shown, _ in _fields(api):  # a refused text stays in its field across pages
+            keep_refused(
+                state.key(f"api_{api.id}_{field}"),
+                texts[field] if _refused(field, label, texts[field], shown) else None,
+            )
         edited, problems = _typed(api, texts, today)
         if problems:
             problems_shown = True

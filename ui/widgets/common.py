@@ -141,3 +141,27 @@ def view_tabs(name: str, options: Sequence[str], labels: Callable[[str], str]) -
     choice = options[open_index]
     view.set_value(name, choice)
     return choice, tabs[open_index]
+
+
+#: Text typed into a price field and refused (it does not parse, or is out of range), by widget key: Streamlit
+#: forgets a widget's text on pages where it is not drawn, so coming back showed the old price and no message,
+#: as if the typing had been lost or, worse, applied.
+_REFUSED_TEXT = "_refused_price_text"
+
+
+def shown_text(key: str, shown: str) -> str:
+    """The text a price field is drawn with: the refused text the user typed there, kept until it is fixed or
+    replaced, else ``shown`` (the price in use)."""
+    refused: dict[str, str] = st.session_state.get(_REFUSED_TEXT, {})
+    return refused.get(key, shown)
+
+
+def keep_refused(key: str, text: str | None) -> None:
+    """Remember ``text`` as refused in the field ``key``; None forgets it (the field now holds a usable price)."""
+    refused: dict[str, str] = dict(st.session_state.get(_REFUSED_TEXT, {}))
+    if text is None:
+        if refused.pop(key, None) is None:
+            return
+    else:
+        refused[key] = text
+    st.session_state[_REFUSED_TEXT] = refused

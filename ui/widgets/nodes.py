@@ -22,7 +22,7 @@ from ui import format as fmt
 from ui import state
 from ui.widgets.api_rates import money_text
 from ui.widgets.changes import rerun_edited
-from ui.widgets.common import QUOTE_HINT, bounds, describe
+from ui.widgets.common import QUOTE_HINT, bounds, describe, keep_refused, shown_text
 
 
 def _number(
@@ -75,10 +75,12 @@ def _money_input(
 ) -> float:
     """A price as text ("$280,000", "280000"); an unreadable or out-of-range text keeps the old value and says
     why, naming the field."""
+    key = state.key(f"node_{node.id}_{name}")
     text = where.text_input(
-        label, value=money_text(value), key=state.key(f"node_{node.id}_{name}"), help=help_text, on_change=on_change
+        label, value=shown_text(key, money_text(value)), key=key, help=help_text, on_change=on_change
     )
     typed, problem = _read_money(text, value, label, limits)
+    keep_refused(key, text if problem else None)
     if problem:
         where.error(fmt.md_escape(problem))
         st.session_state[_PROBLEMS_SHOWN] = True
