@@ -62,6 +62,15 @@ m[4].metric(
     f"({shown(p.idle_rented_cost_usd_per_month if p else 0.0)}): the grey parts of the GPU chart below. In the "
     "cash lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
 )
+if s.policy.lens == "cash" and p is not None and p.sunk_usd_per_month > 0:
+    # the headline is what the plan changes; say beside it what is paid anyway, so it is not read as the run cost
+    st.caption(
+        fmt.md_escape(
+            f"Not in Recommended: {shown(p.sunk_usd_per_month)} a month that the nodes already bought cost "
+            "whatever the plan does (capital recovery, power at idle, colocation and operations). Recommended "
+            "plus this is what the plan costs a month in full, capital recovery included."
+        )
+    )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))
 # the Reviews page's Monte Carlo at its default ranges (the bank's is the same cache entry), within a budget of
 # draws × workload-option pairs: 1,000 workloads took 1.7 s more on the first load
