@@ -26,8 +26,8 @@ _ORIGIN_RESULT = "_changes_origin_result"
 
 def _last_review() -> tuple[int, str, Result, Scenario] | None:
     """(id, label, result and scenario as saved) of the most recently saved review; None without one or a
-    readable store,
-    and None when sign-in is on and nobody is signed in (reviews are then shown to signed-in users only)."""
+    readable store, and None when sign-in is on and nobody is signed in (reviews are then shown to signed-in
+    users only)."""
     if auth.sign_in_enabled() and auth.signed_in_user() is None:
         return None
     try:

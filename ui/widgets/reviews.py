@@ -45,7 +45,6 @@ REVIEW_SEED = 0
 OVERVIEW_DRAW_CELLS = 500_000
 MIN_OVERVIEW_DRAWS = 1_000
 _SUBJECT = "rv_subject"
-_KEPT_SUBJECT = "_rv_subject_kept"  # survives other pages (Streamlit drops a widget's key when it is not drawn)
 _EFFECT = "_rv_effect"
 _SIDE_RATES = "_rv_side_rates"  # (before label, its rate), (after label, its rate) of the comparison drawn
 _NEXT_SUBJECT = "_rv_next_subject"  # set by an action; applied before the picker is drawn on the next run
@@ -113,12 +112,11 @@ def subject_picker(current: Scenario, reviews: tuple[store.ReviewSummary, ...]) 
     labels = {CURRENT: f"Current scenario (unsaved): {current.name}"} | {r.id: _label(r) for r in reviews}
     if _NEXT_SUBJECT in st.session_state:
         st.session_state[_SUBJECT] = st.session_state.pop(_NEXT_SUBJECT)
-    if _SUBJECT not in st.session_state and _KEPT_SUBJECT in st.session_state:
-        st.session_state[_SUBJECT] = st.session_state[_KEPT_SUBJECT]
+    _restore(_SUBJECT, list(labels))
     if st.session_state.get(_SUBJECT) not in labels:
         st.session_state[_SUBJECT] = CURRENT
     chosen = st.selectbox("Review", list(labels), format_func=labels.__getitem__, key=_SUBJECT)
-    st.session_state[_KEPT_SUBJECT] = chosen
+    st.session_state[_kept(_SUBJECT)] = chosen
     if chosen != CURRENT:
         try:
             review = store.load_review(int(chosen))
