@@ -784,7 +784,7 @@ def _object_format(text: str, head: str) -> Format | None:
     """The format of a file that starts with a JSON object (:func:`detect_format`)."""
     if _GUIDELLM_REPORT.match(head) or '"generative_benchmark"' in text:
         return "guidellm"
-    if "results_mean_output_throughput_token_per_s" in text:
+    if _LLMPERF_KEY in text:
         return "llmperf"
     if '"output_token_throughput"' in text:
         return "genai-perf"

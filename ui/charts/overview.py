@@ -213,12 +213,16 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
     }[(owned_shown, rented_shown)]
     # the amounts are in the legend, not on the bars: a narrow idle bar turned its amount on end
     bars: list[tuple[str, str, float, str]] = []
+    # the legend's whole units add up: each idle part rounded as the "Idle GPUs at full cost" card rounds it, the
+    # used part the rest of its row's total, the title their sum (rounded one by one, 7,882 + 12,556 read 20,439)
+    shown: list[int] = []
     if owned_shown:
         row = f"{f.owned_gpus} owned GPUs"
         bars += [
             (row, f"used ({100 * f.owned_utilization:.0f}% of the fleet's GPU-hours)", busy, KIND_COLOR["owned-ar"]),
             (row, "paid for idle GPUs", k * idle, "#C9C9C9"),
         ]
+        shown += [round(k * full) - round(k * idle), round(k * idle)]
     if rented_shown:
         row, share = f"{p.rented_gpus_paid if p else 0} rented GPUs", 1.0 - rented_idle / rented_full
         bars += [
@@ -230,13 +234,7 @@ def fleet_figure(result: Result, rate: DisplayRate = USD) -> go.Figure:
             ),
             (row, "rented, paid for idle hours", k * rented_idle, RENTED_IDLE_COLOR),
         ]
-    # whole units that add up: each idle part rounded as the "Idle GPUs at full cost" card rounds it, each used
-    # part the rest of its row's total, the title their sum (rounded one by one, 7,882 + 12,556 read 20,439)
-    totals = [round(k * full) if owned_shown else None, round(k * rented_full) if rented_shown else None]
-    shown: list[int] = []
-    for total in (t for t in totals if t is not None):
-        idle_part = round(bars[len(shown) + 1][2])
-        shown += [total - idle_part, idle_part]
+        shown += [round(k * rented_full) - round(k * rented_idle), round(k * rented_idle)]
     c = Chart(
         f"{title}: {cur}{sum(shown):,} per month<br>"
         f'<span style="font-size:12px">full cost: every {"node" if rented_shown else "owned node"} the plan '
