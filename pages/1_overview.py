@@ -24,7 +24,7 @@ p = r.plan
 
 st.title("Where each workload should run, and what it really costs")
 lens_text = (
-    "cash lens: nodes already bought are sunk, only what changes spending counts"
+    "cash lens: nodes already bought are paid for whatever the plan does, so only what changes spending counts"
     if s.policy.lens == "cash"
     else "full-cost lens: every node the plan uses carries its capital and fixed costs"
 )
@@ -51,8 +51,9 @@ baseline_metrics(m[1:3], cur, shown(f.all_api_cost_usd_per_month), shown(tables.
 m[3].metric(
     "Sunk capital",
     shown(p.sunk_capital_usd if p else 0.0),
-    help=f"Purchase price of the nodes already bought; {shown(p.sunk_usd_per_month if p else 0.0)}/month of "
-    "capital recovery and fixed costs, paid whatever the plan does.",
+    help=f"Purchase price of the nodes already bought: spent, whatever the plan does. Keeping them costs "
+    f"{shown(p.sunk_usd_per_month if p else 0.0)}/month of capital recovery and fixed costs, committed whatever "
+    "the plan does.",
 )
 m[4].metric(
     f"Idle GPUs at full cost, {cur}/month",
@@ -60,7 +61,8 @@ m[4].metric(
     help=f"Full cost of the idle hours of the GPUs the plan pays for: the owned fleet's (GPU utilization "
     f"{fmt.pct(f.owned_utilization)} of {f.owned_gpus} GPUs), the essay's 'GPU hangover', and the rented GPUs' "
     f"({shown(p.idle_rented_cost_usd_per_month if p else 0.0)}): the grey parts of the GPU chart below. In the "
-    "cash lens the part on nodes already bought is sunk: paid whatever the plan does, so it is not in Recommended.",
+    "cash lens the part on nodes already bought is committed: paid whatever the plan does, so it is not in "
+    "Recommended.",
 )
 if s.policy.lens == "cash" and p is not None and p.sunk_usd_per_month > 0:
     # the headline is what the plan changes; say beside it what is paid anyway, so it is not read as the run cost

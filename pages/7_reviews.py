@@ -47,7 +47,7 @@ def shown(x: float | None) -> str:
 m = st.columns(4)
 lens_help = (  # the Overview's "Recommended": a reader took "Total cost" for everything the GPUs cost
     "What the plan spends a month: APIs, rented nodes, power above idle and nodes to buy. Nodes already bought "
-    "are sunk and not in it (cash lens): their idle hours are in the line below."
+    "are paid for whatever the plan does and not in it (cash lens): their idle hours are in the line below."
     if subject.scenario.policy.lens == "cash"
     else "What the plan costs a month at full cost: APIs, rented nodes, and every owned node it uses with its "
     "capital recovery, power and fixed costs."
@@ -135,8 +135,8 @@ if (flat := charts.flat_inputs(tornado, metric, rate)) and len(flat) < len(torna
             f"No effect: {'; '.join(b.label for b in flat)}. At both ends of its range the figure moves by less "
             f"than {fmt.currency_prefix(rate.code)}1 a month"
             + (
-                ". In the cash lens what a node already bought costs is sunk (paid whatever the plan does), so its "
-                "price moves nothing unless the plan would buy or rent more."
+                ". In the cash lens what a node already bought costs is committed (paid whatever the plan does), "
+                "so its price moves nothing unless the plan would buy or rent more."
                 if subject.scenario.policy.lens == "cash" and any(b.input == "node_price" for b in flat)
                 else "."
             )

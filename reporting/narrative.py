@@ -204,7 +204,9 @@ def _fleet(scenario: Scenario, result: Result, rate: DisplayRate) -> list[str]:
         # the idle hours at full cost, as the Overview's "Idle GPUs" card and the key figures show them: in the
         # cash lens the lens's own idle cost is 0 (the node is sunk), which read as "nothing is wasted"
         idle = result.plan.idle_owned_full_cost_usd_per_month if result.plan is not None else f.idle_cost_usd_per_month
-        sunk = " (already paid for, so not a new spend in the cash view)" if scenario.policy.lens == "cash" else ""
+        sunk = ""
+        if scenario.policy.lens == "cash":
+            sunk = " (paid whatever the plan does, so not a new spend in the cash view)"
         out.append(
             f"The owned fleet has {plural(f.owned_gpus, 'GPU')} in {plural(f.owned_nodes, 'node')}, busy "
             f"{pct(f.owned_utilization)} of the paid hours; the idle hours' share of its full cost is "

@@ -427,5 +427,5 @@ GLOSSARY = """
 | capacity limit | the highest average utilization a workload can reach while keeping headroom for its peak | % |
 | expected cost of failed tasks | share of tasks that fail × what one costs; a risk, not a bill | money per task |
 | full cost | a node's capital recovery, power and fixed costs, whether or not it is already bought | money per month |
-| cash lens | counts only spending that changes: a node already bought is sunk | – |
+| cash lens | counts only spending that changes: a bought node is paid for whatever the plan does | – |
 """

@@ -78,7 +78,7 @@ def test_a_hand_built_scenario_reads_in_the_apps_units_and_words() -> None:
     # (a hand-made result has no plan: its fleet's idle cost is the figure; the scenario's lens is cash)
     assert (
         "8 GPUs in 1 node, busy 10% of the paid hours; the idle hours' share of its full cost is $10,006/month "
-        "(already paid for, so not a new spend in the cash view)." in text
+        "(paid whatever the plan does, so not a new spend in the cash view)." in text
     )
     # default owned node: capex 9.65 + power 0.93 + facility 2.10 + ops 2.56 = $15.23/h; / 8 GPUs = $1.90
     assert "“H100 owned” costs $15.23 an hour all-in ($1.90 per GPU-hour), with electricity at $0.10 per kWh" in text

@@ -353,7 +353,7 @@ def test_u_a_tornado_with_nothing_to_move_says_why() -> None:
     assert "No input moves the savings" not in bank
     # the bank's bought node: its price moves nothing in the cash lens, and the page says why next to the chart
     assert "No effect: node cost per hour" in bank.replace("\\", "")
-    assert "sunk" in bank
+    assert "committed (paid whatever the plan does)" in bank.replace("\\", "")
 
 
 def test_v_the_price_in_use_is_as_precise_as_the_list_price() -> None:
@@ -653,16 +653,16 @@ def test_break_even_states_its_verdict_in_words() -> None:
     assert "89.2%" in text
     assert "above the 27.0%" in text
     assert "sovereign data" in text
-    assert "sunk" in text
+    assert "paid whatever it does" in text
     within = dataclasses.replace(dear, break_even_utilization=0.2, api_allowed=True, sunk_in_plan=False)
     reachable = verdict(within, usd)
     assert "owning wins above 20.0%" in reachable
     assert "sovereign" not in reachable
-    assert "sunk" not in reachable
+    assert "paid whatever" not in reachable
     never = verdict(dataclasses.replace(dear, break_even_utilization=math.inf, sunk_in_plan=False), usd)
     assert "would not catch up" in never
     cheap = verdict(dataclasses.replace(dear, owned_usd_per_mtok=2.0, break_even_utilization=0.1), usd)
-    assert "sunk" not in cheap  # nothing loses here to explain
+    assert "paid whatever" not in cheap  # nothing loses here to explain
     assert "owning is cheaper" in cheap
     assert "down to 10.0%" in cheap
 

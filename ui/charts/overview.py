@@ -292,5 +292,5 @@ def fleet_caption(result: Result, lens: str, rate: DisplayRate = USD) -> str:
     return (
         f"The cash lens counts {counted_text} a month of it in the plan ({what}); "
         f"{sunk_text} a month of the {bought} {node_words} already bought "
-        "(capital recovery, power at idle and fixed costs) is sunk: paid whatever the plan does."
+        "(capital recovery, power at idle and fixed costs) is committed: paid whatever the plan does."
     )

@@ -152,7 +152,7 @@ def verdict(a: BreakEvenAnalysis, money: Callable[[float], str]) -> str:
         text += " The workload may not use this API (sovereign data): the gap is what keeping the data costs."
     if a.sunk_in_plan and owned > api:
         text += (
-            " These are full costs; nodes already bought are sunk in the plan (cash lens), which is why it can "
-            "keep work on them that loses here."
+            " These are full costs; the plan's cash lens leaves out what nodes already bought cost (paid whatever "
+            "it does), which is why it can keep work on them that loses here."
         )
     return text

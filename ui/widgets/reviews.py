@@ -344,7 +344,7 @@ def bill_in_words(result: Result, rate: DisplayRate = USD) -> str:
         # "Idle GPUs S$10,624" (the full cost of the idle hours): both figures, each named
         idle = (
             f" ({shown(f.idle_cost_usd_per_month)} of it pays for idle GPUs; the full cost of their idle hours, "
-            f"{shown(full_idle)} a month, is sunk in this lens)"
+            f"{shown(full_idle)} a month, is paid whatever the plan does and left out in this lens)"
         )
     # only the parts this fleet has: an API-only scenario read "the owned fleet of 0 nodes, S$0, plus rented
     # nodes S$0, plus API spend S$53,680"
