@@ -229,7 +229,22 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
     tok_s = _num(file, where, rec, "output_throughput")
     conc = _serving_concurrency(file, where, rec, completed, t_out)
     named = _named(rec.get("model_id")) or _named(rec.get("model")) or _server_model(rec.get("server_info"))
-    return _point(file, where, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
+    said = where + _failed_note(file, where, rec, completed)
+    return _point(file, said, ctx, max(t_in, 1.0), max(t_out, 1.0), conc, tok_s or 0.0, named)
+
+
+def _failed_note(file: str, where: str, rec: Mapping[str, Any], completed: float) -> str:
+    """ " (3 of 200 requests failed) " when a serving run lost requests, '' otherwise: its ``failed`` count (vLLM
+    from 0.9, SGLang), else ``num_prompts`` less ``completed`` (older vLLM wrote no ``failed``). The run is still
+    read (its throughput is what the server delivered), and the note stays with the point, in its "Run" line."""
+    failed = _num(file, where, rec, "failed", required=False)
+    prompts = _num(file, where, rec, "num_prompts", required=False)
+    if failed is None and prompts is not None:
+        failed = max(prompts - completed, 0.0)
+    if not failed or failed <= 0:
+        return ""
+    total = prompts if prompts is not None and prompts >= failed else completed + failed
+    return f"({failed:g} of {total:g} requests failed) "
 
 
 def _serving_concurrency(file: str, where: str, rec: Mapping[str, Any], completed: float, t_out: float
@@ -450,6 +465,12 @@ def _llmperf_summary(file: str, where: str, data: Mapping[str, Any], ctx: RunCon
     done = _num(file, where, data, "results_num_completed_requests", required=False)
     if done is not None and done <= 0:
         raise BenchmarkFormatError(file, f"{where}key 'results_num_completed_requests'", "no completed requests")
+    errors = _num(file, where, data, "results_number_errors", required=False)
+    if errors and errors > 0:  # the run is read as delivered; its line says requests failed
+        started = _num(file, where, data, "results_num_requests_started", required=False)
+        started = started if started is not None else (errors + done if done is not None else None)
+        total = f" of {started:g}" if started is not None and started >= errors else ""
+        where = f"{where}({errors:g}{total} requests failed) "
     tok_s = _num(file, where, data, _LLMPERF_KEY)
     t_in = _num(file, where, data, "results_number_input_tokens_mean", "mean_input_tokens")
     t_out = _num(file, where, data, "results_number_output_tokens_mean", "mean_output_tokens")

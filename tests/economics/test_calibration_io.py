@@ -568,3 +568,31 @@ def test_sglang_bench_offline_throughput_line() -> None:
     assert (p.input_tokens, p.output_tokens, p.concurrency, p.output_tokens_per_s) == (1024, 256, None, 4168.0)
     with pytest.raises(BenchmarkFormatError, match=r"successful_requests.*no successful requests"):
         read_benchmark("o.json", json.dumps({"successful_requests": 0, "output_throughput": 1.0}).encode(), CTX)
+
+
+def test_a_run_that_lost_requests_says_so_in_its_run_line() -> None:
+    # A run with failed requests is still read (its throughput is what the server delivered), but the point's
+    # "Run" line, which the Accuracy page shows, says how many failed: older vLLM wrote no `failed` key, so
+    # 640 prompts with 600 completed is 40 failed; newer vLLM and SGLang count them in `failed`.
+    base = json.loads((FIXTURES / "vllm_bench_serve.json").read_text())
+    (clean,) = read_benchmark("r.json", json.dumps(base).encode(), CTX)
+    assert clean.source == "r.json"
+    # 600 completed: the token totals are per completed request, so scale them to keep the same shape
+    old = {**base, "completed": 600, "total_input_tokens": 600 * 1024, "total_output_tokens": 600 * 256}
+    (p,) = read_benchmark("r.json", json.dumps(old).encode(), CTX)
+    assert p.source == "r.json (40 of 640 requests failed)"
+    assert (p.input_tokens, p.output_tokens) == (1024, 256)
+    new = {**old, "failed": 40}
+    assert read_benchmark("r.json", json.dumps(new).encode(), CTX)[0].source == p.source
+    none_failed = {**base, "failed": 0}
+    assert read_benchmark("r.json", json.dumps(none_failed).encode(), CTX)[0].source == "r.json"
+    sglang = (FIXTURES / "sglang_bench_serving.jsonl").read_text().splitlines()[0]
+    rec = {**json.loads(sglang.replace("Infinity", "null")), "failed": 3}
+    rec.pop("num_prompts", None)
+    (s,) = read_benchmark("s.jsonl", json.dumps(rec).encode(), CTX)
+    assert s.source == f"s.jsonl line 1 (3 of {rec['completed'] + 3} requests failed)"
+    summary = json.loads((FIXTURES / "llmperf_tinyllama_256_100_summary.json").read_text())
+    lost = {**summary, "results_number_errors": 5, "results_num_requests_started": 55}
+    (q,) = read_benchmark("l.json", json.dumps(lost).encode(), CTX)
+    assert q.source == "l.json (5 of 55 requests failed)"
+    assert read_benchmark("l.json", json.dumps(summary).encode(), CTX)[0].source == "l.json"
