@@ -311,3 +311,32 @@ def test_a_refused_price_stays_in_its_field_across_pages_until_fixed() -> None:
     at.switch_page("pages/2_cost_per_token.py").run()
     assert at.text_input(key=CAPEX).value == "lots"
     assert any("Purchase price per node" in str(e.value) for e in at.error)
+
+
+def test_the_reviews_page_first_compares_an_edited_scenario_with_the_banners_reference() -> None:
+    # The banner said the bill rose against the preset while the Reviews page, comparing with today's catalog
+    # (which keeps typed prices), said no price changed. An edited scenario is now first compared with what the
+    # banner compares it with, so the two agree: one price changed and the same bill delta.
+    at = run_page()
+    before = metrics(at)["Recommended, SGD/month"]
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key="api_frontier-api_output_usd_per_mtok").set_value("$100").run()
+    at.switch_page("app.py").run()
+    after = metrics(at)["Recommended, SGD/month"]
+    at.switch_page("pages/7_reviews.py").run()
+    assert not at.exception
+    how = at.radio(key="rv_compare_how")
+    assert how.value == how.options[0]
+    assert "the preset" in how.value
+    m = metrics(at)
+    assert m["Prices that changed"] == "1"
+    assert number(m["Fleet cost change, SGD/month"]) == pytest.approx(number(after) - number(before), abs=1)
+    # today's catalog keeps the typed rate: against it, nothing changed (the choice is still there)
+    how.set_value("catalog prices as of a date").run()
+    assert metrics(at)["Prices that changed"] == "0"
+
+
+def test_an_unedited_scenario_is_compared_with_the_catalog_as_before() -> None:
+    at = run_page("7_reviews")
+    assert not [r for r in at.radio if r.key == "rv_compare_how"]  # one choice: a caption, no radio
+    assert "Prices that changed" in metrics(at)

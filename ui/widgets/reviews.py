@@ -33,6 +33,7 @@ from storage import reviews as store
 from ui import auth, compute, state
 from ui.energy import page_rate
 from ui.format import md_escape, money, money_text, plain, plural
+from ui.widgets import changes
 from ui.widgets.changes import sentences
 from ui.widgets.table import MISSING_SHOWN
 
@@ -237,8 +238,14 @@ def comparison_picker(
     subject: Subject, current: Scenario, reviews: tuple[store.ReviewSummary, ...]
 ) -> Comparison | None:
     """Compare the subject with catalog prices as of a date, an earlier review, the current scenario, or (for a
-    saved review) a recomputation with today's code."""
-    choices = ["catalog prices as of a date"]
+    saved review) a recomputation with today's code.
+
+    The current scenario, once edited, is first compared with what the what-changed banner compares it with
+    (the last saved review, else the scenario the session started from): the banner said "S$1,200 a month more
+    than the preset" while this section, against today's catalog (which keeps typed prices), said no price
+    changed."""
+    start = _banner_reference(subject, current)
+    choices = ([start.label] if start is not None else []) + ["catalog prices as of a date"]
     others = [r for r in reviews if subject.review is None or r.id != subject.review.id]
     if others:
         choices.append("another saved review")
@@ -252,8 +259,10 @@ def comparison_picker(
         how = choices[0]
     else:
         _restore("rv_compare_how", choices)
-        how = st.radio("Compare the review with", choices, horizontal=True, key="rv_compare_how")
+        how = st.radio("Compare with", choices, horizontal=True, key="rv_compare_how")
         st.session_state[_kept("rv_compare_how")] = how
+    if start is not None and how == start.label:
+        return _diff(start, subject.snapshot)
     if how == "catalog prices as of a date":
         as_of = st.date_input("Prices as of", value=dt.date.today(), key="rv_compare_date")
         try:
@@ -272,6 +281,17 @@ def comparison_picker(
         return _diff(subject.snapshot, Snapshot.evaluated(current, "current scenario"))
     assert subject.review is not None  # the choice exists only for a saved review
     return _diff(subject.snapshot, Snapshot.evaluated(subject.scenario, "recomputed with today's code"))
+
+
+def _banner_reference(subject: Subject, current: Scenario) -> Snapshot | None:
+    """What the what-changed banner compares the current scenario with (:func:`ui.widgets.changes.reference`),
+    as a comparison side; None for a saved review on the page, or when the scenario is that reference."""
+    if subject.review is not None:
+        return None
+    label, result, scenario = changes.reference()
+    if scenario == current:
+        return None
+    return Snapshot(label=label, scenario=scenario, result=result, prices=price_book(scenario))
 
 
 def _kept(key: str) -> str:
