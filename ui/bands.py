@@ -31,8 +31,10 @@ def cost_range(o: OptionResult) -> str:
     """The likely range of an owned option's $/Mtok output ("$13.60–$18.72"), "measured", or '' (API, infeasible)."""
     if o.band_basis == MEASURED:
         return MEASURED
-    return _range(o.cost_low_usd_per_mtok_output, o.cost_usd_per_mtok_output, o.cost_high_usd_per_mtok_output,
-                  fmt.usd)  # fmt: skip
+    low, value, high = o.cost_low_usd_per_mtok_output, o.cost_usd_per_mtok_output, o.cost_high_usd_per_mtok_output
+    if low is None or high is None:
+        return ""
+    return fmt.usd_range(min(low, value), max(high, value))
 
 
 def capacity_range(o: OptionResult) -> str:
@@ -156,7 +158,7 @@ def cost_range_from(
     ratio = throughput_ratios(options, workload_id).get(option_id)
     if ratio is None:
         return ""
-    return f"{fmt.usd(usd_per_mtok / max(ratio[1], 1.0))}–{fmt.usd(usd_per_mtok / min(ratio[0], 1.0))}"
+    return fmt.usd_range(usd_per_mtok / max(ratio[1], 1.0), usd_per_mtok / min(ratio[0], 1.0))
 
 
 def calibration_note(scenario: Scenario) -> str:

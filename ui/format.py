@@ -44,6 +44,13 @@ def usd(x: float | None, *, inf_text: str = "not reachable", cents: bool = True)
     return f"−{text}" if x < 0 else text
 
 
+def usd_range(low: float, high: float) -> str:
+    """A likely range with both ends as precise as each other: "$700–$907" or "$13.60–$18.72", not
+    "$910.21–$1,179" (an amount of $1,000 or more is whole dollars in :func:`usd`, one under it has cents)."""
+    cents = max(abs(low), abs(high)) < 1000
+    return f"{usd(low, cents=cents)}–{usd(high, cents=cents)}"
+
+
 def whole_parts(amounts: Sequence[float]) -> list[int]:
     """``amounts`` rounded to whole units so that they add up to their own total rounded (largest remainder):
     parts shown beside their total then add up to it, as finance expects of a page. Rounded one by one,
@@ -176,6 +183,8 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
 
     >>> money_text("J = $0.2/task vs $3,984/Mtok", "SGD", 1.3)
     'J = S$0.26/task vs S$5,179/Mtok'
+    >>> money_text("likely $700.16–$907.20 per Mtok", "SGD", 1.3)
+    'likely S$910–S$1,179 per Mtok'
     >>> money_text("J = $0.2/task; vs $0.2906", "SGD", 1.3)
     'J = S$0.2600/task; vs S$0.3778'
     >>> money_text("J = $0.003640/task ($0.000410 paid to run it, $0.003230 expected cost of its failed tasks)",
@@ -187,6 +196,10 @@ def money_text(text: str, code: str = "USD", units_per_usd: float = 1.0) -> str:
     found = list(DOLLAR_AMOUNT.finditer(text))
     values = [dollar_value(m) for m in found]
     amounts = [money(v, code, units_per_usd) for v in values]
+    for i in range(len(found) - 1):  # a range "$700–$907" converted stays alike: "S$910–S$1,179"
+        joined = text[found[i].end() : found[i + 1].start()] == "–"
+        if joined and max(abs(values[i]), abs(values[i + 1])) * units_per_usd >= 1000:
+            amounts[i], amounts[i + 1] = (money(v, code, units_per_usd, cents=False) for v in values[i : i + 2])
     small = [_SMALL_AMOUNT.search(a) for a in amounts]
     places = min(6, max((len(m.group(1)) for m in small if m), default=0))
 

@@ -214,3 +214,15 @@ def test_bank_price_book_says_its_prices_are_in_us_dollars() -> None:
 def test_usd_price_book_has_no_currency_note() -> None:
     at = run_page("6_price_book", query={"s": encode(load_preset("startup-rented"))})
     assert not any("Prices here are in US dollars" in str(c.value) for c in at.caption)
+
+
+def test_a_likely_range_is_written_with_one_precision_at_both_ends() -> None:
+    # A decision card read "S$1,057 per million output tokens on its own, likely S$910.21–S$1,179": one end in
+    # cents, the other whole, because amounts from 1,000 up are whole. Both ends now share a precision.
+    assert fmt.usd_range(700.16, 907.2) == "$700.16–$907.20"
+    assert fmt.usd_range(910.21, 1179.4) == "$910–$1,179"
+    assert fmt.usd_range(13.6, 18.72) == "$13.60–$18.72"
+    assert fmt.money_text("likely $700.16–$907.20 (basis)", "SGD", 1.3) == "likely S$910–S$1,179 (basis)"
+    # two amounts that are not a range keep their own precision
+    assert fmt.money_text("$700.16 here, $907.20 there", "SGD", 1.3) == "S$910.21 here, S$1,179 there"
+    assert fmt.money_text("likely $7.16–$9.20", "SGD", 1.3) == "likely S$9.31–S$11.96"
