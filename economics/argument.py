@@ -65,7 +65,8 @@ def usd_money(x: float) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%" if x >= 0.01 else f"{100 * x:.2g}%"
+    """A share with one decimal, so that figures side by side line up ("0.8%", "5.0%", "17.7%")."""
+    return "under 0.1%" if 0 < x < 0.0005 else f"{100 * x:.1f}%"
 
 
 def _memory_wall(s: Scenario, inputs: BatchingInputs, a: BatchingAnalysis) -> Claim:
@@ -109,13 +110,18 @@ def _latency_bound(s: Scenario, r: Result) -> Claim:
     if not bound:
         return Claim(
             claim="Latency-bound work cannot wait for a batch, so owned GPUs that serve it sit mostly idle.",
-            figure="no workload here has fewer than one request in flight at peak",
+            figure="no workload here has fewer than one request at a time at peak",
             holds=None,
             page="workloads",
         )
     util = {(o.workload_id, o.option_id): o.utilization for o in r.options}
     owned = [(d, util.get((d.workload_id, d.chosen_option_id or ""), 0.0)) for d in bound if d.chosen_kind != "api"]
-    shown = "; ".join(f"{d.workload_name}: {d.batchability:.2g} in flight, replica {_pct(u)} busy" for d, u in owned)
+    # each workload alone on the replicas it would need (the Cost per token page's utilization), not its share of
+    # the pooled fleet, whose busy share is the "bought GPUs idle" claim's figure: say which
+    shown = "; ".join(
+        f"{d.workload_name}: {d.batchability:.2g} requests at a time, its replica busy {_pct(u)} if it ran alone"
+        for d, u in owned
+    )
     return Claim(
         claim="Latency-bound work cannot wait for a batch, so owned GPUs that serve it sit mostly idle.",
         figure=shown or f"{len(bound)} latency-bound workloads, all on APIs (they pay per token, not for idle time)",

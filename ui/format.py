@@ -269,9 +269,12 @@ _PLAIN: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b{_SECTIONS}\.\d+:?\s*"), ""),
     (
         re.compile(r"\(β = ([^<≥)]+?) < 1: no batch forms\)"),
-        r"(too few requests at once to share a batch: \1 in flight)",
+        r"(too few requests at once to share a batch: \1 at a time at peak, on average)",
     ),
-    (re.compile(r"\(β = ([^<≥)]+?) ≥ 1\)"), r"(enough requests at once to share a batch: \1 in flight)"),
+    (
+        re.compile(r"\(β = ([^<≥)]+?) ≥ 1\)"),
+        r"(enough requests at once to share a batch: \1 at a time at peak, on average)",
+    ),
     (re.compile(r"β ?= ?"), "batchability "),
     (re.compile(r"\bMBU = 1\b"), "the full memory bandwidth"),
     (re.compile(r"\bMFU = 1\b"), "the full arithmetic peak"),

@@ -142,7 +142,7 @@ LABELS_JS = """
 (key) => Array.from(document.querySelectorAll(`.st-key-${key} .annotation-text`)).map((t) => {
   const b = t.getBoundingClientRect();
   return { text: t.textContent, box: [b.left, b.top, b.right, b.bottom] };
-}).filter((l) => l.text && !l.text.startsWith('1 in flight'))
+}).filter((l) => l.text && !l.text.startsWith('1 at a time'))
 """
 #: Bounding boxes [px] of the scatter points (the workloads' markers) of the chart with the given key.
 POINTS_JS = """

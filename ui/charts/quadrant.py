@@ -35,7 +35,7 @@ PER_1K = 1000.0  # value is shown per 1,000 output tokens, like the reasons on t
 _PLOT_PX = (400.0, 400.0)
 #: Marker radius of the region's own workload and of the others [px] (marker sizes 18 and 13, plus the outline).
 _MARKER_PX = (11.0, 8.5)
-#: The "1 in flight" line's label: its width [px] at the foot of the line, right of it.
+#: The "1 at a time" line's label: its width [px] at the foot of the line, right of it.
 _VLINE_LABEL_PX = (205.0, 22.0)
 
 
@@ -50,7 +50,7 @@ def label_positions(
     """A :class:`ui.labels.Label` for each name, off the other names and points and inside the plot, placed in
     pixels of the narrowest plot the page allows (:func:`ui.labels.place_labels`); ``xy`` are the points in axis
     units (log10), ``span`` the axes' ranges and ``origin`` their lower ends in the same units, ``big`` marks
-    the larger markers. The "1 in flight" line's label at the foot of x = 0 is kept clear.
+    the larger markers. The "1 at a time" line's label at the foot of x = 0 is kept clear.
 
     >>> [(round(lb.dx_px), lb.dy_px > 0) for lb in label_positions([(2.0, 2.0), (2.05, 2.0)], ["Alpha", "Beta"],
     ...                                                            (4.0, 4.0))]
@@ -98,7 +98,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         # a reader found another workload's API dot inside an "owned" region: the regions are one workload's only
         f'Routing quadrant<br><span style="font-size:12px">regions computed for “{q.region_workload_name}” (the '
         'large dot)</span><br><span style="font-size:12px">faded dots: other workloads, whose regions differ</span>',
-        "batchability: requests in flight at once at peak [count] (log)",
+        "batchability: requests at a time at peak, on average [count] (log)",
         f"cost of a failed answer [{rate.code} per 1,000 output tokens] (log)",
         height=560,
         legend_rows=len(present) + 1,  # a row per region and the workloads: 2 squeezed the x title
@@ -169,7 +169,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
     # each name an annotation a fixed number of pixels from its point (a leader line when it had to move away):
     # as scatter text it could only sit touching its point, and at 1,024 px one name covered another's point
     c.annotations.extend(_name_annotation(x, y, label) for (x, y), label in zip(xy, labels, strict=True))
-    c.vline(0.0, log_x=False, width=1, text="1 in flight: batches can form", position="bottom right")  # log10(1)
+    c.vline(0.0, log_x=False, width=1, text="1 at a time: batches can form", position="bottom right")  # log10(1)
     half_x, half_y = _half_cell(xs), _half_cell(ys)  # the heat map's outer cells end half a cell out
     c.axis("margin", t=80 + 2 * TITLE_LINE_PX)  # the title's third line, and room for the long y title
     x_start, x_end = float(xs[0]) / half_x, float(xs[-1]) * half_x
