@@ -15,7 +15,7 @@ from ui.charts import reviews as charts
 from ui.energy import page_rate
 from ui.widgets import reviews as rv
 from ui.widgets.key_figures import baseline_metrics
-from ui.widgets.table import table
+from ui.widgets.table import number, table
 
 st.title("Price reviews")
 st.caption(
@@ -78,7 +78,7 @@ st.subheader("What changed")
 comparison = rv.comparison_picker(subject, current, reviews)
 if comparison is not None:
     c = st.columns(3)
-    c[0].metric(f"Fleet cost change, {cur}/month", shown(comparison.total_change_usd_per_month))
+    c[0].metric(f"Monthly bill change, {cur}/month", shown(comparison.total_change_usd_per_month))
     c[1].metric("Routes that flipped", f"{len(comparison.flipped)} of {len(comparison.workloads)}")
     c[2].metric("Prices that changed", f"{len(comparison.prices)}")
     rv.change_in_words(rate)
@@ -92,7 +92,14 @@ if comparison is not None:
     else:
         compute.chart(charts.price_change_chart, comparison, rate, key="rv_chart_prices")
         table(
-            pack_tables.price_changes_display(comparison, rate), key="rv_price_changes", file_name="price_changes.csv"
+            pack_tables.price_changes_display(comparison, rate),
+            key="rv_price_changes",
+            file_name="price_changes.csv",
+            # units differ by row (per node, per kWh, per million tokens): thousands separators, no fixed decimals
+            column_config={
+                **{c: number(fmt="localized") for c in ("Before", "After", "Change")},
+                "Change [%]": number(fmt="%+.1f%%"),
+            },
         )
 
 st.subheader("What would flip each decision")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from economics.evaluate import evaluate
 from economics.io.scenarios import default_scenario, load_preset
 from storage import reviews as store
-from tests.ui.helpers import compare_reviews, metrics, plotly_specs, run_page
+from tests.ui.helpers import chart, compare_reviews, metrics, plotly_specs, run_page
 from ui.format import md_escape
 from ui.widgets.price_book import _rows_to_prices
 
@@ -138,7 +139,7 @@ def test_a_stored_review_is_shown_as_stored_not_recomputed() -> None:
     at.radio(key="rv_compare_how").set_value("a recomputation with today's code").run()
     _no_exception(at)
     # the bank's plan today is USD 2,049.84 a month: (2,049.84 − 1,000) × 1.30 = 1,364.79 → S$1,365
-    assert metrics(at)["Fleet cost change, SGD/month"] == "S$1,365"
+    assert metrics(at)["Monthly bill change, SGD/month"] == "S$1,365"
 
 
 def test_compare_two_saved_reviews_shows_the_flip() -> None:
@@ -240,3 +241,21 @@ def test_with_no_saved_review_the_only_comparison_is_said_not_offered_as_a_choic
     assert not [r for r in at.radio if r.key == "rv_compare_how"]  # one option: no radio button to click
     assert any("Compared with the catalog's prices as of a date" in str(c.value) for c in at.caption)
     assert at.date_input(key="rv_compare_date").value is not None  # the comparison itself is still there
+
+
+def test_price_changes_read_as_money_in_the_chart_and_the_table() -> None:
+    # The bank's node bought at $350,000 instead of $280,000: the chart's bar read "3.64e+05 → 4.55e+05 SGD"
+    # and the table "364000 | 455000 | 91000". At the bank's 1.30 SGD per USD: S$364,000 → S$455,000.
+    bank = default_scenario()
+    node = bank.nodes[0]
+    dear = bank.model_copy(update={"nodes": (node.model_copy(update={"capex_usd": 350_000.0}), *bank.nodes[1:])})
+    first = store.save_review(bank, evaluate(bank), name="Q3")
+    second = store.save_review(dear, evaluate(dear), name="Q4")
+    at = compare_reviews(second.id, first.id)
+    _no_exception(at)
+    bar = chart(at, "Prices that changed")["data"][0]
+    assert list(bar["text"]) == ["S$364,000 → S$455,000 per node"]
+    prices = next(d for d in at.dataframe if "Change [%]" in d.value.columns)
+    config = json.loads(prices.proto.columns)
+    assert config["Before"]["type_config"]["format"] == "localized"
+    assert config["Change [%]"]["type_config"]["format"] == "%+.1f%%"

@@ -43,7 +43,7 @@ def test_comparison_of_two_reviews_is_in_sgd_at_the_reviews_rate() -> None:
     assert not at.exception, [e.value for e in at.exception]
     # headline: USD 2,049.84 × 1.35 = 2,767.284 → S$2,767; the change is 0 at constant currency
     assert metrics(at)["Recommended plan, SGD/month"] == "S$2,767"
-    assert metrics(at)["Fleet cost change, SGD/month"] == "S$0"
+    assert metrics(at)["Monthly bill change, SGD/month"] == "S$0"
     changes = next(d.value for d in at.dataframe if "Route before" in d.value.columns)
     assert not [c for c in changes.columns if "USD" in str(c)]
     row = changes[changes["Workload"] == ANALYST].iloc[0]

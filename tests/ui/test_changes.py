@@ -330,7 +330,7 @@ def test_the_reviews_page_first_compares_an_edited_scenario_with_the_banners_ref
     assert "the preset" in how.value
     m = metrics(at)
     assert m["Prices that changed"] == "1"
-    assert number(m["Fleet cost change, SGD/month"]) == pytest.approx(number(after) - number(before), abs=1)
+    assert number(m["Monthly bill change, SGD/month"]) == pytest.approx(number(after) - number(before), abs=1)
     # today's catalog keeps the typed rate: against it, nothing changed (the choice is still there)
     how.set_value("catalog prices as of a date").run()
     assert metrics(at)["Prices that changed"] == "0"

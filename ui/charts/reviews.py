@@ -20,7 +20,7 @@ from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado, TornadoBar
 from ui.axes import bar_range_with_amounts, left_margin, row_px, wrap_label
 from ui.charts.chart import Chart
-from ui.format import currency_prefix, money, price_item_words
+from ui.format import PRICE_UNIT_WORDS, currency_prefix, money, price_item_words
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
 
 __all__ = [
@@ -191,8 +191,16 @@ def price_change_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Fi
     """Relative change of each price that changed (added and removed prices are listed in the table only); a
     price in US dollars is written in ``rate``'s currency."""
     changed = comparison.prices[comparison.prices["status"] == "changed"]
-    k = [rate.units_per_usd if str(u).startswith("USD") else 1.0 for u in changed["unit"]]
-    units = [rate.code + str(u).removeprefix("USD") if str(u).startswith("USD") else u for u in changed["unit"]]
+
+    def before_after(before: float, after: float, unit: str) -> str:
+        """ "S$364,000 → S$455,000 per node", "S$1.14 → S$0.80 per million tokens", "0.25 → 0.2 fraction" (the
+        bar's text once read "3.64e+05 → 4.55e+05 SGD")."""
+        if not unit.startswith("USD"):
+            return f"{before:,.4g} → {after:,.4g} {unit}"
+        words = PRICE_UNIT_WORDS.get(unit, unit.replace("USD", "$")).removeprefix("$").strip()
+        low, high = (money(x, rate.code, rate.units_per_usd) for x in (before, after))
+        return f"{low} → {high} {words}".rstrip()
+
     # the offer, then the price in words on a second line (one line was too wide for a 1,024 px window)
     labels = [f"{o}<br>{price_item_words(str(i))}" for o, i in zip(changed["offer_name"], changed["item"], strict=True)]
     pct = [100.0 * f if math.isfinite(f) else 0.0 for f in changed["change_fraction"]]
@@ -204,8 +212,8 @@ def price_change_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Fi
         orientation="h",
         marker={"color": [API_WINS_COLOR if p > 0 else OWNED_WINS_COLOR for p in pct]},
         text=[
-            f"{b * m:.4g} → {a * m:.4g} {u}"
-            for b, a, u, m in zip(changed["before"], changed["after"], units, k, strict=True)
+            before_after(float(b), float(a), str(u))
+            for b, a, u in zip(changed["before"], changed["after"], changed["unit"], strict=True)
         ],
         textposition="auto",
         hovertemplate="%{y}: %{x:+.1f}%<br>%{text}<extra></extra>",
