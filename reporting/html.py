@@ -34,7 +34,7 @@ from ui.charts.reviews import (
     tornado_chart,
     workload_cost_chart,
 )
-from ui.format import money_header, money_text, pct, plain, usd, usd_per_month, usd_per_mtok
+from ui.format import money_header, money_text, pct, plain, route_words, usd, usd_per_month, usd_per_mtok
 
 __all__ = ["LIMITATIONS", "HtmlTable", "figures", "html_table", "narrative", "render_html"]
 
@@ -189,7 +189,7 @@ def _flips(pack: MeetingPack) -> list[dict[str, Any]]:
     return [
         {
             "name": d.workload_name,
-            "route": d.route_label,
+            "route": route_words(d.route_label),
             "reason": _sentence(money_text(plain(d.reason), code, k)),
             "texts": [money_text(plain(f.text), code, k) for f in d.flips if f.threshold is not None]
             or ["No driver in range changes this route."],

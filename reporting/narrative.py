@@ -17,7 +17,7 @@ from economics import plural as plural  # never "word(s)": the helper the app an
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
-from ui.format import CURRENCY_PREFIX, money, money_text, pct, plain, usd_per_month
+from ui.format import CURRENCY_PREFIX, money, money_text, pct, plain, route_words, usd_per_month
 from ui.format import duration as app_duration
 
 __all__ = [
@@ -180,7 +180,7 @@ def _latency(scenario: Scenario) -> str | None:
 def _routes(result: Result) -> str:
     groups: dict[str, list[str]] = {}
     for d in result.decisions:
-        groups.setdefault(d.route_label, []).append(_quoted(d.workload_name))
+        groups.setdefault(route_words(d.route_label), []).append(_quoted(d.workload_name))
     return "Where each workload runs: " + "; ".join(f"{label}: {_and(names)}" for label, names in groups.items()) + "."
 
 

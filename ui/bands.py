@@ -186,7 +186,7 @@ def route_accuracy_frame(
         rows.append(
             {
                 "Workload": d.workload_name,
-                "Route": d.route_label,
+                "Route": fmt.route_words(d.route_label),
                 f"Cost on its own [{code}/Mtok output]": shown(o.cost_usd_per_mtok_output) if owned and o else None,
                 f"Likely low [{code}/Mtok output]": shown(o.cost_low_usd_per_mtok_output) if owned and o else None,
                 f"Likely high [{code}/Mtok output]": shown(o.cost_high_usd_per_mtok_output) if owned and o else None,

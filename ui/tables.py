@@ -19,7 +19,7 @@ from economics.result import FleetSummary, OptionResult, Result
 from economics.scenario import Scenario
 from economics.units import MS
 from economics.views.cost import CostAnalysis
-from ui.format import money_text, plain
+from ui.format import money_text, plain, route_words
 from ui.theme import KIND_LABEL, kind_labels
 
 
@@ -65,7 +65,7 @@ def decisions_frame(result: Result, scenario: Scenario, rate: DisplayRate = USD)
     rows = [
         {
             "Workload": d.workload_name,
-            "Route": d.route_label,
+            "Route": route_words(d.route_label),
             "Runs on": names.get(d.chosen_option_id or "", "—"),
             f"Cost of route [{c}/month]": cv(d.monthly_cost_usd, cents=True),
             f"On its best API [{c}/month]": cv(d.all_api_monthly_cost_usd, cents=True),

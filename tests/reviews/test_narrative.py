@@ -73,7 +73,7 @@ def test_a_hand_built_scenario_reads_in_the_apps_units_and_words() -> None:
     assert "with prices as of 30 September 2025." in text
     assert "It has 2 workloads: “Chat” and “KYC check”. 1 workload must stay on owned infrastructure" in text
     assert "“Chat” first token within 300 ms and 30 ms per token; “KYC check” done within 8 h." in text
-    assert "frontier API: “Chat”; owned AR: “KYC check”." in text
+    assert "frontier API: “Chat”; owned GPUs, one request at a time: “KYC check”." in text
     # fleet of the hand-made result: 8 GPUs in 1 node at 10% utilization, $10,006.1 of idle cost
     # (a hand-made result has no plan: its fleet's idle cost is the figure; the scenario's lens is cash)
     assert (

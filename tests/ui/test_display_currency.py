@@ -226,3 +226,19 @@ def test_a_likely_range_is_written_with_one_precision_at_both_ends() -> None:
     # two amounts that are not a range keep their own precision
     assert fmt.money_text("$700.16 here, $907.20 there", "SGD", 1.3) == "S$910.21 here, S$1,179 there"
     assert fmt.money_text("likely $7.16–$9.20", "SGD", 1.3) == "likely S$9.31–S$11.96"
+
+
+def test_every_route_kind_has_words_and_the_cards_use_them() -> None:
+    # Cards, tables and the pack read "owned AR (batch)", the engineer's label: each kind has finance words
+    from typing import get_args
+
+    from economics.result import RouteLabel
+
+    labels = get_args(RouteLabel)
+    assert set(fmt.ROUTE_WORDS) == set(labels)
+    assert all("AR" not in fmt.route_words(label) for label in labels)
+    at = run_page()
+    badges = [str(m.value) for m in at.markdown if "-badge[" in str(m.value)]  # st.badge is badge markdown
+    assert ":blue-badge[owned GPUs, batched]" in badges  # the bank's overnight KYC batch
+    assert ":blue-badge[owned GPUs, one request at a time]" in badges
+    assert not [b for b in badges if "AR" in b]

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from economics.currency import USD, DisplayRate
 from economics.views.quadrant import Quadrant
 from ui.charts.chart import TITLE_LINE_PX
-from ui.format import currency_prefix
+from ui.format import currency_prefix, route_words
 from ui.labels import Label, place_labels
 from ui.theme import INFEASIBLE_COLOR, KIND_COLOR, KIND_SHADES, Chart, log10_axis
 
@@ -127,7 +127,7 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
             y=[None],
             mode="markers",
             marker={"symbol": "square", "size": 14, "color": ROUTE_COLOR.get(label, INFEASIBLE_COLOR)},
-            name=f"region: {label}",
+            name=f"region: {route_words(label)}",
             opacity=0.5,
         )
     x_lo, y_lo = float(xs[0]), float(ys[0])
@@ -146,7 +146,12 @@ def quadrant_figure(q: Quadrant, rate: DisplayRate = USD) -> go.Figure:
         },
         text=[p.name for p in q.points],
         customdata=[
-            [p.route_label, k * p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None, b, v]
+            [
+                route_words(p.route_label),
+                k * p.margin_usd_per_request if math.isfinite(p.margin_usd_per_request) else None,
+                b,
+                v,
+            ]
             for p, b, v in zip(q.points, beta, value, strict=True)
         ],
         hovertemplate=(

@@ -20,7 +20,7 @@ from economics.scenario import Scenario
 from economics.uncertainty import INPUT_LABELS, MonteCarlo, Tornado, TornadoBar
 from ui.axes import bar_range_with_amounts, left_margin, row_px, wrap_label
 from ui.charts.chart import Chart
-from ui.format import PRICE_UNIT_WORDS, currency_prefix, money, price_item_words
+from ui.format import PRICE_UNIT_WORDS, currency_prefix, money, price_item_words, route_words
 from ui.palette import API_WINS_COLOR, INFEASIBLE_COLOR, LIMIT_COLOR, OWNED_WINS_COLOR, option_styles
 
 __all__ = [
@@ -80,12 +80,12 @@ def workload_cost_chart(scenario: Scenario, result: Result, rate: DisplayRate = 
         # a route that adds nothing this month (a bought node in the cash view) has no bar: its name is
         # written beside the axis, with its figure, so the row is not read as missing
         text=[
-            f"{d.route_label}: {cur}{c:,.0f}" if c < 0.25 * widest else d.route_label
+            f"{route_words(d.route_label)}: {cur}{c:,.0f}" if c < 0.25 * widest else route_words(d.route_label)
             for d, c in zip(decisions, costs, strict=True)
         ],
         textposition=["outside" if c < 0.25 * widest else "inside" for c in costs],
         cliponaxis=False,
-        customdata=[d.route_label for d in decisions],
+        customdata=[route_words(d.route_label) for d in decisions],
         hovertemplate=f"%{{y}}<br>%{{customdata}}: {cur}%{{x:,.0f}}/month<extra></extra>",
     )
     chart.add(

@@ -55,7 +55,7 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
             left, mid, right = st.columns([2.2, 5, 1.6], vertical_alignment="center")
             left.markdown(f"**{fmt.md_escape(d.workload_name)}**")
             with left:
-                st.badge(d.route_label, color=ROUTE_BADGE.get(d.route_label, "gray"))
+                st.badge(fmt.route_words(d.route_label), color=ROUTE_BADGE.get(d.route_label, "gray"))
                 if wl.sovereign:
                     st.badge("sovereign data", icon=":material/lock:", color="gray")
             runs_on = fmt.md_escape(names.get(d.chosen_option_id or "", "nothing feasible"))

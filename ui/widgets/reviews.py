@@ -32,7 +32,7 @@ from economics.uncertainty import INPUT_LABELS, MonteCarlo, Range, Tornado, Unce
 from storage import reviews as store
 from ui import auth, compute, state
 from ui.energy import page_rate
-from ui.format import md_escape, money, money_text, plain, plural
+from ui.format import md_escape, money, money_text, plain, plural, route_words
 from ui.widgets import changes
 from ui.widgets.changes import sentences
 from ui.widgets.table import MISSING_SHOWN
@@ -411,7 +411,7 @@ def flip_sentences(result: Result, rate: DisplayRate = USD) -> None:
         texts = [money_text(plain(f.text), rate.code, rate.units_per_usd) for f in d.flips if f.threshold is not None]
         texts = texts or ["No driver in range changes this route."]
         st.markdown(
-            f"**{md_escape(d.workload_name)}** — {md_escape(d.route_label)}\n"
+            f"**{md_escape(d.workload_name)}** — {md_escape(route_words(d.route_label))}\n"
             + "\n".join(f"- {md_escape(t)}" for t in texts)
         )
 
@@ -428,7 +428,7 @@ def flips_frame(result: Result, rate: DisplayRate = USD) -> pd.DataFrame:
     rows = [
         {
             "Workload": d.workload_name,
-            "Route now": d.route_label,
+            "Route now": route_words(d.route_label),
             "Driver": f.driver.replace("_", " "),
             "Flips when it goes": f.direction,
             "Threshold": _flip_value(f.threshold, f.unit, rate),
