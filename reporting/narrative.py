@@ -260,12 +260,27 @@ def _comparison(c: Comparison, rate: DisplayRate) -> str:
     )
 
 
+#: A route that holds in fewer of the draws than this is named in the summary [1].
+ROUTE_HOLDS_NAMED = 0.9
+
+
 def _uncertainty(mc: MonteCarlo, rate: DisplayRate) -> str:
-    return (
+    text = (
         f"Across {mc.draws:,} draws of the uncertain inputs, the saving against the best APIs lies between "
         f"{per_month(mc.savings_p05_usd_per_month, rate)} and {per_month(mc.savings_p95_usd_per_month, rate)} in "
         f"90% of the draws (median {per_month(mc.savings_p50_usd_per_month, rate)})."
     )
+    wl = mc.workloads
+    if "prob_route_unchanged" not in wl.columns:
+        return text
+    shaky = wl[wl["prob_route_unchanged"] < ROUTE_HOLDS_NAMED].sort_values("prob_route_unchanged")  # NaN: not <
+    if not shaky.empty:  # the route most likely to change, in the words of the draws table
+        first = shaky.iloc[0]
+        text += (
+            f" The least settled route is {_quoted(str(first['workload_name']))}'s: it holds in "
+            f"{pct(float(first['prob_route_unchanged']))} of the draws."
+        )
+    return text
 
 
 def _accuracy(scenario: Scenario, result: Result) -> str:
@@ -281,7 +296,12 @@ def _accuracy(scenario: Scenario, result: Result) -> str:
             "measure before committing."
         )
     elif any(d.close_call is not None for d in result.decisions):
-        parts.append("Every route stays the better one across the likely range of the throughput model's error.")
+        # scoped to the model's error: a flip threshold or the draws of prices and demand below can still move a
+        # route, and an unscoped "every route stays" read as "safe" beside "a coin flip" in the same summary
+        parts.append(
+            "The throughput model's own error moves no route: each stays the better one across that error's likely "
+            "range (prices and demand can still move one, below)."
+        )
     if calibrated:
         parts.append(f"Throughput calibrated to your own benchmark runs for {', '.join(calibrated)}.")
     return " ".join(parts)

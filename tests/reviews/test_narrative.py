@@ -4,6 +4,7 @@ numbers the test puts in (derivations in comments), never produced by the narrat
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 import re
@@ -139,6 +140,30 @@ def test_uncertainty_band_is_stated_in_dollars_per_month() -> None:
     assert "Across 1,000 draws of the uncertain inputs, the saving against the best APIs lies between" in text
     assert "between $1,000/month" in text
     assert "and $3,000/month in 90% of the draws (median $2,000/month)." in text
+    assert "least settled" not in text  # no route table: nothing named
+
+
+def test_the_summary_names_the_least_settled_route_and_scopes_the_model_error_sentence() -> None:
+    # A pack said "Every route stays the better one across the likely range of the throughput model's error"
+    # while its draws table gave a route a 44% chance of holding: the first sentence is now about the model's
+    # error only, and the draws' least settled route is named (holding in under 90% of draws).
+    scenario = small_scenario()
+    rows = [("chat", "Chat", 0.4395), ("kyc", "KYC check", 0.97), ("x", "Gone", float("nan"))]
+    mc = MonteCarlo(
+        draws=1000,
+        seed=0,
+        workloads=pd.DataFrame(rows, columns=["workload_id", "workload_name", "prob_route_unchanged"]),
+        options=pd.DataFrame(),
+        savings_p05_usd_per_month=0.0,
+        savings_p50_usd_per_month=0.0,
+        savings_p95_usd_per_month=746.0,
+    )
+    text = _text(narrative(scenario, small_result(scenario), monte_carlo=mc))
+    assert "The least settled route is “Chat”'s: it holds in 44% of the draws." in text
+    assert "KYC" not in text.split("least settled")[1]
+    settled = mc.workloads.assign(prob_route_unchanged=[0.95, 0.97, float("nan")])
+    calm = _text(narrative(scenario, small_result(scenario), monte_carlo=dataclasses.replace(mc, workloads=settled)))
+    assert "least settled" not in calm
 
 
 @pytest.mark.parametrize("name", ["<script>alert(1)</script>", 'A & B "quoted"'])
