@@ -125,17 +125,22 @@ def test_scenario_changes_lists_nothing_for_the_same_scenario() -> None:
     assert scenario_changes(BANK, later) == ["review date moved from 1 December 2026 to 1 March 2027"]
 
 
-def test_uncertainty_band_is_stated_in_dollars_per_month() -> None:
-    scenario = small_scenario()
-    mc = MonteCarlo(
+def _draws(workloads: pd.DataFrame, p05: float, p50: float, p95: float) -> MonteCarlo:
+    """A Monte Carlo of 1,000 draws with the given route table and savings percentiles [USD/month]."""
+    return MonteCarlo(
         draws=1000,
         seed=0,
-        workloads=pd.DataFrame(),
+        workloads=workloads,
         options=pd.DataFrame(),
-        savings_p05_usd_per_month=1000.0,
-        savings_p50_usd_per_month=2000.0,
-        savings_p95_usd_per_month=3000.0,
+        savings_p05_usd_per_month=p05,
+        savings_p50_usd_per_month=p50,
+        savings_p95_usd_per_month=p95,
     )
+
+
+def test_uncertainty_band_is_stated_in_dollars_per_month() -> None:
+    scenario = small_scenario()
+    mc = _draws(pd.DataFrame(), 1000.0, 2000.0, 3000.0)
     text = _text(narrative(scenario, small_result(scenario), monte_carlo=mc))
     assert "Across 1,000 draws of the uncertain inputs, the saving against the best APIs lies between" in text
     assert "between $1,000/month" in text
@@ -149,15 +154,7 @@ def test_the_summary_names_the_least_settled_route_and_scopes_the_model_error_se
     # error only, and the draws' least settled route is named (holding in under 90% of draws).
     scenario = small_scenario()
     rows = [("chat", "Chat", 0.4395), ("kyc", "KYC check", 0.97), ("x", "Gone", float("nan"))]
-    mc = MonteCarlo(
-        draws=1000,
-        seed=0,
-        workloads=pd.DataFrame(rows, columns=["workload_id", "workload_name", "prob_route_unchanged"]),
-        options=pd.DataFrame(),
-        savings_p05_usd_per_month=0.0,
-        savings_p50_usd_per_month=0.0,
-        savings_p95_usd_per_month=746.0,
-    )
+    mc = _draws(pd.DataFrame(rows, columns=["workload_id", "workload_name", "prob_route_unchanged"]), 0.0, 0.0, 746.0)
     text = _text(narrative(scenario, small_result(scenario), monte_carlo=mc))
     assert "The least settled route is “Chat”'s: it holds in 44% of the draws." in text
     assert "KYC" not in text.split("least settled")[1]
