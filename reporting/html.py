@@ -50,7 +50,7 @@ LIMITATIONS: tuple[str, ...] = (
     "from task-specific evals. The router is only as good as quality and failure cost.",
     "Multi-node tensor parallelism needs the link bandwidth set accordingly; pipeline parallelism is not modeled.",
     "The uncertainty band uses a surrogate: one evaluation, secant elasticities at the MBU/MFU range ends, "
-    "feasibility fixed at the base point (see economics/uncertainty.py).",
+    "feasibility fixed at the base point (the model documentation, docs/, explains it).",
 )
 
 
@@ -135,13 +135,14 @@ def _without_duration_unit(column: str) -> str:
 
 
 def html_table(frame: pd.DataFrame, *, stale_column: str | None = None) -> HtmlTable:
-    """Format a DataFrame for the template; rows whose ``stale_column`` is true are marked stale."""
+    """Format a DataFrame for the template; a ``stale_column`` cell that warns ("⚠ stale", "⚠ dated after the
+    review date") is marked stale."""
     rows = []
     for record in frame.itertuples(index=False, name=None):
         cells = []
         for column, value in zip(frame.columns, record, strict=True):
-            stale = column == stale_column and value is True
-            cells.append(Cell("stale", "stale") if stale else _cell(str(column), value))
+            stale = column == stale_column and str(value).startswith("⚠")
+            cells.append(Cell(str(value), "stale") if stale else _cell(str(column), value))
         rows.append(tuple(cells))
     # durations are written with their own unit ("8 h", "30 ms"), so the header drops the CSV's "[h]"
     header = tuple(_without_duration_unit(str(c)) for c in frame.columns)
@@ -251,7 +252,7 @@ def render_html(pack: MeetingPack) -> str:
         uncertainty=None
         if bands is None
         else html_table(tables.bands_display(bands, pack.rate, pack.scenario.gpu_side())),
-        price_book=html_table(tables.price_book_display(pack), stale_column="Stale"),
+        price_book=html_table(tables.price_book_display(pack), stale_column="Status"),
         workloads=html_table(tables.workloads_frame(pack)),
         assumptions=html_table(tables.assumptions_frame(pack)),
         options=html_table(tables.options_frame(pack.result, s, pack.rate)),

@@ -17,7 +17,16 @@ from economics.price_book import price_book_frame
 from economics.uncertainty import MonteCarlo
 from economics.units import MS, SECONDS_PER_HOUR
 from reporting.pack import MeetingPack
-from ui.format import CURRENCY_PREFIX, PRICE_UNIT_WORDS, money_text, pct, plain, price_item_words
+from ui.format import (
+    CURRENCY_PREFIX,
+    PRICE_UNIT_WORDS,
+    money_text,
+    pct,
+    plain,
+    price_age,
+    price_item_words,
+    price_status,
+)
 from ui.format import duration as duration_words
 from ui.tables import decisions_frame, options_frame
 
@@ -167,14 +176,22 @@ def price_book_display(pack: MeetingPack, *, numbers: bool = False) -> pd.DataFr
                 else {"Discount": [pct(x) if pd.notna(x) else None for x in discount]}
             ),
             "In use": f["value"],
-            "Negotiated": f["negotiated"],
+            "Negotiated": _yes_no(f["negotiated"]),
             "Source": [plain(str(x)) for x in f["source"]],
             "As of": f["as_of"].astype(str).replace("None", ""),
-            "Age [days]": f["age_days"],
-            "Stale": f["stale"],
-            "Feeds a chosen route": f["in_chosen_route"],
+            "Age [days]": price_age(f["age_days"]),
+            "Status": [
+                price_status(bool(x), a, str(src))
+                for x, a, src in zip(f["stale"], f["age_days"], f["source"], strict=True)
+            ],
+            "Feeds a chosen route": _yes_no(f["in_chosen_route"]),
         }
     )
+
+
+def _yes_no(flags: pd.Series) -> list[str]:
+    """Flags in words for a reader (and a spreadsheet's filter), not Python's True/False."""
+    return ["yes" if bool(x) else "no" for x in flags]
 
 
 def workloads_frame(pack: MeetingPack) -> pd.DataFrame:

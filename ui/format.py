@@ -10,6 +10,8 @@ import math
 import re
 from collections.abc import Sequence
 
+import pandas as pd
+
 from economics import DOLLAR_AMOUNT, dollar_value
 from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
 from economics.price_book import ITEM_LABEL
@@ -260,6 +262,23 @@ ROUTE_WORDS: dict[str, str] = {
 def route_words(label: str) -> str:
     """A route kind in words ("owned AR (batch)" → "owned GPUs, batched"); a label it does not know, as is."""
     return ROUTE_WORDS.get(label, label)
+
+
+def price_status(stale: bool, age_days: float | None, source: str) -> str:
+    """ "⚠ stale", "⚠ dated after the review date" or "current", then "(assumed)" when the source says it is an
+    assumption: a reader saw the owned node's prices with a blank status and could not tell checked from assumed.
+    The page's price book and the meeting pack's say it alike."""
+    if age_days is not None and not pd.isna(age_days) and age_days < 0:
+        status = "⚠ dated after the review date"
+    else:
+        status = "⚠ stale" if stale else "current"
+    return f"{status} (assumed)" if "[assumption]" in source else status
+
+
+def price_age(age_days: pd.Series) -> pd.Series:
+    """Prices' ages at the review date [days], blank for a price dated after it (its status says so): "−7 days"
+    read as a typo in the meeting pack's price book."""
+    return age_days.where(age_days >= 0)
 
 
 def price_item_words(item: str) -> str:

@@ -24,6 +24,7 @@ from economics.views.breakeven import BreakEvenInputs, break_even_analysis
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
 from economics.views.kinds import option_kinds
 from reporting.finance import finance_data, finance_frames
+from reporting.meeting_pack import render_html
 from reporting.pack import build_pack
 from reporting.tables import fleet_changes_display, price_book_display, workload_changes_display
 from reporting.tables import workloads_frame as pack_workloads_frame
@@ -798,3 +799,24 @@ def test_overview_without_gpus_says_so_instead_of_an_empty_fleet_chart() -> None
         if "on every option" in str(s["layout"]["title"]["text"])
     )
     assert "shares nodes already paid for" in dots
+
+
+def test_p_b_a_price_typed_after_the_review_date_reads_so_in_the_pack() -> None:
+    # The pack's price book read "Age [days] -7" for a price typed on 8 December into a review dated 1 December,
+    # and "True"/"False" in its flag columns. The bank's review date is 2026-12-01; its frontier API typed on
+    # 2026-12-08 is 7 days after it: no age, and a status that says why; flags read yes/no, as on the page.
+    s = default_scenario()
+    frontier = next(a for a in s.apis if a.id == "frontier-api")
+    typed = frontier.model_copy(update={"as_of": "2026-12-08", "source": "entered by the user on 2026-12-08"})
+    s = s.model_copy(update={"apis": tuple(typed if a is frontier else a for a in s.apis)})
+    pack = build_pack(s, uncertainty=False)
+    prices = price_book_display(pack)
+    rows = prices[prices["Offer"] == frontier.name]
+    assert set(rows["Status"]) == {"⚠ dated after the review date"}
+    assert rows["Age [days]"].isna().all()
+    others = prices[prices["Offer"] != frontier.name]
+    assert (others["Age [days]"] >= 0).all()
+    assert set(prices["Negotiated"]) <= {"yes", "no"}
+    assert set(prices["Feeds a chosen route"]) <= {"yes", "no"}
+    page = render_html(pack)
+    assert '<td class="stale">⚠ dated after the review date</td>' in page

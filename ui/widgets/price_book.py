@@ -29,7 +29,7 @@ from economics.price_text import PriceTextError, parse_money, parse_percent, typ
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import PRICE_UNIT_WORDS, md_escape, plain, plural
+from ui.format import PRICE_UNIT_WORDS, md_escape, plain, plural, price_age, price_status
 from ui.tables import csv_bytes
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
@@ -89,16 +89,6 @@ ITEM_WORDS: dict[str, tuple[str, str]] = {
 _LIST = "List price (type to change)"
 
 
-def _status(stale: bool, age_days: float | None, source: str) -> str:
-    """ "⚠ stale", "⚠ dated after the review date" or "current", then "(assumed)" when the source says it is an
-    assumption: a reader saw the owned node's prices with a blank status and could not tell checked from assumed."""
-    if age_days is not None and not pd.isna(age_days) and age_days < 0:
-        status = "⚠ dated after the review date"
-    else:
-        status = "⚠ stale" if stale else "current"
-    return f"{status} (assumed)" if "[assumption]" in source else status
-
-
 def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
     """Every price with its source, as-of date, age and stale flag, for display and CSV (no ids: the offer's
     and the price's names; the index holds (offer id, item) for edits)."""
@@ -112,12 +102,13 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
             "In use": [money_text(float(v)) for v in f["value"]],  # as precise as the list price: $0.025, not $0.03
             # before the unit: whether a price is stale matters more than its unit in words
             "Status": [
-                _status(bool(x), a, str(src)) for x, a, src in zip(f["stale"], f["age_days"], f["source"], strict=True)
+                price_status(bool(x), a, str(src))
+                for x, a, src in zip(f["stale"], f["age_days"], f["source"], strict=True)
             ],
             "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
             "Unit": [PRICE_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
             "Negotiated": f["negotiated"],
-            "Age [days]": f["age_days"],
+            "Age [days]": price_age(f["age_days"]),
             "Source": [plain(str(x)) for x in f["source"]],
             "Feeds a chosen route": f["in_chosen_route"],
         }

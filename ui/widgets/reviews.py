@@ -174,7 +174,8 @@ def save_form(current: Scenario, reviews: tuple[store.ReviewSummary, ...] = ()) 
         return
     _done(
         # the server's database path ("to /srv/…/reviews.sqlite3") is not the reader's business
-        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…).",
+        f"Saved review #{summary.id} “{md_escape(summary.name)}” (content hash {summary.short_hash}…: its fingerprint, "
+        "which shows later that it was not altered).",
         subject=summary.id,
     )
 
@@ -433,7 +434,7 @@ def flips_frame(result: Result, rate: DisplayRate = USD) -> pd.DataFrame:
             "Flips when it goes": f.direction,
             "Threshold": _flip_value(f.threshold, f.unit, rate),
             "Now": _flip_value(f.current, f.unit, rate),
-            "Unit": rate.code + f.unit.removeprefix("USD") if f.unit.startswith("USD") else f.unit,
+            "Unit": rate.code + f.unit.removeprefix("USD") if f.unit.startswith("USD") else plain(f.unit),
             "Moves to": names.get(f.new_option_id or "", ""),
             "In words": money_text(plain(f.text), rate.code, rate.units_per_usd),
         }
