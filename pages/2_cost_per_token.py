@@ -75,7 +75,11 @@ def node_costs() -> None:
 @st.fragment(key="cost_apis")
 def api_prices() -> None:
     """Every API's rates, typed as on the invoice."""
-    st.markdown("**API rates** — type them as on the invoice: $9.50, 9.50 or 30%")
+    # "30%" in a rate field is refused (a rate is an amount): say where a percentage goes
+    st.markdown(
+        "**API rates** — type them as on the invoice: \\$9.50 or 9.50 per million tokens; the batch tier's "
+        "discount as 30%. A negotiated discount off the list price goes in the Price book."
+    )
     # an edit is applied in its callback and reruns FOLLOW only, not these fields (ui.widgets.api_rates)
     state.update(api_rate_inputs(state.scenario(), live_keys=("cost_apis", *FOLLOW)))
 

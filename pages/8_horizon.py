@@ -11,7 +11,7 @@ from ui import format as fmt
 from ui import horizon as view
 from ui import state
 from ui.charts import horizon as charts
-from ui.widgets.table import number, table
+from ui.widgets.table import number, table, whole_money
 
 s = state.scenario()  # first: a deep link's very first run must not draw before app.py ran
 st.title("Horizon: the next five years")
@@ -47,7 +47,7 @@ st.caption(
     fmt.md_escape(f"NPV at {h.discount_rate:.1%} a year ({h.discount_rate_basis}); bills counted at each year's end.")
 )
 npv = view.npv_frame(h, rate)
-table(npv, key="horizon_npv", file_name="horizon_npv.csv")  # its money columns are formatted by their header
+table(npv, key="horizon_npv", file_name="horizon_npv.csv", column_config=whole_money(npv.columns))  # whole units
 if (alike := view.same_bills(h)) is not None:
     st.caption(fmt.md_escape(alike))
 if h.books:

@@ -136,3 +136,13 @@ def test_the_crossover_chart_writes_its_price_declines_as_percentages() -> None:
     spec = chart(run_page("8_horizon"), "When owning stops paying")
     assert spec["layout"]["xaxis"]["ticksuffix"] == "%"
     assert spec["layout"]["xaxis"]["autorange"] == "reversed"  # the steeper decline to the right
+
+
+def test_the_npv_table_shows_whole_units() -> None:
+    # yearly bills and NPVs of hundreds of thousands read "S$826,608.00": whole units with the currency sign
+    at = run_page("8_horizon")
+    npv = next(d for d in at.dataframe if "NPV [SGD]" in d.value.columns)
+    config = json.loads(npv.proto.columns)
+    money = [c for c in npv.value.columns if c.endswith("[SGD]")]
+    assert len(money) >= 2
+    assert {config[c]["type_config"]["format"] for c in money} == {"S$%,.0f"}

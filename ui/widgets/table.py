@@ -59,6 +59,14 @@ def money_formats(columns: Iterable[object]) -> dict[str, Any]:
     return formats
 
 
+def whole_money(columns: Iterable[object]) -> dict[str, Any]:
+    """Formats of the money ``columns`` (by their header) in whole units with their sign: yearly bills and NPVs
+    of hundreds of thousands read "S$826,608", not "S$826,608.00"."""
+    return {
+        c: number(fmt=f"{currency_prefix(m[0])}%,.0f") for c in map(str, columns) if (m := money_header(c)) is not None
+    }
+
+
 def money(label: str | None = None, help_text: str | None = None) -> Any:
     """A USD number column: $ sign, thousands separators, cents."""
     return st.column_config.NumberColumn(label, format="dollar", help=help_text)
