@@ -17,6 +17,7 @@ from economics import plural as plural  # never "word(s)": the helper the app an
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
+from ui.bands import ROUTE_HOLDS_NAMED
 from ui.format import CURRENCY_PREFIX, money, money_text, pct, plain, route_words, usd_per_month
 from ui.format import duration as app_duration
 
@@ -258,10 +259,6 @@ def _comparison(c: Comparison, rate: DisplayRate) -> str:
         f"Against {c.before_label}, the monthly bill {direction}{amount} and "
         f"{plural(moved, 'workload changes', 'workloads change')} route."
     )
-
-
-#: A route that holds in fewer of the draws than this is named in the summary [1].
-ROUTE_HOLDS_NAMED = 0.9
 
 
 def _uncertainty(mc: MonteCarlo, rate: DisplayRate) -> str:

@@ -203,6 +203,10 @@ def _first(items: list[str], sep: str, k: int = 5) -> str:
     return sep.join(items[:k]) + more
 
 
+#: A route that holds in fewer of the Monte Carlo's draws than this is named, on the Overview and in the pack [1].
+ROUTE_HOLDS_NAMED = 0.9
+
+
 def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float], str]) -> list[str]:
     """The Overview's points on how firm the headline is, from the Reviews page's Monte Carlo at its default
     ranges, one sentence each: the savings' 90% band and median, the routes that do not hold in nine draws of ten,
@@ -220,7 +224,7 @@ def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float],
             )
         )
     w = mc.workloads
-    shaky = w[w["prob_route_unchanged"] < 0.9]
+    shaky = w[w["prob_route_unchanged"] < ROUTE_HOLDS_NAMED]
     if len(shaky):
         held = _first(
             [
@@ -236,6 +240,7 @@ def how_sure(savings_usd: float | None, mc: MonteCarlo, money: Callable[[float],
         share = f"{100 * lo:.0f}%" if round(100 * lo) == round(100 * hi) else f"{100 * lo:.0f}–{100 * hi:.0f}%"
         parts.append(
             f"the bought GPUs run short for {_first(list(short['workload_name']), ', ')} in {share} of draws "
-            "(slower GPUs than modelled would need capacity beyond the fleet, at its full price)"
+            "(in those draws the GPUs are slower than modelled, and the busiest hours need more capacity than the "
+            "fleet has, at its full price, although it sits idle much of the day on average)"
         )
     return [sentence(p) + "." for p in parts]
