@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from economics import OwnedNode
 from economics.currency import currency_statement
 from economics.uncertainty import UncertaintyRanges
 from ui import bands, compute, state, tables
@@ -66,11 +67,21 @@ m[4].metric(
 )
 if s.policy.lens == "cash" and p is not None and p.sunk_usd_per_month > 0:
     # the headline is what the plan changes; say beside it what is paid anyway, so it is not read as the run cost
+    # a card's "S$0 paid to run it" on a bought node follows from an input, not a finding: say which, when it holds
+    owned = [n for n in s.nodes if isinstance(n, OwnedNode) and n.nodes_owned > 0]
+    flat = [n.name for n in owned if n.power_fraction_busy <= n.power_fraction_idle]
     st.caption(
         fmt.md_escape(
             f"Not in Recommended: {shown(p.sunk_usd_per_month)} a month that the nodes already bought cost "
             "whatever the plan does (capital recovery, power at idle, colocation and operations). Recommended "
             "plus this is what the plan costs a month in full, capital recovery included."
+            + (
+                f" {', '.join(flat)} {'draws' if len(flat) == 1 else 'draw'} as much power idle as busy (the "
+                "power inputs on Cost per token), so work on "
+                f"{'it' if len(flat) == 1 else 'them'} adds nothing to the bill in this lens."
+                if flat
+                else ""
+            )
         )
     )
 st.caption(fmt.md_escape(currency_statement(rate) + " " + carbon_line(s, r, rate)))

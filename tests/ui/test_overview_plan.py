@@ -175,3 +175,17 @@ def test_beside_the_headline_the_cash_lens_says_what_it_leaves_out() -> None:
     full = bank.model_copy(update={"policy": bank.policy.model_copy(update={"lens": "full"})})
     at = _open(full)
     assert not [c for c in at.caption if "Not in Recommended" in c.value]
+
+
+def test_the_cash_lens_says_when_a_bought_node_draws_as_much_power_idle_as_busy() -> None:
+    # the bank's node draws 70% of its maximum power busy and idle alike, so its cards read "S$0 paid to run it":
+    # an input, not a finding, and the line beside the headline names it; at 90% busy it says nothing of the kind
+    at = _open(default_scenario())
+    (said,) = [c.value.replace("\\", "") for c in at.caption if "Not in Recommended" in c.value]
+    assert "Owned 8×H100 node (Singapore) draws as much power idle as busy" in said
+    bank = default_scenario()
+    node = bank.nodes[0]
+    busier = node.model_copy(update={"power_fraction_busy": 0.9})
+    at = _open(bank.model_copy(update={"nodes": (busier, *bank.nodes[1:])}))
+    (said,) = [c.value.replace("\\", "") for c in at.caption if "Not in Recommended" in c.value]
+    assert "as much power idle as busy" not in said
