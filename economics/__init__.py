@@ -78,7 +78,7 @@ if typing.TYPE_CHECKING:  # imported on first use (below): they pull in pandas, 
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("Claim", "argument"), "economics.argument"),
     **dict.fromkeys(("error_items", "field_path"), "economics._errors"),
-    **dict.fromkeys(("WhatChanged", "what_changed"), "economics.changes"),
+    **dict.fromkeys(("WhatChanged", "scenario_changes", "what_changed"), "economics.changes"),
     **dict.fromkeys(("MeasuredThroughput",), "economics.measured"),
     **dict.fromkeys(("PriceTextError", "parse_money", "parse_percent", "typed_source"), "economics.price_text"),
     **dict.fromkeys(("USD", "DisplayRate", "currency_statement", "display_rate", "to_display"), "economics.currency"),
@@ -88,7 +88,9 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("finance_pack_section",), "economics.finance.report"),
     **dict.fromkeys(("fx_rates",), "economics.finance.data"),
     **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
-    **dict.fromkeys(("DOLLAR_AMOUNT", "dollar_value", "dollars_alike", "plural", "sentence"), "economics.words"),
+    **dict.fromkeys(
+        ("DOLLAR_AMOUNT", "dollar_value", "dollars_alike", "joined", "plural", "quoted", "sentence"), "economics.words"
+    ),
     **dict.fromkeys(
         ("DEFAULT_SENSITIVITY_RATES", "Horizon", "crossover_sensitivity", "horizon", "price_trends"),
         "economics.finance.horizon",
@@ -288,6 +290,7 @@ __all__ = [
     "horizon",
     "http_url",
     "idle_cost_usd_per_month",
+    "joined",
     "list_presets",
     "load_catalog",
     "load_engines",
@@ -308,6 +311,7 @@ __all__ = [
     "price_book_frame",
     "price_trends",
     "problem_of",
+    "quoted",
     "read_benchmark",
     "remove_option",
     "replica_choices",
@@ -317,6 +321,7 @@ __all__ = [
     "reprice",
     "route",
     "saved_calibration",
+    "scenario_changes",
     "scenario_json",
     "sentence",
     "serving_choices",

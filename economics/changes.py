@@ -9,11 +9,14 @@ the meeting pack all read it, so they say the same thing in the same words.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from pydantic import Field
 
 from economics._base import Frozen
 from economics.result import Result
+from economics.scenario import Scenario
+from economics.words import joined, quoted
 
 __all__ = ["MovedRoute", "WhatChanged", "what_changed"]
 
@@ -114,3 +117,45 @@ def what_changed(reference: Result, current: Result, *, reference_label: str) ->
         owned_nodes_before=reference.fleet.owned_nodes,
         owned_nodes_after=current.fleet.owned_nodes,
     )
+
+
+def _by_id(items: Iterable[object]) -> dict[str, object]:
+    return {str(getattr(x, "id")): x for x in items}  # noqa: B009 (every scenario item has an id)
+
+
+def _changed_items(label: str, before: Iterable[object], after: Iterable[object]) -> list[str]:
+    a, b = _by_id(before), _by_id(after)
+    out = []
+    added = [str(getattr(b[k], "name", k)) for k in b if k not in a]
+    removed = [str(getattr(a[k], "name", k)) for k in a if k not in b]
+    changed = [str(getattr(b[k], "name", k)) for k in b if k in a and a[k] != b[k]]
+    if added:
+        out.append(f"{label} added: {joined([quoted(x) for x in added])}")
+    if removed:
+        out.append(f"{label} removed: {joined([quoted(x) for x in removed])}")
+    if changed:
+        out.append(f"{label} changed: {joined([quoted(x) for x in changed])}")
+    return out
+
+
+def scenario_changes(before: Scenario, after: Scenario) -> list[str]:
+    """What differs between two scenarios, as short phrases (empty when they are the same): the meeting pack's
+    "modified from the preset: …" and the what-changed banner's "You changed …".
+
+    Workloads, node offers, owned options and APIs are matched by id; the review date, efficiency factors,
+    policy, GPUs and models are compared as a whole.
+    """
+    out: list[str] = []
+    out += _changed_items("workloads", before.workloads, after.workloads)
+    out += _changed_items("node prices", before.nodes, after.nodes)
+    out += _changed_items("owned options", before.owned_options, after.owned_options)
+    out += _changed_items("API prices", before.apis, after.apis)
+    if before.review_date != after.review_date:
+        out.append(f"review date moved from {before.review_date:%-d %B %Y} to {after.review_date:%-d %B %Y}")
+    if before.efficiency != after.efficiency:
+        out.append("efficiency factors changed")
+    if before.policy != after.policy:
+        out.append("policy (utilization target or cost mode) changed")
+    if before.gpus != after.gpus or before.models != after.models:
+        out.append("GPU or model catalog changed")
+    return out

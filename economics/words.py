@@ -6,9 +6,23 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 #: Words whose written form or plural is not the word plus "s".
 _FORMS: dict[str, tuple[str, str]] = {"gpu": ("GPU", "GPUs")}
+
+
+def joined(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def quoted(name: str) -> str:
+    """A name from the scenario in quotation marks: “Code completion”."""
+    return f"“{name}”"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

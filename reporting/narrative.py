@@ -9,11 +9,21 @@ scenario (a user's own scenario, or an unchanged preset).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from economics import OwnedNode, RentedNode, Result, Scenario, list_presets, load_scenario, owned_node_cost_breakdown
+from economics import (
+    OwnedNode,
+    RentedNode,
+    Result,
+    Scenario,
+    list_presets,
+    load_scenario,
+    owned_node_cost_breakdown,
+    scenario_changes,
+)
+from economics import joined as _and
 from economics import plural as plural  # never "word(s)": the helper the app and the CLI use
+from economics import quoted as _quoted
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
@@ -70,65 +80,12 @@ def per_month(x_usd: float | None, rate: DisplayRate = USD) -> str:
     return in_prefix(usd_per_month(None if x_usd is None else x_usd * rate.units_per_usd), rate.code)
 
 
-def _and(items: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _quoted(name: str) -> str:
-    return f"“{name}”"
-
-
 def find_baseline(scenario: Scenario) -> Baseline | None:
     """The shipped preset whose name the scenario carries, or None for a scenario of the user's own."""
     for preset in list_presets():
         if preset.name == scenario.name:
             return Baseline(f"the preset {_quoted(preset.name)}", load_scenario(preset.path))
     return None
-
-
-def _by_id(items: Iterable[object]) -> dict[str, object]:
-    return {str(getattr(x, "id")): x for x in items}  # noqa: B009 (every scenario item has an id)
-
-
-def _changed_items(label: str, before: Iterable[object], after: Iterable[object]) -> list[str]:
-    a, b = _by_id(before), _by_id(after)
-    out = []
-    added = [str(getattr(b[k], "name", k)) for k in b if k not in a]
-    removed = [str(getattr(a[k], "name", k)) for k in a if k not in b]
-    changed = [str(getattr(b[k], "name", k)) for k in b if k in a and a[k] != b[k]]
-    if added:
-        out.append(f"{label} added: {_and([_quoted(x) for x in added])}")
-    if removed:
-        out.append(f"{label} removed: {_and([_quoted(x) for x in removed])}")
-    if changed:
-        out.append(f"{label} changed: {_and([_quoted(x) for x in changed])}")
-    return out
-
-
-def scenario_changes(before: Scenario, after: Scenario) -> list[str]:
-    """What differs between two scenarios, as short phrases (empty when they are the same).
-
-    Workloads, node offers, owned options and APIs are matched by id; the review date, efficiency factors,
-    policy, GPUs and models are compared as a whole.
-    """
-    out: list[str] = []
-    out += _changed_items("workloads", before.workloads, after.workloads)
-    out += _changed_items("node prices", before.nodes, after.nodes)
-    out += _changed_items("owned options", before.owned_options, after.owned_options)
-    out += _changed_items("API prices", before.apis, after.apis)
-    if before.review_date != after.review_date:
-        out.append(f"review date moved from {before.review_date:%-d %B %Y} to {after.review_date:%-d %B %Y}")
-    if before.efficiency != after.efficiency:
-        out.append("efficiency factors changed")
-    if before.policy != after.policy:
-        out.append("policy (utilization target or cost mode) changed")
-    if before.gpus != after.gpus or before.models != after.models:
-        out.append("GPU or model catalog changed")
-    return out
 
 
 def show_description(scenario: Scenario, baseline: Baseline | None) -> bool:

@@ -340,3 +340,29 @@ def test_an_unedited_scenario_is_compared_with_the_catalog_as_before() -> None:
     at = run_page("7_reviews")
     assert not [r for r in at.radio if r.key == "rv_compare_how"]  # one choice: a caption, no radio
     assert "Prices that changed" in metrics(at)
+
+
+def test_the_banner_names_what_differs_and_why_each_change_leaves_the_bill() -> None:
+    # A reader typed the bought node's price, then cut the Together rates: the banner still explained only the
+    # node ("so this price does not move it") and never said what had been changed. In the bank's plan no route
+    # runs on the Together API, and the bought node is paid whatever the plan does (cash lens): the bill is
+    # unchanged, each change gets its reason, and the changed offers are named.
+    at = run_page("2_cost_per_token")
+    at.text_input(key="node_sg-h100-node_capex_usd").set_value("$350,000").run()
+    at.switch_page("app.py").run()
+    text = _banner(at).replace("\\", "")
+    assert "The monthly bill is unchanged" in text
+    assert "so their prices do not move it" in text
+    assert "serve no chosen route" not in text
+    assert "What differs: node prices changed: “Owned 8×H100 node (Singapore)”." in text
+    at.switch_page("pages/2_cost_per_token.py").run()
+    at.text_input(key="api_hosted-70b-api_output_usd_per_mtok").set_value("$0.50").run()
+    at.switch_page("app.py").run()
+    assert not at.exception
+    text = _banner(at).replace("\\", "")
+    assert "The monthly bill is unchanged" in text
+    assert "The other offers that changed serve no chosen route, so they do not move it." in text
+    assert (
+        "What differs: node prices changed: “Owned 8×H100 node (Singapore)”; API prices changed: "
+        "“Hosted Llama-70B API (Together)”." in text
+    )

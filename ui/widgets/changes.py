@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import streamlit as st
 
-from economics import USD, DisplayRate
+from economics import USD, DisplayRate, scenario_changes
 from economics.changes import WhatChanged, what_changed
 from economics.result import Result
 from economics.scenario import Scenario
@@ -123,13 +123,36 @@ def banner_text(current: Scenario) -> str | None:
     if c is None or (c.unchanged and state.origin()[0] == current):
         return None
     said = sentences(c, page_rate(current)[0])
-    if c.unchanged and current.policy.lens == "cash" and any(getattr(n, "nodes_owned", 0) for n in current.nodes):
-        # an edit with no effect said nothing at all: a typed node price left the reader looking for the change
-        said.append(
-            "In the cash lens the bill counts only what the plan changes: the nodes already bought, their power when "
-            "idle and their fixed costs are paid whatever the plan does, so this price does not move it."
-        )
+    ref = reference()[2]
+    if c.unchanged:  # an edit with no effect said nothing at all: the reader was left looking for the change
+        said += _why_unchanged(ref, current)
+    # what differs, by name: after a node price and then an API rate, the banner explained only the first
+    if edits := scenario_changes(ref, current):
+        said.append(fmt.md_escape("What differs: " + "; ".join(edits) + "."))
     return f"**Compared with {fmt.md_escape(c.reference)}:** " + " ".join(said)
+
+
+def _changed_ids(before: tuple[Any, ...], after: tuple[Any, ...]) -> set[str]:
+    """Ids of the offers in ``after`` that are new or differ from ``before``."""
+    old = {x.id: x for x in before}
+    return {x.id for x in after if old.get(x.id) != x}
+
+
+def _why_unchanged(ref: Scenario, current: Scenario) -> list[str]:
+    """Why the bill did not move, for the offers that changed: a bought node's prices are paid whatever the plan
+    does (cash lens); any other changed offer serves no chosen route (a used one would have moved the bill)."""
+    nodes, apis = _changed_ids(ref.nodes, current.nodes), _changed_ids(ref.apis, current.apis)
+    bought = {n.id for n in current.nodes if getattr(n, "nodes_owned", 0)}
+    out = []
+    if current.policy.lens == "cash" and nodes & bought:
+        out.append(
+            "In the cash lens the bill counts only what the plan changes: the nodes already bought, their power when "
+            "idle and their fixed costs are paid whatever the plan does, so their prices do not move it."
+        )
+    if (nodes - bought) or apis:
+        other = "The other offers that changed" if out else "The offers that changed"
+        out.append(f"{other} serve no chosen route, so they do not move it.")
+    return out
 
 
 #: What the sidebar status last drew (None: nothing); absent until it was first drawn. A price edit's callback
