@@ -21,12 +21,13 @@ from economics import (
     owned_node_cost_breakdown,
     scenario_changes,
 )
-from economics import joined as _and
 from economics import plural as plural  # never "word(s)": the helper the app and the CLI use
-from economics import quoted as _quoted
 from economics.compare import Comparison
 from economics.currency import USD, DisplayRate
 from economics.uncertainty import MonteCarlo
+from economics.words import joined as _and
+from economics.words import quoted as _quoted
+from economics.words import sentence
 from ui.bands import ROUTE_HOLDS_NAMED
 from ui.format import CURRENCY_PREFIX, money, money_text, pct, plain, route_words, usd_per_month
 from ui.format import duration as app_duration
@@ -210,6 +211,9 @@ def _closest_flip(result: Result, rate: DisplayRate) -> str | None:
 def _comparison(c: Comparison, rate: DisplayRate) -> str:
     moved = len(c.flipped)
     change = c.total_change_usd_per_month
+    if not moved and c.prices.empty and abs(change) < 0.005:
+        # "the monthly bill is unchanged and 0 workloads change route" read as the review compared with itself
+        return sentence(f"{c.after_label} and {c.before_label} have the same prices, routes and monthly bill.")
     direction = "rises" if change > 0 else "falls" if change < 0 else "is unchanged"
     amount = f" by {per_month(abs(change), rate)}" if change else ""
     return (

@@ -193,3 +193,17 @@ def test_a_rented_offer_the_plan_leaves_is_not_said_to_be_rented() -> None:
         "“Rented 8× H100 (RunPod Secure Cloud, per GPU-hour)” would rent at $3.49 per GPU-hour; "
         "the plan rents none of it." in text
     )
+
+
+def test_a_comparison_with_nothing_different_says_so() -> None:
+    # "Against Q4 2026 proposal (2026-12-01), the monthly bill is unchanged and 0 workloads change route" read as
+    # the review compared with itself; with the same prices, routes and bill the sentence says exactly that
+    from economics.compare import Snapshot, compare
+
+    scenario = small_scenario()
+    result = small_result(scenario)
+    side = Snapshot(label="Q4 2026 proposal (2026-12-01)", scenario=scenario, result=result, prices=())
+    now = Snapshot(label="current scenario", scenario=scenario, result=result, prices=())
+    text = _text(narrative(scenario, result, comparison=compare(side, now)))
+    assert "Current scenario and Q4 2026 proposal (2026-12-01) have the same prices, routes and monthly bill." in text
+    assert "0 workloads change route" not in text
