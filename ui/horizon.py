@@ -138,15 +138,22 @@ def compute(s: Scenario) -> tuple[Horizon, Sensitivity]:
 
 
 def npv_frame(h: Horizon, rate: DisplayRate) -> pd.DataFrame:
-    """One row per plan: its bill per year and its NPV, in the display currency."""
+    """One row per plan: its bill per year and its NPV, in the display currency. A plan's name in parentheses
+    ("Rent reserved instead of owning (GCP a3-highgpu-8g reserved-1y, in-country)") is split: the pinned first
+    column held all of it and, at 1,024 px, left no room for the years."""
     rows = []
     for p in h.plans:
-        row: dict[str, object] = {"Plan": p.name, f"NPV [{rate.code}]": round(to_display(p.npv_usd, rate))}
+        name, _, detail = p.name.partition(" (")
+        row: dict[str, object] = {"Plan": name, f"NPV [{rate.code}]": round(to_display(p.npv_usd, rate))}
         for b in p.bills:
             row[f"{b.year} [{rate.code}]"] = round(to_display(b.total_usd, rate))
         row["Serves every workload"] = "yes" if p.serves_everything else "no"
+        row["Which offer"] = detail.removesuffix(")")
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if frame.empty or frame["Which offer"].astype(bool).any():
+        return frame
+    return frame.drop(columns="Which offer")
 
 
 def same_bills(h: Horizon) -> str | None:

@@ -146,3 +146,7 @@ def test_the_npv_table_shows_whole_units() -> None:
     money = [c for c in npv.value.columns if c.endswith("[SGD]")]
     assert len(money) >= 2
     assert {config[c]["type_config"]["format"] for c in money} == {"S$%,.0f"}
+    # the pinned first column holds the plan's short name; its offer sits in a column of its own
+    table = npv.value.set_index("Plan")
+    assert table.loc["Rent reserved instead of owning", "Which offer"] == "GCP a3-highgpu-8g reserved-1y, in-country"
+    assert table.loc["Own the nodes", "Which offer"] == ""
