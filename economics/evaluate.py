@@ -295,10 +295,16 @@ def _reason(ev: Evaluation, co: Coordinates, w: int, pw: PlanWorkload, failure_u
             own = "rented" if t.rented is not None and bool(t.rented[owned]) else "owned"
             parts.append(f"The API's higher quality is worth more than what the plan's {own} capacity would save")
         else:
-            parts.append(
-                f"Carrying it on {names[owned]} would cost the plan more than the API's bill "
-                "(replicas or nodes it would need, or failures)"
+            # which of the two parts of its marginal J outweighs the API: a reader with an idle fleet read
+            # "(replicas or nodes it would need, or failures)" and could not tell which
+            total, fails = float(j[w, owned]), min(float(failure_usd[owned]), float(j[w, owned]))
+            of = dollars_alike(fails, total)  # "$0.001000 of $0.001212", not "$0.001 of $0.001212"
+            why = (
+                f"mostly the expected cost of its failed tasks there ({of[0]} of {of[1]} a task)"
+                if total > 0 and fails >= 0.5 * total
+                else "mostly the replicas or nodes it would need there"
             )
+            parts.append(f"Carrying it on {names[owned]} would cost the plan more than the API's bill: {why}")
     else:
         if t.sovereign[w]:
             parts.append("Sovereign data: only on-premises or sovereign-cloud nodes")

@@ -456,3 +456,19 @@ def test_the_paid_and_failed_parts_of_a_task_are_written_alike() -> None:
     # as precise as the cost they add up to: $0.1034 a task is $0.0034 paid and $0.1000 of failed tasks (0.1 × $1
     # failure cost), not "$0.003385 …, $0.100000"
     assert ("0.0034", "0.1000") in small
+
+
+def test_a_route_left_for_an_api_says_which_part_of_the_owned_cost_outweighs_it(bank_result: Result) -> None:
+    # "(replicas or nodes it would need, or failures)" left a reader with an idle fleet guessing. The bank's analyst
+    # research costs $20 a failed task and fails more often on the owned 70B model than on the frontier API (its
+    # quality is lower): the failures dominate. The startup's agent steps cost $1 a failed task, cents a task run
+    # on the frontier API, against the rented GPUs' hours: the capacity dominates.
+    research = next(d for d in bank_result.decisions if d.workload_name.startswith("Analyst research"))
+    assert "would cost the plan more than the API's bill: mostly the expected cost of its failed tasks there (" in (
+        research.reason
+    )
+    startup = evaluate(load_scenario(PRESET_DIR / "startup-rented.json"))
+    agent = next(d for d in startup.decisions if d.workload_name.startswith("Agent tool-calling"))
+    assert "would cost the plan more than the API's bill: mostly the replicas or nodes it would need there" in (
+        agent.reason
+    )
