@@ -43,10 +43,13 @@ def _context_on(browser: Browser, team: Team, replica: Replica) -> BrowserContex
     """A new browser context whose sticky cookie nginx maps onto ``replica`` (new contexts until one is)."""
     for _ in range(40):
         context = browser.new_context(viewport={"width": 1440, "height": 900})
-        served = context.request.get(f"{team.url}/_stcore/health").headers["x-replica"]
-        if team.replica_named(served) is replica:
+        response = context.request.get(f"{team.url}/_stcore/health")
+        served = response.headers.get("x-replica")
+        if served is not None and team.replica_named(served) is replica:
             return context
         context.close()
+        if served is None:  # nginx answered itself (a 502 while every replica sat out its fail_timeout after a
+            time.sleep(1.0)  # connect timeout on a loaded CI machine): no replica named, so ask again shortly
     raise AssertionError(f"nginx never assigned a new browser to the replica on port {replica.port}")
 
 
