@@ -89,7 +89,18 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("fx_rates",), "economics.finance.data"),
     **dict.fromkeys(("api_usd_per_task",), "economics.option_costs"),
     **dict.fromkeys(
-        ("DOLLAR_AMOUNT", "dollar_value", "dollars_alike", "joined", "plural", "quoted", "sentence"), "economics.words"
+        (
+            "DOLLAR_AMOUNT",
+            "ROUTE_WORDS",
+            "dollar_value",
+            "dollars_alike",
+            "joined",
+            "plural",
+            "quoted",
+            "route_words",
+            "sentence",
+        ),
+        "economics.words",
     ),
     **dict.fromkeys(
         ("DEFAULT_SENSITIVITY_RATES", "Horizon", "crossover_sensitivity", "horizon", "price_trends"),
@@ -188,6 +199,7 @@ __all__ = [
     "MS",
     "NEGOTIABLE_ITEMS",
     "PRECISIONS",
+    "ROUTE_WORDS",
     "SCHEMA_VERSION",
     "SECONDS_PER_HOUR",
     "TFLOPS",
@@ -320,6 +332,7 @@ __all__ = [
     "replicas_for_peak",
     "reprice",
     "route",
+    "route_words",
     "saved_calibration",
     "scenario_changes",
     "scenario_json",

@@ -26,7 +26,7 @@ from economics.views.batching import (
     default_study,
 )
 from economics.views.cost import CostInputs, cost_analysis, variant_capacities
-from economics.words import plural, sentence
+from economics.words import plural, route_words, sentence
 
 __all__ = ["Claim", "argument"]
 
@@ -239,7 +239,7 @@ def _checkable_percent(c_h: float, tokens_per_s: float, utilization: float, valu
 
 
 def _routing(s: Scenario, r: Result) -> Claim:
-    labels = {d.route_label for d in r.decisions}
+    labels = {route_words(d.route_label) for d in r.decisions}
     if not s.owned_options:
         return Claim(
             claim="Route each workload by batchability × value per token.",

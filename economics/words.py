@@ -12,6 +12,27 @@ from collections.abc import Sequence
 _FORMS: dict[str, tuple[str, str]] = {"gpu": ("GPU", "GPUs")}
 
 
+#: The plan's route kinds (:data:`economics.result.ROUTE_LABELS`, the engineer's "owned AR (batch)") in a finance
+#: reader's words, wherever a person reads them: cards, tables, charts and the meeting pack. "Batched": enough
+#: requests at once at peak to share a batch; "one request at a time": too few (the glossary has the detail).
+ROUTE_WORDS: dict[str, str] = {
+    "owned AR (batch)": "owned GPUs, batched",
+    "owned AR": "owned GPUs, one request at a time",
+    "owned diffusion": "owned GPUs, diffusion model",
+    "rented AR (batch)": "rented GPUs, batched",
+    "rented AR": "rented GPUs, one request at a time",
+    "rented diffusion": "rented GPUs, diffusion model",
+    "frontier API": "frontier API",
+    "API": "other API",
+    "none feasible": "nothing feasible",
+}
+
+
+def route_words(label: str) -> str:
+    """A route kind in words ("owned AR (batch)" → "owned GPUs, batched"); a label it does not know, as is."""
+    return ROUTE_WORDS.get(label, label)
+
+
 def joined(items: Sequence[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     items = list(items)

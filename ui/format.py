@@ -16,6 +16,8 @@ from economics import DOLLAR_AMOUNT, dollar_value
 from economics import plural as plural  # 1 workload, 3 workloads, 2 batches: one helper for app, pack and CLI
 from economics.price_book import ITEM_LABEL
 from economics.units import GB
+from economics.words import ROUTE_WORDS as ROUTE_WORDS  # the route kinds in words: app, pack and CLI
+from economics.words import route_words as route_words
 
 DASH = "—"
 
@@ -241,27 +243,6 @@ PRICE_UNIT_WORDS: dict[str, str] = {
     "USD/(kW·month)": "$ per kW-month",
     "USD/Mtok": "$ per million tokens",
 }
-
-
-#: The plan's route kinds (:data:`economics.result.ROUTE_LABELS`, the engineer's "owned AR (batch)") in a finance
-#: reader's words, wherever a person reads them: cards, tables, charts and the meeting pack. "Batched": enough
-#: requests at once at peak to share a batch; "one request at a time": too few (the glossary has the detail).
-ROUTE_WORDS: dict[str, str] = {
-    "owned AR (batch)": "owned GPUs, batched",
-    "owned AR": "owned GPUs, one request at a time",
-    "owned diffusion": "owned GPUs, diffusion model",
-    "rented AR (batch)": "rented GPUs, batched",
-    "rented AR": "rented GPUs, one request at a time",
-    "rented diffusion": "rented GPUs, diffusion model",
-    "frontier API": "frontier API",
-    "API": "other API",
-    "none feasible": "nothing feasible",
-}
-
-
-def route_words(label: str) -> str:
-    """A route kind in words ("owned AR (batch)" → "owned GPUs, batched"); a label it does not know, as is."""
-    return ROUTE_WORDS.get(label, label)
 
 
 def price_status(stale: bool, age_days: float | None, source: str) -> str:

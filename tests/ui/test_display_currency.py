@@ -238,7 +238,7 @@ def test_every_route_kind_has_words_and_the_cards_use_them() -> None:
     assert set(fmt.ROUTE_WORDS) == set(labels)
     assert all("AR" not in fmt.route_words(label) for label in labels)
     at = run_page()
-    badges = [str(m.value) for m in at.markdown if "-badge[" in str(m.value)]  # st.badge is badge markdown
-    assert ":blue-badge[owned GPUs, batched]" in badges  # the bank's overnight KYC batch
-    assert ":blue-badge[owned GPUs, one request at a time]" in badges
-    assert not [b for b in badges if "AR" in b]
+    labels = [str(m.value) for m in at.markdown if "-background[" in str(m.value)]  # a label that wraps
+    assert ":small[:blue-background[owned GPUs, batched]]" in labels  # the bank's overnight KYC batch
+    assert ":small[:blue-background[owned GPUs, one request at a time]]" in labels
+    assert not [b for b in labels if "AR" in b]

@@ -55,7 +55,10 @@ def decision_cards(result: Result, scenario: Scenario, rate: DisplayRate = USD) 
             left, mid, right = st.columns([2.2, 5, 1.6], vertical_alignment="center")
             left.markdown(f"**{fmt.md_escape(d.workload_name)}**")
             with left:
-                st.badge(fmt.route_words(d.route_label), color=ROUTE_BADGE.get(d.route_label, "gray"))
+                # a coloured label that wraps: a badge is one line, and at 1,024 px "owned GPUs, one request at a
+                # time" was cut to "owned GPUs, on…"
+                color = ROUTE_BADGE.get(d.route_label, "gray")
+                st.markdown(f":small[:{color}-background[{fmt.md_escape(fmt.route_words(d.route_label))}]]")
                 if wl.sovereign:
                     st.badge("sovereign data", icon=":material/lock:", color="gray")
             runs_on = fmt.md_escape(names.get(d.chosen_option_id or "", "nothing feasible"))
