@@ -244,14 +244,14 @@ def _routing(s: Scenario, r: Result) -> Claim:
         return Claim(
             claim="Route each workload by batchability × value per token.",
             figure=f"{plural(len(r.decisions), 'workload')} on {plural(len(labels), 'route')} "
-            f"({', '.join(sorted(labels))}), chosen by value alone: with no GPU option there is no batchability",
+            f"({'; '.join(sorted(labels))}), chosen by value alone: with no GPU option there is no batchability",
             holds=None,
             page="workloads",
         )
     return Claim(
         claim="Route each workload by batchability × value per token.",
         figure=f"{plural(len(r.decisions), 'workload')} on {plural(len(labels), 'route')}: "
-        + ", ".join(sorted(labels)),
+        + "; ".join(sorted(labels)),
         holds=len(labels) > 1,
         page="workloads",
     )
