@@ -18,7 +18,7 @@ from economics.result import Result
 from economics.scenario import Scenario
 from economics.words import joined, quoted
 
-__all__ = ["MovedRoute", "WhatChanged", "what_changed"]
+__all__ = ["MovedRoute", "WhatChanged", "scenario_changes", "what_changed"]
 
 
 class MovedRoute(Frozen):
@@ -140,7 +140,7 @@ def _changed_items(label: str, before: Iterable[object], after: Iterable[object]
 
 def scenario_changes(before: Scenario, after: Scenario) -> list[str]:
     """What differs between two scenarios, as short phrases (empty when they are the same): the meeting pack's
-    "modified from the preset: …" and the what-changed banner's "You changed …".
+    "modified from the preset: …" and the what-changed banner's "What differs: …".
 
     Workloads, node offers, owned options and APIs are matched by id; the review date, efficiency factors,
     policy, GPUs and models are compared as a whole.

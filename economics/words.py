@@ -12,9 +12,10 @@ from collections.abc import Sequence
 _FORMS: dict[str, tuple[str, str]] = {"gpu": ("GPU", "GPUs")}
 
 
-#: The plan's route kinds (:data:`economics.result.ROUTE_LABELS`, the engineer's "owned AR (batch)") in a finance
-#: reader's words, wherever a person reads them: cards, tables, charts and the meeting pack. "Batched": enough
-#: requests at once at peak to share a batch; "one request at a time": too few (the glossary has the detail).
+#: The plan's route kinds (:data:`economics.routing.ROUTE_LABELS`, the engineer's "owned AR (batch)") in a finance
+#: reader's words, wherever a person reads them: cards, tables, charts, the Argument page and the meeting pack.
+#: "Batched": enough requests at once at peak to share a batch; "one request at a time": too few (the glossary has
+#: the detail).
 ROUTE_WORDS: dict[str, str] = {
     "owned AR (batch)": "owned GPUs, batched",
     "owned AR": "owned GPUs, one request at a time",

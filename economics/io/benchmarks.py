@@ -234,9 +234,10 @@ def _serving_record(file: str, where: str, rec: Mapping[str, Any], ctx: RunConte
 
 
 def _failed_note(file: str, where: str, rec: Mapping[str, Any], completed: float) -> str:
-    """ " (3 of 200 requests failed) " when a serving run lost requests, '' otherwise: its ``failed`` count (vLLM
-    from 0.9, SGLang), else ``num_prompts`` less ``completed`` (older vLLM wrote no ``failed``). The run is still
-    read (its throughput is what the server delivered), and the note stays with the point, in its "Run" line."""
+    """The run line's note when a serving run lost requests, "(3 of 200 requests failed) ", else '': its
+    ``failed`` count (vLLM from 0.9, SGLang), else ``num_prompts`` less ``completed`` (older vLLM wrote no
+    ``failed``). The run is still read (its throughput is what the server delivered), and the note stays with the
+    point, in its "Run" line."""
     failed = _num(file, where, rec, "failed", required=False)
     prompts = _num(file, where, rec, "num_prompts", required=False)
     if failed is None and prompts is not None:

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from economics.compare import (
     FLEET_DELTA_COLUMNS,
     PRICE_CHANGE_COLUMNS,
     WORKLOAD_DELTA_COLUMNS,
+    Comparison,
     Snapshot,
     compare,
     compare_with_prices,
 )
+from economics.currency import DisplayRate
 from economics.evaluate import evaluate
 from economics.io.catalog import load_catalog
 from economics.io.scenarios import default_scenario, load_preset
@@ -23,6 +27,7 @@ from economics.pricing import reprice
 from economics.result import FlipThreshold, Result
 from storage import reviews as store
 from tests.reviews.factories import small_result, small_scenario
+from ui.charts.reviews import price_change_chart
 
 
 def _snapshot(label: str, chat_route: str = "frontier", discount: float = 0.0) -> Snapshot:
@@ -166,3 +171,37 @@ def test_negotiated_prices_survive_repricing() -> None:
     negotiated = apply_negotiated(bank, [NegotiatedPrice(offer_id=frontier.id, item="api_output_price", value=11.0)])
     repriced = reprice(negotiated, load_catalog(), bank.review_date)
     assert next(a for a in repriced.apis if a.id == frontier.id).output_usd_per_mtok == 11.0
+
+
+def test_the_price_change_chart_writes_money_and_discounts_in_words() -> None:
+    # the bar's text read "3.64e+05 → 4.55e+05 SGD" for a node price and "0.2 → 0.3 fraction" for a discount
+    rows = [
+        ("node", "Owned node", "node_capex", "USD", 280_000.0, 350_000.0),
+        ("api", "Frontier API", "api_discount", "fraction", 0.2, 0.3),
+        ("api", "Frontier API", "api_output", "USD/Mtok", 15.0, 12.0),
+    ]
+    prices = pd.DataFrame(
+        [
+            {
+                "offer_id": o,
+                "offer_name": n,
+                "item": i,
+                "unit": u,
+                "before": b,
+                "after": a,
+                "change": a - b,
+                "change_fraction": (a - b) / b,
+                "before_as_of": None,
+                "after_as_of": None,
+                "status": "changed",
+            }
+            for o, n, i, u, b, a in rows
+        ]
+    )
+    day = dt.date(2026, 12, 1)
+    empty = pd.DataFrame()
+    cmp = Comparison("Q3", "Q4", day, day, prices, empty, empty)
+    sgd = DisplayRate(code="SGD", units_per_usd=1.3, as_of=day, source="test")
+    (bar,) = price_change_chart(cmp, sgd).data
+    # $280,000 × 1.3 = S$364,000; $350,000 × 1.3 = S$455,000; $15 × 1.3 = S$19.50, $12 × 1.3 = S$15.60
+    assert list(bar.text) == ["S$364,000 → S$455,000 per node", "20% → 30%", "S$19.50 → S$15.60 per million tokens"]

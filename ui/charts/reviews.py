@@ -193,8 +193,10 @@ def price_change_chart(comparison: Comparison, rate: DisplayRate = USD) -> go.Fi
     changed = comparison.prices[comparison.prices["status"] == "changed"]
 
     def before_after(before: float, after: float, unit: str) -> str:
-        """ "S$364,000 → S$455,000 per node", "S$1.14 → S$0.80 per million tokens", "0.25 → 0.2 fraction" (the
-        bar's text once read "3.64e+05 → 4.55e+05 SGD")."""
+        """ "S$364,000 → S$455,000 per node", "S$1.14 → S$0.80 per million tokens", "25% → 20%" for a discount
+        (the bar's text once read "3.64e+05 → 4.55e+05 SGD")."""
+        if unit == "fraction":
+            return f"{100 * before:.3g}% → {100 * after:.3g}%"
         if not unit.startswith("USD"):
             return f"{before:,.4g} → {after:,.4g} {unit}"
         words = PRICE_UNIT_WORDS.get(unit, unit.replace("USD", "$")).removeprefix("$").strip()
