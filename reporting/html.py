@@ -50,7 +50,7 @@ LIMITATIONS: tuple[str, ...] = (
     "from task-specific evals. The router is only as good as quality and failure cost.",
     "Multi-node tensor parallelism needs the link bandwidth set accordingly; pipeline parallelism is not modeled.",
     "The uncertainty band uses a surrogate: one evaluation, secant elasticities at the MBU/MFU range ends, "
-    "feasibility fixed at the base point (the model documentation, docs/, explains it).",
+    "feasibility fixed at the base point (the model's documentation explains it).",
 )
 
 
