@@ -25,7 +25,7 @@ from ui.format import (
     plain,
     price_age,
     price_item_words,
-    price_status,
+    price_statuses,
 )
 from ui.format import duration as duration_words
 from ui.tables import decisions_frame, options_frame
@@ -180,10 +180,7 @@ def price_book_display(pack: MeetingPack, *, numbers: bool = False) -> pd.DataFr
             "Source": [plain(str(x)) for x in f["source"]],
             "As of": f["as_of"].astype(str).replace("None", ""),
             "Age [days]": price_age(f["age_days"]),
-            "Status": [
-                price_status(bool(x), a, str(src))
-                for x, a, src in zip(f["stale"], f["age_days"], f["source"], strict=True)
-            ],
+            "Status": price_statuses(f),
             "Feeds a chosen route": _yes_no(f["in_chosen_route"]),
         }
     )

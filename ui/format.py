@@ -256,6 +256,14 @@ def price_status(stale: bool, age_days: float | None, source: str) -> str:
     return f"{status} (assumed)" if "[assumption]" in source else status
 
 
+def price_statuses(book: pd.DataFrame) -> list[str]:
+    """:func:`price_status` of every row of a price book frame (:func:`economics.price_book.price_book_frame`)."""
+    return [
+        price_status(bool(x), a, str(src))
+        for x, a, src in zip(book["stale"], book["age_days"], book["source"], strict=True)
+    ]
+
+
 def price_age(age_days: pd.Series) -> pd.Series:
     """Prices' ages at the review date [days], blank for a price dated after it (its status says so): "−7 days"
     read as a typo in the meeting pack's price book."""

@@ -29,7 +29,7 @@ from economics.price_text import PriceTextError, parse_money, parse_percent, typ
 from economics.result import Result
 from economics.scenario import Policy, Scenario
 from ui import state
-from ui.format import PRICE_UNIT_WORDS, md_escape, plain, plural, price_age, price_status
+from ui.format import PRICE_UNIT_WORDS, md_escape, plain, plural, price_age, price_statuses
 from ui.tables import csv_bytes
 from ui.widgets.api_rates import money_text
 from ui.widgets.common import bounds, describe
@@ -101,10 +101,7 @@ def price_frame(s: Scenario, r: Result) -> pd.DataFrame:
             "Discount": f["discount_fraction"],
             "In use": [money_text(float(v)) for v in f["value"]],  # as precise as the list price: $0.025, not $0.03
             # before the unit: whether a price is stale matters more than its unit in words
-            "Status": [
-                price_status(bool(x), a, str(src))
-                for x, a, src in zip(f["stale"], f["age_days"], f["source"], strict=True)
-            ],
+            "Status": price_statuses(f),
             "As of": [d.isoformat() if d is not None else "undated" for d in f["as_of"]],
             "Unit": [PRICE_UNIT_WORDS.get(u, u.replace("USD", "$")) for u in f["unit"]],
             "Negotiated": f["negotiated"],
